@@ -1,0 +1,3 @@
+from benchguard.cli import main
+
+main()

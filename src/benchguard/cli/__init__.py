@@ -1,0 +1,35 @@
+"""The ``benchguard`` command line: thin wrappers that parse, call the cores, print.
+
+Each command family lives in its own module and adds itself through ``register``;
+this module only assembles them, so the families can change independently.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from benchguard.cli import harness_cmds, redaction_cmds, results_cmds, scan_cmds
+
+app = typer.Typer(
+    name="benchguard",
+    help="Keep AI evaluations honest: run agent benchmarks, detect access to benchmark "
+    "material, gate cheating runs to a visible zero, and evaluate redaction-pressure.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+for _family in (harness_cmds, scan_cmds, results_cmds, redaction_cmds):
+    _family.register(app)
+
+
+@app.command()
+def version() -> None:
+    """Print the benchguard version."""
+    from benchguard import __version__
+
+    typer.echo(__version__)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,132 @@
+"""Typed shapes of the detection layer: rules, findings and the per-record report.
+
+Everything here is frozen: a report is a verdict, recorded once and re-derived only by
+re-scanning. ``REPORT_SCHEMA_VERSION`` changes when the persisted shape changes;
+``DETECTOR_VERSION`` (in ``detector``) changes when the same input can give a
+different verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+REPORT_SCHEMA_VERSION = 1
+
+ScanField = Literal["args", "result", "output"]
+SCAN_FIELDS: tuple[ScanField, ...] = ("args", "result", "output")
+Severity = Literal["high", "medium", "low"]
+ReportStatus = Literal["flagged", "clean", "no_data"]
+
+# The category a report carries when its scan did not finish inside its bounds.
+# A partial scan never reads clean: it is flagged under this category (fail closed).
+SCAN_INCOMPLETE_CATEGORY = "scan-incomplete"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Rule(_Frozen):
+    """One kind of benchmark material and the regexes that reveal access to it.
+
+    ``source`` is set only on rules generated from a home inventory (the home-entry
+    name); it is what lets a task prompt that names the entry authorize it.
+    """
+
+    id: str
+    category: str
+    material: str
+    evidence: str = "the path"
+    description: str = ""
+    severity: Severity = "high"
+    patterns: tuple[str, ...]
+    fields: tuple[ScanField, ...] = SCAN_FIELDS
+    source: str | None = None
+
+    @field_validator("id", "category", "material")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+    @field_validator("patterns")
+    @classmethod
+    def _some_patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("needs at least one pattern")
+        if any(not p for p in value):
+            raise ValueError("patterns must not be empty strings")
+        return value
+
+    @field_validator("fields")
+    @classmethod
+    def _some_fields(cls, value: tuple[ScanField, ...]) -> tuple[ScanField, ...]:
+        if not value:
+            raise ValueError(f"needs at least one of {list(SCAN_FIELDS)}")
+        if len(set(value)) != len(value):
+            raise ValueError("fields must not repeat")
+        return value
+
+
+class Finding(_Frozen):
+    """One rule pattern matching one surface of one record (never one per occurrence)."""
+
+    rule: str
+    category: str
+    material: str
+    evidence: str
+    severity: str
+    pattern: str
+    field: ScanField
+    trajectory_index: int | None
+    tool: str | None
+    excerpt: str
+
+
+class ScanCounts(_Frozen):
+    trajectory_entries: int = 0
+    output_chars: int = 0
+
+
+class DismissedFinding(_Frozen):
+    """A finding a named reviewer dismissed; kept beside the report as the audit trail."""
+
+    finding: Finding
+    reviewer: str
+    reason: str
+    date: str
+
+
+class CheatingReport(_Frozen):
+    """The verdict on one record.
+
+    Beyond the reference: ``ruleset_digest`` (SHA-256 over the exact rules used, static
+    and dynamic, in scan order) and ``dynamic_rules`` (the inventory rules themselves),
+    so a later rescan reproduces the verdict; ``incomplete`` says the scan hit its
+    bound; ``dismissed`` carries reviewed dismissals.
+    """
+
+    schema_version: int = REPORT_SCHEMA_VERSION
+    detector_version: int
+    status: ReportStatus
+    categories: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    scanned: ScanCounts = Field(default_factory=ScanCounts)
+    ruleset_digest: str = ""
+    dynamic_rules: tuple[Rule, ...] = ()
+    incomplete: bool = False
+    incomplete_reason: str | None = None
+    dismissed: tuple[DismissedFinding, ...] = ()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CheatingReport:
+        if list(self.categories) != sorted(set(self.categories)):
+            raise ValueError("categories must be sorted and unique")
+        if self.status == "clean" and (self.findings or self.incomplete):
+            raise ValueError("a clean report has no findings and a complete scan")
+        if self.incomplete and self.status != "flagged":
+            raise ValueError("an incomplete scan is flagged, never clean or no_data")
+        return self
