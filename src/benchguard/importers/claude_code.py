@@ -1,0 +1,203 @@
+"""Claude Code headless transcripts (``claude -p --output-format stream-json --verbose``).
+
+One JSON object per line, keyed by ``type``:
+
+- ``system`` (``subtype: init`` carries ``session_id``, ``model``, ``cwd``, ``tools``);
+- ``assistant``: ``message.content`` blocks; ``tool_use`` blocks carry ``id``, ``name``
+  and ``input`` (the typed arguments);
+- ``user``: ``message.content`` holds ``tool_result`` blocks matched to their call by
+  ``tool_use_id``; their ``content`` is a string or a list of text blocks, ``is_error``
+  marks a failed call; a plain user text is the prompt;
+- ``result``: the final line, ``result`` is the answer, ``is_error``/``subtype`` the end
+  state.
+
+``stream_event`` lines (partial deltas with ``--include-partial-messages``) repeat what
+the aggregate lines carry and are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from benchguard.importers.transcript import ParsedTranscript, StepStatus, make_step, text_of
+
+FORMAT_NAME = "claude-code"
+_KNOWN_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event"})
+
+
+def parse_stream_json(lines: Iterable[str]) -> ParsedTranscript:
+    """Read a stream-json transcript; bad lines go to ``errors`` (1-based line numbers)."""
+    state = _State()
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as exc:
+            state.errors.append(f"line {number}: not valid JSON ({exc.msg})")
+            continue
+        if not isinstance(event, dict):
+            state.errors.append(f"line {number}: expected a JSON object, got {_kind(event)}")
+            continue
+        kind = event.get("type")
+        if kind not in _KNOWN_TYPES:
+            state.errors.append(
+                f"line {number}: unknown type {kind!r} (expected one of {sorted(_KNOWN_TYPES)})"
+            )
+            continue
+        state.take(number, kind, event)
+    return state.finish()
+
+
+def is_claude_code(head_lines: list[str]) -> bool:
+    """Content sniff: the first JSON line is a stream-json event."""
+    for raw in head_lines:
+        line = raw.strip()
+        if not line:
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return False
+        return (
+            isinstance(event, dict)
+            and event.get("type") in _KNOWN_TYPES
+            and ("session_id" in event or "message" in event or "subtype" in event)
+        )
+    return False
+
+
+def import_file(path: Path) -> list[dict[str, Any]]:
+    """One record per transcript file; unreadable lines are kept in ``import_errors``."""
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        parsed = parse_stream_json(handle)
+    name = str(parsed.metadata.get("session_id") or path.stem)
+    return [
+        {
+            "name": name,
+            "input": parsed.input,
+            "output": parsed.output,
+            "trajectory": parsed.trajectory,
+            "source": {"format": FORMAT_NAME, "path": str(path), **parsed.metadata},
+            "import_errors": parsed.errors,
+        }
+    ]
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    return type(value).__name__
+
+
+class _State:
+    """Accumulates one transcript; steps are appended in call order, results filled later."""
+
+    def __init__(self) -> None:
+        self.steps: list[dict[str, Any]] = []
+        self.by_call_id: dict[str, int] = {}
+        self.errors: list[str] = []
+        self.prompt_parts: list[str] = []
+        self.last_assistant_text = ""
+        self.final: str | None = None
+        self.metadata: dict[str, Any] = {}
+
+    def take(self, number: int, kind: str, event: dict[str, Any]) -> None:
+        if kind == "system":
+            if event.get("subtype") == "init":
+                for key in ("session_id", "model", "cwd"):
+                    if isinstance(event.get(key), str):
+                        self.metadata[key] = event[key]
+        elif kind == "assistant":
+            self._assistant(number, event)
+        elif kind == "user":
+            self._user(number, event)
+        elif kind == "result":
+            self._result(number, event)
+
+    def _content(self, number: int, event: dict[str, Any]) -> list[Any] | None:
+        message = event.get("message")
+        if not isinstance(message, dict):
+            self.errors.append(f"line {number}: {event.get('type')} line has no message object")
+            return None
+        content = message.get("content")
+        if isinstance(content, str):
+            return [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            self.errors.append(f"line {number}: message.content is neither a string nor a list")
+            return None
+        return content
+
+    def _assistant(self, number: int, event: dict[str, Any]) -> None:
+        content = self._content(number, event)
+        if content is None:
+            return
+        texts: list[str] = []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use":
+                call_id = block.get("id")
+                self.steps.append(
+                    make_step(
+                        str(block.get("name") or "unknown"), block.get("input"), None, "called"
+                    )
+                )
+                if isinstance(call_id, str):
+                    self.by_call_id[call_id] = len(self.steps) - 1
+            elif block.get("type") == "text":
+                texts.append(str(block.get("text", "")))
+        if texts:
+            self.last_assistant_text = "\n".join(texts)
+
+    def _user(self, number: int, event: dict[str, Any]) -> None:
+        content = self._content(number, event)
+        if content is None:
+            return
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                self._tool_result(number, block)
+            elif isinstance(block, dict) and block.get("type") == "text":
+                self.prompt_parts.append(str(block.get("text", "")))
+            elif isinstance(block, str):
+                self.prompt_parts.append(block)
+
+    def _tool_result(self, number: int, block: dict[str, Any]) -> None:
+        call_id = block.get("tool_use_id")
+        index = self.by_call_id.get(call_id) if isinstance(call_id, str) else None
+        text = text_of(block.get("content"))
+        status: StepStatus = "error" if block.get("is_error") is True else "completed"
+        if index is None:
+            # Kept as its own step: a result whose call we never saw is still scanned.
+            self.errors.append(f"line {number}: tool_result for unknown tool_use_id {call_id!r}")
+            self.steps.append(make_step("unknown", {}, text, status))
+            return
+        step = self.steps[index]
+        self.steps[index] = {**step, "result": text, "status": status}
+
+    def _result(self, number: int, event: dict[str, Any]) -> None:
+        answer = event.get("result")
+        if answer is not None and not isinstance(answer, str):
+            self.errors.append(f"line {number}: result.result is not a string")
+            answer = json.dumps(answer, sort_keys=True, default=str)
+        self.final = answer if answer is not None else ""
+        for key in ("subtype", "is_error", "num_turns", "session_id"):
+            if key in event and isinstance(event[key], str | bool | int):
+                self.metadata[key] = event[key]
+
+    def finish(self) -> ParsedTranscript:
+        if self.final is None:
+            self.errors.append("no final result line: the transcript may be truncated")
+        return ParsedTranscript(
+            trajectory=self.steps,
+            output=self.final if self.final is not None else self.last_assistant_text,
+            input="\n".join(p for p in self.prompt_parts if p),
+            errors=self.errors,
+            metadata=self.metadata,
+        )

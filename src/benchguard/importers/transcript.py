@@ -1,0 +1,91 @@
+"""The shape every importer produces and the helpers that build it.
+
+A trajectory entry is the reference's ``{name, args, result, status}`` dict, so the
+detector scans imported runs exactly as it scans our own ``results.json`` records.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+StepStatus = Literal["called", "completed", "error"]
+
+
+class ParsedTranscript(BaseModel):
+    """One agent run read from a foreign log.
+
+    ``errors`` lists what could not be read (each naming its line or position); the
+    parser never raises on a bad line, so a half-corrupt transcript still yields
+    every step that was readable.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    trajectory: list[dict[str, Any]] = Field(default_factory=list)
+    output: str = ""
+    input: str = ""
+    errors: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+def make_step(name: str, args: Any, result: str | None, status: StepStatus) -> dict[str, Any]:
+    """A trajectory entry in the reference shape; ``args`` is always a dict."""
+    return {"name": name, "args": as_args(args), "result": result, "status": status}
+
+
+def as_args(value: Any) -> dict[str, Any]:
+    """Tool arguments as a dict: JSON strings are decoded, other scalars wrapped.
+
+    Frameworks disagree (a dict, a JSON-encoded string, a bare command); wrapping keeps
+    the typed text on the args surface either way, which is what the detector scans.
+    """
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return {"raw": value}
+        if isinstance(decoded, dict):
+            return decoded
+        return {"raw": value}
+    if value is None:
+        return {}
+    return {"raw": value}
+
+
+def text_of(content: Any) -> str:
+    """Plain text of a message content: a string, or a list of text blocks.
+
+    Non-text blocks (images, tool calls) contribute nothing; their payload is taken
+    elsewhere. Unknown block shapes are JSON-dumped rather than dropped, so text
+    hidden in them is still scanned.
+    """
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict):
+                kind = block.get("type")
+                if kind in ("text", "output_text", "input_text") or (
+                    kind is None and "text" in block
+                ):
+                    parts.append(str(block.get("text", "")))
+                elif kind in ("image", "image_url", "tool_use", "tool_call", "reasoning"):
+                    continue
+                else:
+                    parts.append(json.dumps(block, sort_keys=True, default=str))
+        return "\n".join(p for p in parts if p)
+    if isinstance(content, dict):
+        if "text" in content:
+            return str(content["text"])
+        return json.dumps(content, sort_keys=True, default=str)
+    return str(content)
