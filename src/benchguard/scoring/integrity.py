@@ -1,0 +1,76 @@
+"""The integrity gate: a flagged cheating report becomes an ``IntegrityCatastrophic`` zero.
+
+The gate reads only the stored verdict (``record["cheating_report"]``), never re-scans.
+It is total: any exception here would drop the gate and let a flagged run keep its
+score, so every shape a persisted report can take is handled without raising.
+
+Silence is deliberate: a report that says ``no_data``, or no usable report at all,
+emits nothing. Having seen nothing is not innocence, and the row says so through
+``integrityStatus`` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from benchguard.scoring.text import sanitize_text
+
+MAX_NAMED_CATEGORIES = 5
+_CATEGORY_CAP = 60
+
+CLEAN_REASON = "no access to benchmark material detected"
+
+
+def integrity_entry(report: Any) -> dict[str, Any] | None:
+    """Return the ``IntegrityCatastrophic`` score entry for a stored report, or ``None``.
+
+    ``flagged`` gives 0.0; ``clean`` gives 1.0 unless it lists undismissed findings, which
+    contradicts itself and is treated as flagged (fail closed); anything else emits
+    nothing.
+    """
+    if not isinstance(report, Mapping):
+        return None
+    status = report.get("status")
+    findings = report.get("findings")
+    if status == "clean" and isinstance(findings, list | tuple) and findings:
+        status = "flagged"
+    if status == "clean":
+        return {"score": 1.0, "success": True, "reason": CLEAN_REASON}
+    if status == "flagged":
+        return {"score": 0.0, "success": False, "reason": flagged_reason(report)}
+    return None
+
+
+def flagged_reason(report: Mapping[str, Any]) -> str:
+    """Name up to five categories and the finding count; never quote an excerpt."""
+    categories = _category_names(report.get("categories"))
+    findings = report.get("findings")
+    count = (
+        f"{len(findings)} finding(s)"
+        if isinstance(findings, list | tuple)
+        else "finding count unknown"
+    )
+    if not categories:
+        return f"Accessed benchmark material; the report names no category ({count})."
+    named = ", ".join(categories[:MAX_NAMED_CATEGORIES])
+    extra = len(categories) - MAX_NAMED_CATEGORIES
+    more = f" +{extra} more" if extra > 0 else ""
+    return (
+        f"Accessed benchmark material: {named}{more} ({count}). "
+        "See cheating_report for the matched findings."
+    )
+
+
+def _category_names(raw: Any) -> list[str]:
+    # Only a real list counts: a bare string would otherwise be read character by
+    # character, and an object's keys are not categories.
+    if not isinstance(raw, list | tuple):
+        return []
+    names: list[str] = []
+    for item in raw:
+        if isinstance(item, str):
+            name = sanitize_text(item, cap=_CATEGORY_CAP)
+            if name and name not in names:
+                names.append(name)
+    return names
