@@ -1,0 +1,233 @@
+"""Agent configuration: how to start an agent on one task, written in YAML.
+
+An agent is an argv template, never a shell string, so a prompt full of quotes,
+``$(...)`` or newlines reaches the agent as one argument and is never interpreted.
+Placeholders are whole ``{name}`` tokens replaced inside each argument:
+
+- ``{prompt}``: the task prompt; ``{workspace}``: the run's fresh workspace (also the
+  working directory); ``{home}``: the persistent agent home (also ``HOME``);
+- ``{python}``: the interpreter running the harness; ``{agent_dir}``: the directory
+  holding the agent's YAML (for scripts shipped beside it); ``{benchguard_agent}``:
+  the built-in OpenAI-compatible agent's script.
+
+``{{`` and ``}}`` stand for literal braces. The environment is an allowlist: the agent
+sees only the variables named in ``env`` (when the harness has them), the fixed values
+in ``set_env``, and ``HOME``, ``PATH`` and ``BENCHGUARD_TRAJECTORY`` set by the harness.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+TrajectoryAdapter = Literal["jsonl", "claude-stream-json", "stdout"]
+PLACEHOLDERS: tuple[str, ...] = (
+    "prompt",
+    "workspace",
+    "home",
+    "python",
+    "agent_dir",
+    "benchguard_agent",
+)
+BUILTIN_AGENT_NAME = "benchguard-agent"
+# Variables no allowlist may carry into an agent: they belong to the harness, and
+# passing them would tell the agent where the benchmark's own material lives.
+_NEVER_PASSED = re.compile(r"^(BENCHGUARD_|BENCH_)")
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+class AgentConfigError(ValueError):
+    """An agent YAML (or name) that cannot be used; the message names file and field."""
+
+
+class AgentConfig(BaseModel):
+    """One agent, as written in its YAML file (``source`` is filled by the loader)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    argv: tuple[str, ...] = Field(min_length=1)
+    env: tuple[str, ...] = ()
+    set_env: dict[str, str] = Field(default_factory=dict)
+    timeout: float | None = Field(default=None, gt=0, le=24 * 3600)
+    trajectory: TrajectoryAdapter = "jsonl"
+    network: bool = False
+    model: str = ""
+    skills: tuple[str, ...] = ()
+    source: str = ""
+
+    @field_validator("argv", mode="before")
+    @classmethod
+    def _argv_is_a_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            raise ValueError(
+                "must be a list of arguments (argv), not a shell string; "
+                'e.g. ["{python}", "{agent_dir}/agent.py", "{prompt}"]'
+            )
+        return value
+
+    @field_validator("argv")
+    @classmethod
+    def _known_placeholders(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for arg in value:
+            for match in _PLACEHOLDER.finditer(arg):
+                name = match.group(1)
+                if name is not None and name not in PLACEHOLDERS:
+                    raise ValueError(
+                        f"unknown placeholder {{{name}}} in {arg!r}; allowed: "
+                        + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS)
+                        + " (write {{ and }} for literal braces)"
+                    )
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _allowlist_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            if not _ENV_NAME.match(name):
+                raise ValueError(f"{name!r} is not an environment variable name")
+            if _NEVER_PASSED.match(name) or name in ("HOME", "PATH"):
+                raise ValueError(
+                    f"{name!r} cannot be allowlisted: BENCHGUARD_*/BENCH_* belong to the "
+                    "harness, and HOME and PATH are set by it (use set_env for PATH)"
+                )
+        return value
+
+    @field_validator("set_env")
+    @classmethod
+    def _fixed_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for name in value:
+            if not _ENV_NAME.match(name) or _NEVER_PASSED.match(name) or name == "HOME":
+                raise ValueError(
+                    f"{name!r} cannot be set: it must be a variable name, not HOME and not "
+                    "BENCHGUARD_*/BENCH_*"
+                )
+        return value
+
+    @property
+    def agent_dir(self) -> Path | None:
+        """The directory of the agent's YAML; None for the built-in."""
+        return Path(self.source).parent if self.source else None
+
+    def uses_builtin_agent(self) -> bool:
+        return any("{benchguard_agent}" in arg for arg in self.argv)
+
+
+def builtin_agent_script() -> Path:
+    """The built-in agent's source file, runnable as a standalone stdlib-only script."""
+    from benchguard.harness.agents import openai_agent
+
+    return Path(openai_agent.__file__).resolve()
+
+
+def render_argv(agent: AgentConfig, *, prompt: str, workspace: Path, home: Path) -> list[str]:
+    """The argv to start ``agent`` on one task; each placeholder becomes plain text."""
+    values = {
+        "prompt": prompt,
+        "workspace": str(workspace),
+        "home": str(home),
+        "python": sys.executable,
+        "agent_dir": str(agent.agent_dir or ""),
+        "benchguard_agent": str(builtin_agent_script()),
+    }
+
+    def substitute(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token in ("{{", "}}"):
+            return token[0]
+        return values[match.group(1)]
+
+    return [_PLACEHOLDER.sub(substitute, arg) for arg in agent.argv]
+
+
+def agent_environment(
+    agent: AgentConfig, *, home: Path, trajectory_file: Path, parent: Mapping[str, str]
+) -> dict[str, str]:
+    """The whole environment an agent process gets (nothing else leaks through)."""
+    env = {name: parent[name] for name in agent.env if name in parent}
+    env.update(agent.set_env)
+    env.setdefault("PATH", DEFAULT_PATH)
+    env["HOME"] = str(home)
+    env["BENCHGUARD_TRAJECTORY"] = str(trajectory_file)
+    return env
+
+
+def builtin_agent_config() -> AgentConfig:
+    """``benchguard-agent``: the OpenAI-compatible agent, configured from the environment.
+
+    ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and ``OPENAI_API_KEY`` pass through; the
+    agent needs the network to reach its endpoint, so a sandboxed run keeps it.
+    """
+    return AgentConfig(
+        name=BUILTIN_AGENT_NAME,
+        argv=(
+            "{python}",
+            "{benchguard_agent}",
+            "--workspace",
+            "{workspace}",
+            "--prompt",
+            "{prompt}",
+        ),
+        env=("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "LANG"),
+        trajectory="jsonl",
+        network=True,
+        model=os.environ.get("OPENAI_MODEL", ""),
+    )
+
+
+def load_agent_file(path: Path) -> AgentConfig:
+    """Load one agent YAML; ``AgentConfigError`` names the file and the field."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AgentConfigError(f"{path}: cannot be read ({exc})") from None
+    except yaml.YAMLError as exc:
+        raise AgentConfigError(f"{path}: is not valid YAML ({exc})") from None
+    if not isinstance(data, dict):
+        raise AgentConfigError(f"{path}: the top level must be a mapping with name, argv, ...")
+    if "source" in data:
+        raise AgentConfigError(f"{path}: field 'source' is set by the loader")
+    try:
+        return AgentConfig.model_validate({**data, "source": str(path.resolve())})
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False):
+            where = ".".join(str(p) for p in error["loc"]) or "(top level)"
+            message = error["msg"].removeprefix("Value error, ")
+            if error["type"] == "extra_forbidden":
+                allowed = ", ".join(sorted(set(AgentConfig.model_fields) - {"source"}))
+                message = f"unknown field; allowed: {allowed}"
+            problems.append(f"field {where}: {message}")
+        raise AgentConfigError(f"{path}: " + "; ".join(problems)) from None
+
+
+def resolve_agent(name_or_path: str, *, search_dirs: tuple[Path, ...] = ()) -> AgentConfig:
+    """An agent by YAML path, by built-in name, or by ``<name>.yaml`` in ``search_dirs``."""
+    candidate = Path(name_or_path).expanduser()
+    if candidate.suffix in (".yaml", ".yml") or candidate.is_file():
+        if not candidate.is_file():
+            raise AgentConfigError(f"{candidate}: agent file not found")
+        return load_agent_file(candidate)
+    if name_or_path == BUILTIN_AGENT_NAME:
+        return builtin_agent_config()
+    for directory in search_dirs:
+        for suffix in (".yaml", ".yml"):
+            path = directory / f"{name_or_path}{suffix}"
+            if path.is_file():
+                return load_agent_file(path)
+    known = [
+        BUILTIN_AGENT_NAME,
+        *sorted(p.stem for d in search_dirs if d.is_dir() for p in d.glob("*.y*ml")),
+    ]
+    raise AgentConfigError(
+        f"unknown agent {name_or_path!r}: give a path to an agent YAML or one of {known}"
+    )
