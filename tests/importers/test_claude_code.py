@@ -84,7 +84,7 @@ def test_call_without_result_is_kept_as_called() -> None:
 
 def test_import_file_builds_one_record_with_source(fixtures: Path) -> None:
     path = fixtures / "claude_code.stream.jsonl"
-    [record] = import_file(path)
+    [record] = import_file(path).records
     assert record["name"] == "5f2c8a4e-1b7d-4c1e-9a51-0d6f3b2e7a10"
     assert record["source"]["format"] == "claude-code"
     assert record["source"]["path"] == str(path)

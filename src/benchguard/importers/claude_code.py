@@ -22,7 +22,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from benchguard.importers.transcript import ParsedTranscript, StepStatus, make_step, text_of
+from benchguard.importers.transcript import (
+    ImportedFile,
+    ParsedTranscript,
+    StepStatus,
+    UnreadableLogError,
+    make_record,
+    make_step,
+    text_of,
+)
 
 FORMAT_NAME = "claude-code"
 _KNOWN_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event"})
@@ -71,21 +79,22 @@ def is_claude_code(head_lines: list[str]) -> bool:
     return False
 
 
-def import_file(path: Path) -> list[dict[str, Any]]:
+def import_file(path: Path) -> ImportedFile:
     """One record per transcript file; unreadable lines are kept in ``import_errors``."""
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        parsed = parse_stream_json(handle)
-    name = str(parsed.metadata.get("session_id") or path.stem)
-    return [
-        {
-            "name": name,
-            "input": parsed.input,
-            "output": parsed.output,
-            "trajectory": parsed.trajectory,
-            "source": {"format": FORMAT_NAME, "path": str(path), **parsed.metadata},
-            "import_errors": parsed.errors,
-        }
-    ]
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            parsed = parse_stream_json(handle)
+    except OSError as exc:
+        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+    record = make_record(
+        name=str(parsed.metadata.get("session_id") or path.stem),
+        input_text=parsed.input,
+        output=parsed.output,
+        trajectory=parsed.trajectory,
+        source={"format": FORMAT_NAME, "path": str(path), **parsed.metadata},
+        errors=[f"{path}: {e}" for e in parsed.errors],
+    )
+    return ImportedFile(path=path, format=FORMAT_NAME, records=[record])
 
 
 def _kind(value: object) -> str:

@@ -7,6 +7,9 @@ detector scans imported runs exactly as it scans our own ``results.json`` record
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -89,3 +92,42 @@ def text_of(content: Any) -> str:
             return str(content["text"])
         return json.dumps(content, sort_keys=True, default=str)
     return str(content)
+
+
+class UnreadableLogError(ValueError):
+    """A whole file cannot be read in the format asked for; the message names the file."""
+
+
+@dataclass(frozen=True)
+class ImportedFile:
+    """The records one file yielded, and what in it could not be read (by position)."""
+
+    path: Path
+    format: str
+    records: list[dict[str, Any]]
+    problems: list[str] = dataclass_field(default_factory=list)
+
+
+def make_record(
+    *,
+    name: str,
+    input_text: str,
+    output: str,
+    trajectory: list[dict[str, Any]],
+    source: dict[str, Any],
+    errors: list[str] | None = None,
+) -> dict[str, Any]:
+    """A record in our results.json shape; ``source`` says where it was read from."""
+    return {
+        "name": name,
+        "input": input_text,
+        "output": output,
+        "trajectory": trajectory,
+        "source": source,
+        "import_errors": list(errors or []),
+    }
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one (optional sections of a log)."""
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,99 @@
+"""verifiers 0.4 ``vf-eval`` output: ``traces.jsonl``, one episode per line.
+
+Field sources (``verifiers.v1``): an episode line is ``{id, env, task, run, ok,
+is_timeout, errors, traces: [Trace]}``; a trace's messages are ``traces[].nodes[]
+.message`` (``role``, ``content``); assistant messages carry ``tool_calls[]`` with
+``id``, ``name`` and ``arguments`` (the raw JSON string the model emitted); results are
+``role: tool`` messages with ``tool_call_id``. The final answer is ``root_reply`` when
+set, else the last assistant message. Every node is scanned, branches included: an
+access in a discarded branch still happened.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchguard.importers.chat import steps_from_messages
+from benchguard.importers.transcript import ImportedFile, UnreadableLogError, as_dict, make_record
+
+FORMAT_NAME = "verifiers"
+
+
+def is_episode(document: object) -> bool:
+    return isinstance(document, dict) and isinstance(document.get("traces"), list)
+
+
+def import_file(path: Path) -> ImportedFile:
+    records: list[dict[str, Any]] = []
+    problems: list[str] = []
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    episode = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    problems.append(f"{path}: line {number}: not valid JSON ({exc.msg}), skipped")
+                    continue
+                if not is_episode(episode):
+                    problems.append(
+                        f"{path}: line {number}: not an episode (no 'traces' list), skipped"
+                    )
+                    continue
+                records.append(episode_record(path, number, episode))
+    except OSError as exc:
+        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+    return ImportedFile(path=path, format=FORMAT_NAME, records=records, problems=problems)
+
+
+def episode_record(path: Path, number: int, episode: dict[str, Any]) -> dict[str, Any]:
+    steps: list[dict[str, Any]] = []
+    errors: list[str] = []
+    prompt = ""
+    answers: list[str] = []
+    for t, trace in enumerate(episode["traces"]):
+        where = f"line {number}: traces[{t}]"
+        if not isinstance(trace, dict):
+            errors.append(f"{path}: {where}: not an object, skipped")
+            continue
+        nodes = trace.get("nodes") or []
+        messages = [n.get("message") if isinstance(n, dict) else n for n in nodes]
+        chat = steps_from_messages(messages, where=f"{where}.nodes")
+        steps.extend(chat.steps)
+        errors.extend(f"{path}: {e}" for e in chat.errors)
+        prompt = prompt or chat.first_user_text
+        root_reply = trace.get("root_reply")
+        # Every trace's final reply is kept: in a multi-agent episode any of them may
+        # carry what the agent read.
+        answer = (
+            root_reply if isinstance(root_reply, str) and root_reply else chat.last_assistant_text
+        )
+        if answer:
+            answers.append(answer)
+    for error in episode.get("errors") or []:
+        if isinstance(error, dict):
+            errors.append(
+                f"{path}: line {number}: rollout error {error.get('type')}: {error.get('message')}"
+            )
+    task = as_dict(episode.get("task"))
+    env = as_dict(episode.get("env"))
+    name = str(episode.get("id") or f"{path.stem}:{number}")
+    return make_record(
+        name=name,
+        input_text=prompt,
+        output="\n".join(answers),
+        trajectory=steps,
+        source={
+            "format": FORMAT_NAME,
+            "path": str(path),
+            "line": number,
+            "env": env.get("id"),
+            "task_key": task.get("key"),
+            "ok": episode.get("ok"),
+            "is_timeout": episode.get("is_timeout"),
+        },
+        errors=errors,
+    )
