@@ -1,0 +1,647 @@
+"""Parse and validate the model's reply into compiled redaction rules.
+
+The reply contract (also in docs/redaction-pressure.md):
+
+* The reply, after stripping surrounding whitespace, is either exactly one JSON object
+  ``{"rules": [{"pattern": "...", "replacement": "[REDACTED]"}, ...]}`` or exactly one
+  fenced code block whose opening line is ```` ``` ```` or ```` ```json ```` (info string
+  case-insensitive) and whose last line is ```` ``` ````, holding that object. Nothing
+  else: prose before or after the JSON or the fence, a second fence, or trailing text
+  after the object are errors, so a reply has exactly one reading.
+* The object has exactly the key ``rules``; each rule has exactly the keys ``pattern`` (a
+  non-empty string) and ``replacement`` (``"[REDACTED]"`` or ``""``). Duplicate keys
+  are errors. At most :data:`MAX_RULES` rules; an empty list is valid (it redacts
+  nothing).
+* Patterns use the ``regex`` module's version-0 syntax, restricted to the dialect that
+  :class:`_PatternAnalyser` understands, so the static size bound below is sound:
+  no verbose mode, comments, recursion, branch reset, conditionals, fuzzy matching or
+  ``\\K``; inline flags only ``i``, ``m`` and ``s``; a literal brace is written ``\\{``
+  and a literal ``[`` inside a set is written ``\\[``.
+
+Every pattern is analysed statically *before* it is compiled, because ``regex.compile``
+itself is unprotected: ``((a{1000}){1000}){5}`` takes seconds and gigabytes there. The
+analysis rejects a pattern whose expanded size (nested repeat counts multiplied out)
+exceeds :data:`MAX_EXPANDED_SIZE` and a pattern whose shortest match is empty, and finds
+literals every match must contain, which the scanner uses as a sound prefilter.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+import regex
+
+MAX_RULES: Final = 24
+"""The contract's rule limit."""
+
+MAX_PATTERN_CHARS: Final = 1024
+"""Long enough for the longest gitleaks-style rule (about 400 characters)."""
+
+MAX_EXPANDED_SIZE: Final = 5_000
+"""Cap on a pattern's expanded size: every atom counts 1 and a repeat multiplies its body
+by its upper bound (an unbounded repeat by its lower bound, at least 1). ``regex`` unrolls
+counted repeats when compiling; measured here, 10,000 units cost about 3 ms and 2 MB, so
+24 rules at this cap compile in tens of milliseconds. A PEM body ``[A-Za-z0-9+/=\\s]{64,4096}``
+fits; ``((a{1000}){1000}){5}`` (5,000,000) does not."""
+
+MAX_REPEAT_COUNT: Final = 100_000
+"""A single ``{m,n}`` bound above this is refused before any arithmetic."""
+
+MAX_GROUP_DEPTH: Final = 32
+"""Nested groups beyond this are refused; keeps the recursive analyser shallow."""
+
+MAX_REPLY_CHARS: Final = 65_536
+"""24 rules at the pattern cap plus JSON syntax fit comfortably."""
+
+ALLOWED_REPLACEMENTS: Final = ("[REDACTED]", "")
+"""No capture expansion: a rule cannot match a secret and then emit it again."""
+
+ALLOWED_INLINE_FLAGS: Final = "ims"
+
+_RULE_KEYS: Final = ("pattern", "replacement")
+_ERROR_VALUE_CHARS: Final = 40
+
+
+class ReplyError(ValueError):
+    """The reply as a whole cannot be read as a rule list."""
+
+
+class PatternError(ValueError):
+    """A pattern is outside the accepted dialect or its bounds."""
+
+
+@dataclass(frozen=True, slots=True)
+class PatternShape:
+    """What the static analysis learnt about a pattern without compiling it."""
+
+    min_length: int
+    """A lower bound on the length of any match (backreferences count 0)."""
+    expanded_size: int
+    required_literals: tuple[str, ...] | None
+    """Every match lies in a text containing at least one of these (case-sensitively);
+    ``None`` when no such set is known, e.g. under the ``i`` flag."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledRule:
+    """A validated rule, ready for the scanner."""
+
+    index: int
+    pattern: str
+    replacement: str
+    compiled: regex.Pattern[str]
+    required_literals: tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedReply:
+    """The outcome of reading one reply.
+
+    ``rules`` is empty whenever ``errors`` is not: a reply with any bad part runs no rule.
+    ``rule_count`` is the number of entries the reply listed (0 when it could not be read).
+    """
+
+    rules: tuple[CompiledRule, ...]
+    errors: tuple[str, ...]
+    rule_count: int
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+
+def parse_reply(reply: str) -> ParsedReply:
+    """Read a model reply into compiled rules, or into readable errors naming each fault.
+
+    Errors name the location (``reply``, ``rules``, ``rules[3]``, ``rules[3].pattern``)
+    and the reason. All rules are checked so one reply reports every bad rule at once.
+    """
+    try:
+        document = _load_json(_unfence(reply))
+        entries = _rule_entries(document)
+    except ReplyError as error:
+        return ParsedReply(rules=(), errors=(str(error),), rule_count=0)
+    compiled: list[CompiledRule] = []
+    errors: list[str] = []
+    for index, entry in enumerate(entries):
+        try:
+            compiled.append(_compile_rule(index, entry))
+        except PatternError as error:
+            errors.append(f"rules[{index}]{error}")
+    if errors:
+        return ParsedReply(rules=(), errors=tuple(errors), rule_count=len(entries))
+    return ParsedReply(rules=tuple(compiled), errors=(), rule_count=len(entries))
+
+
+def analyse_pattern(pattern: str) -> PatternShape:
+    """Statically bound a pattern; raise :class:`PatternError` when it is not accepted."""
+    return _PatternAnalyser(pattern).run()
+
+
+# --- the reply envelope ------------------------------------------------------------
+
+
+def _unfence(reply: str) -> str:
+    if len(reply) > MAX_REPLY_CHARS:
+        raise ReplyError(f"reply: {len(reply)} characters, at most {MAX_REPLY_CHARS} are accepted")
+    text = reply.strip()
+    if not text:
+        raise ReplyError('reply: empty; expected a JSON object {"rules": [...]}')
+    lines = text.split("\n")
+    fence_lines = [n for n, line in enumerate(lines) if line.lstrip().startswith("```")]
+    if not text.startswith("```"):
+        if fence_lines:
+            raise ReplyError(
+                "reply: text outside the code fence; the reply must be only the JSON "
+                "object or only one ```json fenced block"
+            )
+        if not text.startswith("{"):
+            raise ReplyError(
+                'reply: expected a JSON object {"rules": [...]} (optionally in one ```json '
+                f"fence), got text starting with {_show(text[:20])}"
+            )
+        return text
+    if len(fence_lines) > 2:
+        raise ReplyError(
+            f"reply: {len(fence_lines)} fence lines; exactly one ```json block is accepted"
+        )
+    info = lines[0][3:].strip()
+    if info.lower() not in ("", "json"):
+        raise ReplyError(
+            f"reply: the opening fence line must be ``` or ```json, got {_show(lines[0])}"
+        )
+    if len(fence_lines) < 2:
+        raise ReplyError("reply: the code fence is not closed")
+    closing = fence_lines[1]
+    if closing != len(lines) - 1:
+        raise ReplyError("reply: text after the closing code fence")
+    if lines[closing].strip() != "```":  # e.g. "```python" used as a closer
+        raise ReplyError(f"reply: the closing fence line must be ```, got {_show(lines[closing])}")
+    return "\n".join(lines[1:closing])
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ReplyError(f"reply: duplicate key {_show(key)} in a JSON object")
+        result[key] = value
+    return result
+
+
+def _load_json(text: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+    except json.JSONDecodeError as error:
+        if error.msg == "Extra data":
+            raise ReplyError(
+                f"reply: text after the JSON object (line {error.lineno} column {error.colno})"
+            ) from None
+        raise ReplyError(
+            f"reply: malformed JSON: {error.msg} (line {error.lineno} column {error.colno})"
+        ) from None
+    except RecursionError:
+        raise ReplyError("reply: JSON nested too deeply") from None
+
+
+def _rule_entries(document: Any) -> list[Any]:
+    if not isinstance(document, dict):
+        raise ReplyError(
+            f'reply: expected a JSON object {{"rules": [...]}}, got {_json_type(document)}'
+        )
+    unknown = [key for key in document if key != "rules"]
+    if unknown:
+        raise ReplyError(f"reply: unknown top-level key {_show(unknown[0])} (allowed: rules)")
+    if "rules" not in document:
+        raise ReplyError("reply: missing key 'rules'")
+    entries = document["rules"]
+    if not isinstance(entries, list):
+        raise ReplyError(f"rules: must be a list of rule objects, got {_json_type(entries)}")
+    if len(entries) > MAX_RULES:
+        raise ReplyError(f"rules: {len(entries)} rules, at most {MAX_RULES} are allowed")
+    return entries
+
+
+def _compile_rule(index: int, entry: Any) -> CompiledRule:
+    if not isinstance(entry, dict):
+        raise PatternError(
+            f": must be an object with keys pattern and replacement, got {_json_type(entry)}"
+        )
+    unknown = [key for key in entry if key not in _RULE_KEYS]
+    if unknown:
+        raise PatternError(f": unknown key {_show(unknown[0])} (allowed: {', '.join(_RULE_KEYS)})")
+    for key in _RULE_KEYS:
+        if key not in entry:
+            raise PatternError(f": missing key {_show(key)}")
+    pattern, replacement = entry["pattern"], entry["replacement"]
+    if not isinstance(replacement, str) or replacement not in ALLOWED_REPLACEMENTS:
+        shown = _show(replacement) if isinstance(replacement, str) else _json_type(replacement)
+        raise PatternError(f'.replacement: must be "[REDACTED]" or "", got {shown}')
+    if not isinstance(pattern, str):
+        raise PatternError(f".pattern: must be a string, got {_json_type(pattern)}")
+    try:
+        shape = analyse_pattern(pattern)
+    except PatternError as error:
+        raise PatternError(f".pattern: {error}") from None
+    try:
+        compiled = regex.compile(pattern, regex.VERSION0)
+    except regex.error as error:
+        raise PatternError(f".pattern: invalid regex: {error}") from None
+    except (OverflowError, ValueError, MemoryError, RecursionError) as error:
+        raise PatternError(f".pattern: invalid regex: {type(error).__name__}") from None
+    # The static bound already says every match is non-empty; this is the cheap check
+    # that the engine agrees, so a blind spot in the analyser still fails closed.
+    if compiled.search("") is not None:
+        raise PatternError(".pattern: can match the empty string")
+    return CompiledRule(
+        index=index,
+        pattern=pattern,
+        replacement=replacement,
+        compiled=compiled,
+        required_literals=shape.required_literals,
+    )
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
+def _show(value: str) -> str:
+    if len(value) > _ERROR_VALUE_CHARS:
+        return repr(value[:_ERROR_VALUE_CHARS]) + "..."
+    return repr(value)
+
+
+# --- static pattern analysis -------------------------------------------------------
+
+_ZERO_WIDTH_ESCAPES: Final = frozenset("bBAZzGmM")
+_CLASS_ESCAPES: Final = frozenset("dDwWsSX")
+_CONTROL_ESCAPES: Final = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\v", "a": "\a"}
+_HEX_ESCAPE_DIGITS: Final = {"x": 2, "u": 4, "U": 8}
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
+_OCTAL: Final = frozenset("01234567")
+_QUANTIFIER_STARTS: Final = frozenset("*+?{")
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """The analysis of one atom, sequence or alternation."""
+
+    min_length: int
+    size: int
+    literal: str | None = None
+    """Set when the piece is exactly one literal character (case-sensitive)."""
+    required: tuple[str, ...] | None = None
+    """Any-of literal set every match of the piece contains."""
+    zero_width: bool = False
+
+
+class _PatternAnalyser:
+    """A recursive-descent reader of the accepted dialect.
+
+    It never builds the regex: it only measures. Anything it does not understand is
+    refused, so the size bound it computes covers everything ``regex`` will compile.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self._pattern = pattern
+        self._pos = 0
+        self._case_insensitive = False
+
+    def run(self) -> PatternShape:
+        if not self._pattern:
+            raise PatternError("empty pattern")
+        if len(self._pattern) > MAX_PATTERN_CHARS:
+            raise PatternError(
+                f"{len(self._pattern)} characters, at most {MAX_PATTERN_CHARS} are allowed"
+            )
+        piece = self._alternation(depth=0)
+        if self._pos < len(self._pattern):
+            raise PatternError(f"unbalanced ')' at position {self._pos}")
+        if piece.size > MAX_EXPANDED_SIZE:
+            raise PatternError(
+                f"expanded size {piece.size} (nested repeat counts multiplied out) is over "
+                f"the cap of {MAX_EXPANDED_SIZE}; refused before compiling"
+            )
+        if piece.min_length == 0:
+            raise PatternError(
+                "can match the empty string; every match must remove at least one character"
+            )
+        required = None if self._case_insensitive else piece.required
+        return PatternShape(
+            min_length=piece.min_length, expanded_size=piece.size, required_literals=required
+        )
+
+    # -- helpers --
+
+    def _peek(self, offset: int = 0) -> str:
+        at = self._pos + offset
+        return self._pattern[at] if at < len(self._pattern) else ""
+
+    def _startswith(self, text: str) -> bool:
+        return self._pattern.startswith(text, self._pos)
+
+    def _fail(self, reason: str) -> PatternError:
+        return PatternError(f"{reason} at position {self._pos}")
+
+    # -- grammar --
+
+    def _alternation(self, depth: int) -> _Piece:
+        branches = [self._sequence(depth)]
+        while self._peek() == "|":
+            self._pos += 1
+            branches.append(self._sequence(depth))
+        if len(branches) == 1:
+            return branches[0]
+        required: tuple[str, ...] | None = None
+        if all(branch.required for branch in branches):
+            required = tuple(sorted({lit for b in branches for lit in b.required or ()}))
+        return _Piece(
+            min_length=min(b.min_length for b in branches),
+            size=sum(b.size for b in branches),
+            required=required,
+        )
+
+    def _sequence(self, depth: int) -> _Piece:
+        min_length = 0
+        size = 0
+        candidates: list[tuple[str, ...]] = []
+        run = ""
+        while self._pos < len(self._pattern) and self._peek() not in "|)":
+            atom = self._atom(depth)
+            low, high, quantified = self._quantifier(atom)
+            if atom.zero_width and quantified:
+                raise self._fail("a zero-width assertion cannot be repeated")
+            count = high if high is not None else max(low, 1)
+            min_length += atom.min_length * low
+            size += atom.size * max(count, 1)
+            if size > MAX_EXPANDED_SIZE * MAX_REPEAT_COUNT:
+                # Stop multiplying early: the pattern is refused either way.
+                size = MAX_EXPANDED_SIZE + 1
+            if atom.literal is not None and low >= 1:
+                run += atom.literal
+                if quantified:
+                    candidates.append((run,))
+                    run = ""
+                continue
+            if run:
+                candidates.append((run,))
+                run = ""
+            if atom.required and low >= 1:
+                candidates.append(atom.required)
+        if run:
+            candidates.append((run,))
+        best = max(candidates, key=lambda c: (min(len(x) for x in c), -len(c)), default=None)
+        return _Piece(min_length=min_length, size=size, required=best)
+
+    def _quantifier(self, atom: _Piece) -> tuple[int, int | None, bool]:
+        char = self._peek()
+        if char == "*":
+            self._pos += 1
+            low, high = 0, None
+        elif char == "+":
+            self._pos += 1
+            low, high = 1, None
+        elif char == "?":
+            self._pos += 1
+            low, high = 0, 1
+        elif char == "{":
+            low, high = self._braces()
+        else:
+            return 1, 1, False
+        if self._peek() in ("?", "+"):
+            self._pos += 1
+        if self._peek() in ("*", "+", "?") or (
+            self._peek() == "{" and self._brace_bounds() is not None
+        ):
+            raise self._fail("multiple repeat")
+        return low, high, True
+
+    def _brace_bounds(self) -> tuple[int, int | None, int] | None:
+        """Parse ``{m}``, ``{m,}``, ``{,n}``, ``{m,n}`` at the cursor without consuming."""
+        end = self._pattern.find("}", self._pos)
+        if end < 0:
+            return None
+        body = self._pattern[self._pos + 1 : end]
+        low_text, comma, high_text = body.partition(",")
+        if not (low_text.isascii() and high_text.isascii()):
+            return None
+        if not (low_text.isdigit() or (comma and low_text == "")):
+            return None
+        if high_text and not high_text.isdigit():
+            return None
+        if not low_text and not high_text:
+            return None
+        for digits in (low_text, high_text):
+            if len(digits) > 6 or (digits and int(digits) > MAX_REPEAT_COUNT):
+                raise self._fail(f"repeat count {digits} is over {MAX_REPEAT_COUNT}")
+        low = int(low_text) if low_text else 0
+        high: int | None = low if not comma else (int(high_text) if high_text else None)
+        return low, high, end + 1
+
+    def _braces(self) -> tuple[int, int | None]:
+        bounds = self._brace_bounds()
+        if bounds is None:
+            raise self._fail("a literal '{' must be escaped as \\{")
+        low, high, after = bounds
+        if high is not None and high < low:
+            raise self._fail("repeat minimum is greater than its maximum")
+        self._pos = after
+        return low, high
+
+    def _atom(self, depth: int) -> _Piece:
+        char = self._peek()
+        if char == "(":
+            return self._group(depth)
+        if char == "[":
+            self._char_class()
+            return _Piece(min_length=1, size=1)
+        if char == "\\":
+            return self._escape()
+        if char in _QUANTIFIER_STARTS:
+            if char == "{" and self._brace_bounds() is None:
+                raise self._fail("a literal '{' must be escaped as \\{")
+            raise self._fail("nothing to repeat")
+        self._pos += 1
+        if char in "^$":
+            return _Piece(min_length=0, size=1, zero_width=True)
+        if char == ".":
+            return _Piece(min_length=1, size=1)
+        return _Piece(min_length=1, size=1, literal=char)
+
+    def _group(self, depth: int) -> _Piece:
+        if depth >= MAX_GROUP_DEPTH:
+            raise self._fail(f"groups nested deeper than {MAX_GROUP_DEPTH}")
+        start = self._pos
+        self._pos += 1
+        lookaround = False
+        if self._peek() == "?":
+            kind = self._group_kind()
+            if kind == "flags":
+                return _Piece(min_length=0, size=0, zero_width=True)
+            if kind == "backref":
+                return _Piece(min_length=0, size=1)
+            lookaround = kind == "lookaround"
+        inner = self._alternation(depth + 1)
+        if self._peek() != ")":
+            self._pos = start
+            raise self._fail("unterminated group")
+        self._pos += 1
+        if lookaround:
+            return _Piece(min_length=0, size=inner.size + 1, zero_width=True)
+        return _Piece(min_length=inner.min_length, size=inner.size + 1, required=inner.required)
+
+    def _group_kind(self) -> str:
+        """Consume the ``?...`` head of a group; refuse any construct outside the dialect."""
+        rest = self._pattern[self._pos :]
+        for head, kind in ((("?:", "?>"), "plain"), (("?=", "?!", "?<=", "?<!"), "lookaround")):
+            for prefix in head:
+                if rest.startswith(prefix):
+                    self._pos += len(prefix)
+                    return kind
+        for prefix in ("?P<", "?<"):
+            if rest.startswith(prefix):
+                self._pos += len(prefix)
+                self._group_name(">")
+                return "plain"
+        if rest.startswith("?P="):
+            self._pos += 3
+            self._group_name(")")
+            return "backref"
+        self._pos += 1
+        return self._inline_flags()
+
+    def _group_name(self, terminator: str) -> None:
+        end = self._pattern.find(terminator, self._pos)
+        name = self._pattern[self._pos : end] if end >= 0 else ""
+        if not name.isidentifier():
+            raise self._fail("a group name must be an identifier")
+        self._pos = end + 1
+
+    def _inline_flags(self) -> str:
+        on = ""
+        while self._peek().isalpha():
+            on += self._peek()
+            self._pos += 1
+        off = ""
+        if self._peek() == "-":
+            self._pos += 1
+            while self._peek().isalpha():
+                off += self._peek()
+                self._pos += 1
+        closer = self._peek()
+        flags_ok = all(flag in ALLOWED_INLINE_FLAGS for flag in on + off)
+        if not (on or off) or not flags_ok or closer not in (":", ")"):
+            raise self._fail(
+                "unsupported group syntax; allowed: (...), (?:...), (?>...), (?P<name>...), "
+                "(?<name>...), (?P=name), lookarounds, and inline flags (?ims) or (?ims-ims:...)"
+            )
+        if "i" in on:
+            self._case_insensitive = True
+        self._pos += 1
+        return "flags" if closer == ")" else "plain"
+
+    def _escape(self) -> _Piece:
+        self._pos += 1
+        char = self._peek()
+        if not char:
+            raise self._fail("the pattern ends with a backslash")
+        self._pos += 1
+        if char in _ZERO_WIDTH_ESCAPES:
+            return _Piece(min_length=0, size=1, zero_width=True)
+        if char in "123456789":
+            if self._peek().isdigit():
+                self._pos += 1
+            return _Piece(min_length=0, size=1)
+        literal = self._escaped_character(char, in_class=False)
+        return _Piece(min_length=1, size=1, literal=literal)
+
+    def _escaped_character(self, char: str, *, in_class: bool) -> str | None:
+        """Consume the rest of a one-character escape; return its literal when plain."""
+        if char in _CLASS_ESCAPES and not (in_class and char == "X"):
+            return None
+        if char in _CONTROL_ESCAPES:
+            return _CONTROL_ESCAPES[char]
+        if in_class and char == "b":
+            return "\b"
+        if char in _HEX_ESCAPE_DIGITS:
+            digits = self._pattern[self._pos : self._pos + _HEX_ESCAPE_DIGITS[char]]
+            if len(digits) != _HEX_ESCAPE_DIGITS[char] or not set(digits) <= _HEX:
+                raise self._fail(f"\\{char} needs exactly {_HEX_ESCAPE_DIGITS[char]} hex digits")
+            self._pos += len(digits)
+            return None
+        if char == "0":
+            for _ in range(2):
+                if self._peek() in _OCTAL and self._peek():
+                    self._pos += 1
+            return None
+        if char in "pPN":
+            self._property_name(char)
+            return None
+        if char.isalnum():
+            raise self._fail(f"unsupported escape \\{char}")
+        return char
+
+    def _property_name(self, char: str) -> None:
+        if self._peek() == "{":
+            end = self._pattern.find("}", self._pos)
+            if end < 0 or end - self._pos > 64:
+                raise self._fail(f"\\{char}{{...}} is not closed")
+            self._pos = end + 1
+        elif char != "N" and self._peek().isalpha():
+            self._pos += 1
+        else:
+            raise self._fail(f"\\{char} needs a name in braces")
+
+    def _char_class(self) -> None:
+        start = self._pos
+        self._pos += 1
+        if self._peek() == "^":
+            self._pos += 1
+        if self._peek() == "]":
+            self._pos += 1
+        while True:
+            char = self._peek()
+            if not char:
+                self._pos = start
+                raise self._fail("unterminated character set")
+            if char == "]":
+                self._pos += 1
+                return
+            if char == "\\":
+                self._pos += 1
+                escaped = self._peek()
+                if not escaped:
+                    raise self._fail("the pattern ends with a backslash")
+                self._pos += 1
+                if escaped.isdigit() and escaped != "0":
+                    raise self._fail(f"unsupported escape \\{escaped} inside a set")
+                if escaped in _ZERO_WIDTH_ESCAPES and escaped != "b":
+                    raise self._fail(f"unsupported escape \\{escaped} inside a set")
+                self._escaped_character(escaped, in_class=True)
+                continue
+            if char == "[":
+                self._posix_class()
+                continue
+            self._pos += 1
+
+    def _posix_class(self) -> None:
+        """Accept ``[:name:]`` / ``[:^name:]``; any other '[' in a set must be escaped."""
+        end = self._pattern.find(":]", self._pos)
+        body = self._pattern[self._pos + 2 : end] if end >= 0 else ""
+        name = body.removeprefix("^")
+        if not (self._startswith("[:") and name.isascii() and name.isalpha()):
+            raise self._fail("a literal '[' inside a set must be escaped as \\[")
+        self._pos = end + 2
