@@ -1,0 +1,914 @@
+"""The deterministic corpus: a tenant profile and a stream of labelled records per task seed.
+
+Everything here is a pure function of the task seed. The only randomness is a
+``random.Random`` seeded with a string built from ``CORPUS_VERSION`` and the seed
+(string seeds are hashed with SHA-512 by CPython, so the stream is identical on every
+machine); no ``hash()``, set iteration order or clock is consulted.
+
+A task is a tenant: which credential families it treats as secret (with their
+sub-variants and config key names), which look-alikes it wants kept (test-mode keys,
+documented example keys, hashes, public keys, placeholders, masked values, near misses)
+and one invented in-house token format. The first records of the stream are shown to
+the model as labelled examples; the later ones are only ever scored.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import random
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from redaction_pressure.records import LabelledRecord, LabelledSpan, SpanLabel
+
+CORPUS_VERSION = "rp-corpus-1"
+
+EXAMPLE_RECORDS = 6
+"""Records shown in the prompt with their secrets listed."""
+EVALUATION_RECORDS = 14
+"""Records the rules are scored on; never shown. Sized for a few ms of scoring."""
+
+RECORD_KINDS: tuple[str, ...] = (
+    "env",
+    "yaml",
+    "json",
+    "shell",
+    "http_log",
+    "app_log",
+    "ci_log",
+    "source",
+    "markdown",
+    "chat",
+)
+
+# Documented example credentials (AWS docs, jwt.io): they look real and must be kept.
+AWS_EXAMPLE_KEY_ID = "AKIAIOSFODNN7EXAMPLE"
+AWS_EXAMPLE_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+JWT_IO_EXAMPLE = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
+    ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+
+UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+LOWER = "abcdefghijklmnopqrstuvwxyz"
+DIGITS = "0123456789"
+ALNUM = UPPER + LOWER + DIGITS
+BASE32 = UPPER + "234567"
+HEX = "0123456789abcdef"
+BASE64 = ALNUM + "+/"
+URLSAFE = ALNUM + "_-"
+PASSWORD_TAIL = ALNUM + "!#%+._-"
+DSN_PASSWORD_TAIL = ALNUM + "._~-"
+
+INHOUSE_ALPHABETS: dict[str, str] = {"hex": HEX, "base62": ALNUM, "base32": BASE32}
+
+# Variants a tenant can treat as secret, grouped by the family recorded on the span.
+SECRET_VARIANTS: dict[str, tuple[str, ...]] = {
+    "aws_access_key_id": ("AKIA", "ASIA"),
+    "aws_secret_access_key": ("key",),
+    "github_token": ("ghp", "gho", "ghs", "github_pat"),
+    "slack_token": ("xoxb", "xoxp"),
+    "stripe_secret_key": ("sk_live", "rk_live"),
+    "google_api_key": ("key",),
+    "jwt": ("hs256",),
+    "private_key": ("ec", "pkcs8", "openssh"),
+    "dsn_password": ("url",),
+    "bearer_token": ("header",),
+    "npm_token": ("key",),
+}
+CONFIG_KEY_POOL: tuple[str, ...] = (
+    "password",
+    "db_password",
+    "admin_password",
+    "client_secret",
+    "api_secret",
+    "smtp_password",
+    "passphrase",
+    "signing_secret",
+)
+GENERIC_DECOYS: tuple[str, ...] = (
+    "aws_example_key",
+    "jwt_example",
+    "stripe_publishable_key",
+    "sha256",
+    "git_sha",
+    "uuid",
+    "base64_blob",
+    "ssh_public_key",
+    "pem_public_key",
+    "bcrypt_hash",
+    "placeholder",
+    "masked",
+    "key_name",
+    "near_miss",
+)
+
+_PREFIX_SYLLABLES = ("zor", "kel", "vex", "tan", "mur", "qui", "dra", "lum", "bex", "nor", "syl")
+_TENANT_SYLLABLES = ("Nor", "Qui", "Val", "Tes", "Mar", "Bri", "Cor", "Lum", "Hal", "Ost")
+_TENANT_ENDINGS = ("vale", "lon", "tera", "mark", "wick", "dyne", "stead", "ora")
+_SERVICES = ("billing", "ledger", "search", "checkout", "notifier", "ingest", "reports", "auth")
+_USERS = ("maya", "tomas", "priya", "jonas", "aiko", "femi", "lucia", "omar")
+
+
+class InHouseFormat(BaseModel):
+    """The tenant's own token format: ``{prefix}{sep}{env}{sep}{body}``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    prefix: str
+    separator: str
+    live_word: str
+    test_word: str
+    alphabet_name: Literal["hex", "base62", "base32"]
+    length: int
+
+    @property
+    def alphabet(self) -> str:
+        return INHOUSE_ALPHABETS[self.alphabet_name]
+
+    def head(self, env_word: str) -> str:
+        return f"{self.prefix}{self.separator}{env_word}{self.separator}"
+
+
+class TenantProfile(BaseModel):
+    """What one task's tenant treats as secret and which look-alikes it keeps."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tenant: str
+    domain: str
+    secret_variants: tuple[str, ...]
+    """``family:variant`` units; every one appears as a secret in the examples."""
+    config_keys: tuple[str, ...]
+    """Config keys whose values are passwords for this tenant (family config_password)."""
+    stripe_test_is_secret: bool
+    inhouse_test_is_secret: bool
+    inhouse: InHouseFormat
+    decoy_kinds: tuple[str, ...]
+
+    @property
+    def secret_families(self) -> tuple[str, ...]:
+        return tuple(sorted({unit.split(":", 1)[0] for unit in self.secret_variants}))
+
+    def policy_notes(self) -> tuple[str, ...]:
+        """Statements the tenant's security team makes in the prompt."""
+        head = self.inhouse.head(self.inhouse.live_word)
+        notes = [f"{self.tenant} issues its own API tokens (they start with `{head}`)."]
+        test_head = self.inhouse.head(self.inhouse.test_word)
+        if self.inhouse_test_is_secret:
+            notes.append(f"Sandbox tokens (`{test_head}...`) are credentials too.")
+        else:
+            notes.append(f"Sandbox tokens (`{test_head}...`) are not secret: keep them.")
+        if "stripe_secret_key" in self.secret_families:
+            if self.stripe_test_is_secret:
+                notes.append("Stripe test-mode secret keys (sk_test_) are treated as secrets.")
+            else:
+                notes.append("Stripe test-mode keys (sk_test_) are not secret: keep them.")
+        return tuple(notes)
+
+
+class GeneratedTask(BaseModel):
+    """One task: the tenant, the examples shown to the model, the records scored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seed: int
+    corpus_version: str
+    profile: TenantProfile
+    examples: tuple[LabelledRecord, ...]
+    evaluation: tuple[LabelledRecord, ...]
+
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON form: equal digests mean byte-identical tasks."""
+        return hashlib.sha256(self.model_dump_json().encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _chars(rng: random.Random, alphabet: str, n: int) -> str:
+    return "".join(rng.choices(alphabet, k=n))
+
+
+def _bytes(rng: random.Random, n: int) -> bytes:
+    return rng.getrandbits(8 * n).to_bytes(n, "big")
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def _base62(number: int, width: int) -> str:
+    digits = []
+    for _ in range(width):
+        number, rem = divmod(number, 62)
+        digits.append(DIGITS[rem] if rem < 10 else (UPPER + LOWER)[rem - 10])
+    return "".join(reversed(digits))
+
+
+def _checksummed(rng: random.Random, prefix: str, body_len: int) -> str:
+    """GitHub/npm style: random base62 body whose last 6 chars are its CRC32 in base62."""
+    body = _chars(rng, ALNUM, body_len - 6)
+    return prefix + body + _base62(zlib.crc32(body.encode("ascii")), 6)
+
+
+def _password(rng: random.Random, tail: str, low: int = 12, high: int = 22) -> str:
+    while True:
+        value = rng.choice(ALNUM) + _chars(rng, tail, rng.randint(low, high) - 1)
+        # Trailing punctuation would blur the value's end in prose and logs.
+        if value[-1] in ALNUM:
+            return value
+
+
+def _pem(label: str, der: bytes) -> str:
+    body = base64.b64encode(der).decode("ascii")
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    return f"-----BEGIN {label}-----\n" + "\n".join(lines) + f"\n-----END {label}-----"
+
+
+def _private_key(rng: random.Random, variant: str) -> str:
+    if variant == "ec":
+        der = (
+            bytes.fromhex("30770201010420")
+            + _bytes(rng, 32)
+            + bytes.fromhex("a00a06082a8648ce3d030107a144034200")
+            + _bytes(rng, 65)
+        )
+        return _pem("EC PRIVATE KEY", der)
+    if variant == "pkcs8":
+        return _pem("PRIVATE KEY", bytes.fromhex("302e020100300506032b657004220420") + _bytes(rng, 32))
+    der = b"openssh-key-v1\x00" + b"\x00\x00\x00\x04none\x00\x00\x00\x04none" + _bytes(rng, 160)
+    return _pem("OPENSSH PRIVATE KEY", der)
+
+
+def _jwt(rng: random.Random, domain: str) -> str:
+    header = {"alg": "HS256", "typ": "JWT"}
+    payload = {
+        "sub": f"user-{rng.randint(1000, 99999)}",
+        "iss": f"https://auth.{domain}",
+        "iat": 1_700_000_000 + rng.randint(0, 40_000_000),
+        "scope": rng.choice(("read", "read write", "admin")),
+    }
+
+    def part(obj: dict[str, object]) -> str:
+        return _b64url(json.dumps(obj, separators=(",", ":")).encode("utf-8"))
+
+    return f"{part(header)}.{part(payload)}.{_b64url(_bytes(rng, 32))}"
+
+
+def _inhouse_body(rng: random.Random, fmt: InHouseFormat) -> str:
+    return _chars(rng, fmt.alphabet, fmt.length)
+
+
+def secret_value(rng: random.Random, unit: str, profile: TenantProfile) -> str:
+    """A fresh secret of the ``family:variant`` unit, with the real alphabet and shape."""
+    family, variant = unit.split(":", 1)
+    if family == "aws_access_key_id":
+        return variant + _chars(rng, BASE32, 16)
+    if family == "aws_secret_access_key":
+        return _chars(rng, BASE64, 40)
+    if family == "github_token":
+        if variant == "github_pat":
+            return f"github_pat_{_chars(rng, ALNUM, 22)}_{_chars(rng, ALNUM, 59)}"
+        return _checksummed(rng, f"{variant}_", 36)
+    if family == "slack_token":
+        ids = f"{rng.randint(10**10, 10**12)}-{rng.randint(10**11, 10**13)}"
+        if variant == "xoxb":
+            return f"xoxb-{ids}-{_chars(rng, ALNUM, 24)}"
+        return f"xoxp-{ids}-{rng.randint(10**11, 10**13)}-{_chars(rng, HEX, 32)}"
+    if family == "stripe_secret_key":
+        return f"{variant}_{_chars(rng, ALNUM, rng.choice((24, 34)))}"
+    if family == "google_api_key":
+        return "AIza" + _chars(rng, URLSAFE, 35)
+    if family == "jwt":
+        return _jwt(rng, profile.domain)
+    if family == "private_key":
+        return _private_key(rng, variant)
+    if family == "dsn_password":
+        return _password(rng, DSN_PASSWORD_TAIL)
+    if family == "bearer_token":
+        return _chars(rng, ALNUM, rng.randint(32, 44))
+    if family == "config_password":
+        return _password(rng, PASSWORD_TAIL)
+    if family == "npm_token":
+        return _checksummed(rng, "npm_", 36)
+    if family == "inhouse_token":
+        word = profile.inhouse.live_word if variant == "live" else profile.inhouse.test_word
+        return profile.inhouse.head(word) + _inhouse_body(rng, profile.inhouse)
+    raise ValueError(f"unknown secret unit {unit!r}")
+
+
+# --------------------------------------------------------------------------- profile
+
+
+def _tenant_profile(rng: random.Random) -> TenantProfile:
+    tenant = rng.choice(_TENANT_SYLLABLES) + rng.choice(_TENANT_ENDINGS)
+    domain = f"{tenant.lower()}.internal"
+    families = sorted(SECRET_VARIANTS)
+    chosen = sorted(rng.sample(families, rng.randint(5, 8)))
+    units: list[str] = []
+    for family in chosen:
+        variants = SECRET_VARIANTS[family]
+        count = 1 if len(variants) == 1 else rng.choice((1, 1, 2))
+        units.extend(f"{family}:{v}" for v in sorted(rng.sample(variants, count)))
+    config_keys = tuple(sorted(rng.sample(CONFIG_KEY_POOL, rng.randint(1, 3))))
+    units.extend(f"config_password:{key}" for key in config_keys)
+    stripe_test_is_secret = "stripe_secret_key" in chosen and rng.random() < 0.35
+    if stripe_test_is_secret:
+        units.append("stripe_secret_key:sk_test")
+    inhouse = InHouseFormat(
+        prefix=rng.choice(_PREFIX_SYLLABLES) + rng.choice(LOWER),
+        separator=rng.choice(("_", "-")),
+        live_word=rng.choice(("live", "prod")),
+        test_word=rng.choice(("test", "sandbox")),
+        alphabet_name=rng.choice(("hex", "base62", "base32")),
+        length=rng.choice((24, 28, 32, 40)),
+    )
+    inhouse_test_is_secret = rng.random() < 0.3
+    units.append("inhouse_token:live")
+    if inhouse_test_is_secret:
+        units.append("inhouse_token:test")
+    decoys = sorted(rng.sample(GENERIC_DECOYS, rng.randint(8, 11)))
+    # Look-alikes the tenant explicitly keeps are part of its policy: always present.
+    if "stripe_secret_key" in chosen and not stripe_test_is_secret:
+        decoys.append("stripe_test_key")
+    if not inhouse_test_is_secret:
+        decoys.append("inhouse_test_token")
+    return TenantProfile(
+        tenant=tenant,
+        domain=domain,
+        secret_variants=tuple(units),
+        config_keys=config_keys,
+        stripe_test_is_secret=stripe_test_is_secret,
+        inhouse_test_is_secret=inhouse_test_is_secret,
+        inhouse=inhouse,
+        decoy_kinds=tuple(decoys),
+    )
+
+
+# --------------------------------------------------------------------------- items
+
+# An item is what a record line carries: a key name (or None for free text) and the
+# value as segments, where a segment is plain text or a labelled piece.
+
+
+@dataclass(frozen=True)
+class _Piece:
+    label: SpanLabel
+    family: str
+    value: str
+
+
+_Segment = str | _Piece
+
+
+@dataclass(frozen=True)
+class _Item:
+    key: str | None
+    value: tuple[_Segment, ...]
+    bearer: bool = False
+
+
+_FAMILY_KEYS: dict[str, tuple[str, ...]] = {
+    "aws_access_key_id": ("aws_access_key_id",),
+    "aws_secret_access_key": ("aws_secret_access_key",),
+    "github_token": ("github_token", "gh_token", "ci_github_token"),
+    "slack_token": ("slack_bot_token", "slack_token"),
+    "stripe_secret_key": ("stripe_secret_key", "stripe_api_key"),
+    "google_api_key": ("google_api_key", "maps_api_key"),
+    "jwt": ("session_token", "id_token"),
+    "private_key": ("private_key", "tls_private_key"),
+    "npm_token": ("npm_token",),
+    "inhouse_token": ("service_token", "internal_api_token"),
+}
+
+
+def _family_key(rng: random.Random, family: str) -> str:
+    return rng.choice(_FAMILY_KEYS[family])
+
+
+def _dsn(rng: random.Random, profile: TenantProfile, password: _Segment | None) -> _Item:
+    scheme, port = rng.choice(
+        (("postgres", 5432), ("mysql", 3306), ("mongodb", 27017), ("redis", 6379), ("amqp", 5672))
+    )
+    user = rng.choice(("app", "svc_ledger", "admin", "reporting", "worker"))
+    host = f"{rng.choice(('db', 'primary', 'cache', 'mq'))}.{profile.domain}"
+    tail = f"@{host}:{port}/{rng.choice(('main', 'orders', '0', 'events'))}"
+    key = rng.choice(("database_url", "dsn", "broker_url"))
+    if password is None:
+        return _Item(key, (f"{scheme}://{host}:{port}/{rng.choice(('main', '0'))}",))
+    return _Item(key, (f"{scheme}://{user}:", password, tail))
+
+
+def _secret_item(rng: random.Random, unit: str, profile: TenantProfile) -> _Item:
+    family, variant = unit.split(":", 1)
+    piece = _Piece("secret", family, secret_value(rng, unit, profile))
+    if family == "dsn_password":
+        return _dsn(rng, profile, piece)
+    if family == "bearer_token":
+        return _Item(None, (piece,), bearer=True)
+    if family == "config_password":
+        return _Item(variant, (piece,))
+    if family == "aws_secret_access_key":
+        return _Item("aws_secret_access_key", (piece,))
+    if family in ("jwt",) and rng.random() < 0.4:
+        return _Item(None, (piece,), bearer=True)
+    if family == "private_key" or rng.random() < 0.75:
+        return _Item(_family_key(rng, family), (piece,))
+    return _Item(None, (piece,))
+
+
+def _near_miss(rng: random.Random, profile: TenantProfile) -> _Piece:
+    """A value one step away from a real credential: wrong alphabet, length or truncated."""
+    options = ["aws", "github", "google", "npm", "slack", "stripe", "inhouse", "jwt"]
+    pick = rng.choice(options)
+    if pick == "aws":
+        body = _chars(rng, UPPER + DIGITS, 15) + rng.choice("0189")
+        value = "AKIA" + "".join(rng.sample(body, len(body)))
+    elif pick == "github":
+        value = _checksummed(rng, "ghp_", 36)[: rng.randint(14, 30)] + "..."
+    elif pick == "google":
+        value = "AIza" + _chars(rng, URLSAFE, rng.choice((33, 34)))
+    elif pick == "npm":
+        value = "npm_" + _chars(rng, ALNUM, rng.choice((30, 35)))
+    elif pick == "slack":
+        value = f"xoxb-{rng.randint(10**10, 10**12)}-{_chars(rng, ALNUM, 18)}"
+    elif pick == "stripe":
+        value = "sk_live_" + _chars(rng, ALNUM, rng.randint(6, 12)) + "..."
+    elif pick == "inhouse":
+        fmt = profile.inhouse
+        wrong = {"hex": "ghijkmnpqrstuvwxyz", "base62": "_.", "base32": "01890189"}[
+            fmt.alphabet_name
+        ]
+        body = _inhouse_body(rng, fmt)
+        if rng.random() < 0.5:
+            cut = rng.randint(4, fmt.length - 4)
+            body = body[:cut] + rng.choice(wrong) + body[cut + 1 :]
+            if fmt.alphabet_name == "base62":
+                # "_" and "." end an in-house token, so a wrong character there is
+                # a truncation; make it a length error instead.
+                body = body.replace("_", "").replace(".", "")
+        else:
+            body = body[: fmt.length - rng.choice((2, 3, 5))]
+        value = fmt.head(fmt.live_word) + body
+    else:
+        token = _jwt(rng, profile.domain)
+        value = token[: token.rindex(".") + 1]
+    return _Piece("decoy", "near_miss", value)
+
+
+def _masked(rng: random.Random) -> tuple[str | None, str]:
+    last4 = _chars(rng, DIGITS + LOWER, 4)
+    return rng.choice(
+        (
+            ("stripe_secret_key", f"sk_live_****{last4}"),
+            ("github_token", f"ghp_****{last4}"),
+            ("aws_secret_access_key", "*" * rng.choice((8, 12, 40))),
+            (None, f"****{last4}"),
+            ("aws_access_key_id", f"AKIA{'*' * 12}{_chars(rng, BASE32, 4)}"),
+        )
+    )
+
+
+_PLACEHOLDERS: tuple[Callable[[str], str], ...] = (
+    lambda key: "${" + key.upper() + "}",
+    lambda key: "<YOUR_TOKEN>",
+    lambda key: "{{ secrets." + key.upper() + " }}",
+    lambda key: "your-api-key-here",
+    lambda key: "<" + key.upper() + ">",
+)
+
+
+def _decoy_item(rng: random.Random, kind: str, profile: TenantProfile) -> _Item:
+    def one(family: str, value: str, key: str | None) -> _Item:
+        return _Item(key, (_Piece("decoy", family, value),))
+
+    if kind == "aws_example_key":
+        if rng.random() < 0.5:
+            return one("aws_example_key", AWS_EXAMPLE_KEY_ID, "aws_access_key_id")
+        return one("aws_example_key", AWS_EXAMPLE_SECRET, "aws_secret_access_key")
+    if kind == "jwt_example":
+        if rng.random() < 0.5:
+            return _Item(None, (_Piece("decoy", "jwt_example", JWT_IO_EXAMPLE),), bearer=True)
+        return one("jwt_example", JWT_IO_EXAMPLE, "example_token")
+    if kind == "stripe_publishable_key":
+        mode = rng.choice(("live", "test"))
+        return one("stripe_publishable_key", f"pk_{mode}_{_chars(rng, ALNUM, 24)}", "stripe_publishable_key")
+    if kind == "stripe_test_key":
+        return one("stripe_test_key", f"sk_test_{_chars(rng, ALNUM, rng.choice((24, 34)))}", "stripe_secret_key")
+    if kind == "inhouse_test_token":
+        fmt = profile.inhouse
+        value = fmt.head(fmt.test_word) + _inhouse_body(rng, fmt)
+        return one("inhouse_test_token", value, rng.choice((None, "service_token")))
+    if kind == "sha256":
+        return one("hash", _chars(rng, HEX, 64), rng.choice(("checksum", "sha256", "artifact_digest")))
+    if kind == "git_sha":
+        return one("git_sha", _chars(rng, HEX, 40), rng.choice(("commit", "git_sha", None)))
+    if kind == "uuid":
+        h = _chars(rng, HEX, 32)
+        value = f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{rng.choice('89ab')}{h[17:20]}-{h[20:]}"
+        return one("uuid", value, rng.choice(("request_id", "tenant_id", None)))
+    if kind == "base64_blob":
+        value = base64.b64encode(_bytes(rng, rng.choice((30, 32)))).decode("ascii")
+        return one("base64_blob", value, rng.choice(("nonce", "content_md5", "etag")))
+    if kind == "ssh_public_key":
+        blob = b"\x00\x00\x00\x0bssh-ed25519\x00\x00\x00\x20" + _bytes(rng, 32)
+        user = rng.choice(_USERS)
+        value = f"ssh-ed25519 {base64.b64encode(blob).decode('ascii')} {user}@laptop"
+        return one("public_key", value, "ssh_public_key")
+    if kind == "pem_public_key":
+        der = bytes.fromhex("302a300506032b6570032100") + _bytes(rng, 32)
+        return one("public_key", _pem("PUBLIC KEY", der), "public_key")
+    if kind == "bcrypt_hash":
+        value = "$2b$12$" + _chars(rng, ALNUM + "./", 53)
+        return one("hash", value, "password_hash")
+    if kind == "placeholder":
+        family_key = rng.choice(
+            ("github_token", "npm_token", "slack_bot_token", "api_key", *profile.config_keys)
+        )
+        choices = _PLACEHOLDERS
+        if family_key in profile.config_keys:
+            # A word-like placeholder under a password key is indistinguishable from a
+            # password unless the examples happen to show it; keep those unambiguous.
+            choices = tuple(p for p in _PLACEHOLDERS if not p(family_key)[0].isalnum())
+        value = rng.choice(choices)(family_key)
+        if rng.random() < 0.25:
+            return _Item(None, (_Piece("decoy", "placeholder", "<YOUR_TOKEN>"),), bearer=True)
+        return one("placeholder", value, family_key)
+    if kind == "masked":
+        key, value = _masked(rng)
+        if key is None and rng.random() < 0.5:
+            return _Item(rng.choice(profile.config_keys), (_Piece("decoy", "masked", "********"),))
+        return one("masked", value, key)
+    if kind == "key_name":
+        name = rng.choice(
+            ("AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "STRIPE_SECRET_KEY", *(k.upper() for k in profile.config_keys))
+        )
+        return one("key_name", name, None)
+    if kind == "near_miss":
+        return _Item(None, (_near_miss(rng, profile),)) if rng.random() < 0.5 else _Item(
+            "token", (_near_miss(rng, profile),)
+        )
+    raise ValueError(f"unknown decoy kind {kind!r}")
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _escape_newlines(segments: Sequence[_Segment]) -> tuple[_Segment, ...]:
+    out: list[_Segment] = []
+    for seg in segments:
+        if isinstance(seg, _Piece):
+            out.append(_Piece(seg.label, seg.family, seg.value.replace("\n", "\\n")))
+        else:
+            out.append(seg.replace("\n", "\\n"))
+    return tuple(out)
+
+
+def _indent(segments: Sequence[_Segment], prefix: str) -> tuple[_Segment, ...]:
+    out: list[_Segment] = []
+    for seg in segments:
+        if isinstance(seg, _Piece):
+            out.append(_Piece(seg.label, seg.family, seg.value.replace("\n", "\n" + prefix)))
+        else:
+            out.append(seg.replace("\n", "\n" + prefix))
+    return tuple(out)
+
+
+def _multiline(segments: Sequence[_Segment]) -> bool:
+    return any("\n" in (s.value if isinstance(s, _Piece) else s) for s in segments)
+
+
+@dataclass
+class _Context:
+    rng: random.Random
+    profile: TenantProfile
+    service: str
+    clock: int
+    python: bool
+
+    def ts(self) -> str:
+        self.clock += self.rng.randint(1, 90)
+        h, rem = divmod(self.clock, 3600)
+        m, s = divmod(rem, 60)
+        return f"2024-03-{11 + self.rng.randint(0, 2):02d}T{h % 24:02d}:{m:02d}:{s:02d}Z"
+
+    def hhmm(self) -> str:
+        self.clock += self.rng.randint(20, 400)
+        return f"{(self.clock // 3600) % 24:02d}:{(self.clock // 60) % 60:02d}"
+
+    def ip(self) -> str:
+        return f"10.{self.rng.randint(0, 40)}.{self.rng.randint(0, 255)}.{self.rng.randint(2, 254)}"
+
+
+def _bearer_line(kind: str, ctx: _Context, value: tuple[_Segment, ...]) -> list[_Segment]:
+    api = f"https://api.{ctx.profile.domain}/v1/{ctx.rng.choice(('orders', 'users', 'exports'))}"
+    if kind in ("json",):
+        return ['  "Authorization": "Bearer ', *value, '",\n']
+    if kind in ("yaml",):
+        return ["  authorization: Bearer ", *value, "\n"]
+    if kind in ("env",):
+        return ['AUTH_HEADER="Bearer ', *value, '"\n']
+    if kind == "source":
+        if ctx.python:
+            return ['HEADERS = {"Authorization": "Bearer ', *value, '"}\n']
+        return ["const headers = { Authorization: `Bearer ", *value, "` };\n"]
+    if kind in ("shell", "ci_log", "markdown"):
+        lead = {"shell": "$ ", "ci_log": f"[{ctx.ts()}] ", "markdown": "    "}[kind]
+        return [f'{lead}curl -sH "Authorization: Bearer ', *value, f'" {api}\n']
+    if kind == "http_log":
+        return [f"{ctx.ts()} DEBUG > Authorization: Bearer ", *value, "\n"]
+    if kind == "app_log":
+        return [f"{ctx.ts()} DEBUG [{ctx.service}] outgoing headers: Authorization: Bearer ", *value, "\n"]
+    return [f"[{ctx.hhmm()}] {ctx.rng.choice(_USERS)}: header is Authorization: Bearer ", *value, "\n"]
+
+
+def _assignment_line(kind: str, ctx: _Context, key: str, value: tuple[_Segment, ...]) -> list[_Segment]:
+    rng = ctx.rng
+    multi = _multiline(value)
+    upper = key.upper()
+    if kind == "env":
+        if multi:
+            return [f'{upper}="', *value, '"\n']
+        return [f"{upper}=", *value, "\n"] if rng.random() < 0.7 else [f'{upper}="', *value, '"\n']
+    if kind == "yaml":
+        if multi:
+            return [f"  {key}: |\n    ", *_indent(value, "    "), "\n"]
+        return [f"  {key}: ", *value, "\n"] if rng.random() < 0.7 else [f'  {key}: "', *value, '"\n']
+    if kind == "json":
+        return [f'  "{_camel(key)}": "', *_escape_newlines(value), '",\n']
+    if kind == "shell":
+        if multi:
+            return [f"export {upper}='", *value, "'\n"]
+        return [f"  {rng.randint(100, 999)}  export {upper}=", *value, "\n"]
+    if kind == "source":
+        if ctx.python:
+            return [f'{upper} = """' if multi else f'{upper} = "', *value, '"""\n' if multi else '"\n']
+        return [f"const {_camel(key)} = `" if multi else f'const {_camel(key)} = "', *value, "`;\n" if multi else '";\n']
+    if kind == "app_log":
+        return [f"{ctx.ts()} INFO  [{ctx.service}] config loaded {key}=", *_escape_newlines(value), "\n"]
+    if kind == "ci_log":
+        return [f"[{ctx.ts()}] ENV {upper}=", *_escape_newlines(value), "\n"]
+    if kind == "http_log":
+        plain = "".join(s.value if isinstance(s, _Piece) else s for s in value)
+        if all(c in URLSAFE + ".~:/@" for c in plain) and not multi:
+            path = rng.choice(("export", "sync", "webhook"))
+            return [f'{ctx.ip()} - - [11/Mar/2024:{ctx.hhmm()}:07 +0000] "GET /v1/{path}?{key}=', *value, f' HTTP/1.1" 200 {rng.randint(200, 9000)}\n']
+        return [f'{ctx.ts()} DEBUG request body: {{"{_camel(key)}": "', *_escape_newlines(value), '"}\n']
+    if kind == "markdown":
+        if multi:
+            return [f"`{upper}`:\n\n```\n", *value, "\n```\n"]
+        return [f"- `{upper}={''}", *value, "`\n"]
+    user = rng.choice(_USERS)
+    if multi:
+        return [f"[{ctx.hhmm()}] {user}: {key} below\n", *value, "\n"]
+    return [f"[{ctx.hhmm()}] {user}: {upper}=", *value, " should work now\n"]
+
+
+def _mention_line(kind: str, ctx: _Context, value: tuple[_Segment, ...]) -> list[_Segment]:
+    rng = ctx.rng
+    flat = _escape_newlines(value)
+    if kind == "env":
+        return ["# previously: ", *flat, "\n"]
+    if kind == "yaml":
+        return ["  # previous value: ", *flat, "\n"]
+    if kind == "json":
+        return ['  "note": "rotated from ', *flat, '",\n']
+    if kind == "shell":
+        return [f"  {rng.randint(100, 999)}  echo ", *flat, " | pbcopy\n"]
+    if kind == "source":
+        return ["# TODO drop " if ctx.python else "// TODO drop ", *flat, "\n"]
+    if kind == "app_log":
+        return [f"{ctx.ts()} WARN  [{ctx.service}] rejected credential ", *flat, "\n"]
+    if kind == "ci_log":
+        return [f"[{ctx.ts()}] using credential ", *flat, "\n"]
+    if kind == "http_log":
+        return [f"{ctx.ts()} WARN  token ", *flat, " failed validation\n"]
+    if kind == "markdown":
+        return ["Tokens look like `", *flat, "`.\n"]
+    return [f"[{ctx.hhmm()}] {rng.choice(_USERS)}: try ", *flat, "\n"]
+
+
+def _item_line(kind: str, ctx: _Context, item: _Item) -> list[_Segment]:
+    if item.bearer:
+        return _bearer_line(kind, ctx, item.value)
+    if item.key is None:
+        return _mention_line(kind, ctx, item.value)
+    return _assignment_line(kind, ctx, item.key, item.value)
+
+
+def _key_name_line(kind: str, ctx: _Context, piece: _Piece) -> list[_Segment]:
+    """Prose about a key name: the name looks sensitive but carries no value."""
+    lead = {
+        "env": "# rotate ",
+        "yaml": "  # rotate ",
+        "shell": "  # rotate ",
+        "source": "# rotate " if ctx.python else "// rotate ",
+        "ci_log": f"[{ctx.ts()}] note: rotate ",
+        "app_log": f"{ctx.ts()} INFO  [{ctx.service}] reminder: rotate ",
+        "http_log": f"{ctx.ts()} INFO  reminder: rotate ",
+        "markdown": "Rotate ",
+        "chat": f"[{ctx.hhmm()}] {ctx.rng.choice(_USERS)}: pls rotate ",
+    }.get(kind)
+    if kind == "json":
+        return ['  "comment": "rotate ', piece, ' every 90 days",\n']
+    return [lead or "", piece, " every 90 days\n"]
+
+
+def _filler(kind: str, ctx: _Context) -> list[str]:
+    rng, svc, dom = ctx.rng, ctx.service, ctx.profile.domain
+    if kind == "env":
+        return [
+            f"APP_NAME={svc}\n",
+            "NODE_ENV=production\n",
+            f"PORT={rng.choice((3000, 8080, 9090))}\n",
+            "LOG_LEVEL=info\n",
+            f"PUBLIC_URL=https://{svc}.{dom}\n",
+            f"WORKERS={rng.randint(2, 8)}\n",
+        ]
+    if kind == "yaml":
+        return [
+            f"  replicas: {rng.randint(1, 6)}\n",
+            "  region: eu-west-1\n",
+            f"  image: registry.{dom}/{svc}:1.{rng.randint(0, 9)}.{rng.randint(0, 20)}\n",
+            "  timeout_seconds: 30\n",
+            "  log_level: info\n",
+        ]
+    if kind == "json":
+        return [
+            f'  "service": "{svc}",\n',
+            f'  "region": "{rng.choice(("us-east-1", "eu-central-1"))}",\n',
+            f'  "retries": {rng.randint(1, 5)},\n',
+            '  "debug": false,\n',
+        ]
+    if kind == "shell":
+        return [
+            f"  {rng.randint(100, 999)}  cd ~/src/{svc}\n",
+            f"  {rng.randint(100, 999)}  git pull --rebase\n",
+            f"  {rng.randint(100, 999)}  kubectl -n {svc} get pods\n",
+            f"  {rng.randint(100, 999)}  docker compose up -d\n",
+        ]
+    if kind == "http_log":
+        return [
+            f'{ctx.ip()} - - [11/Mar/2024:{ctx.hhmm()}:41 +0000] "GET /healthz HTTP/1.1" 200 2\n',
+            f'{ctx.ip()} - - [11/Mar/2024:{ctx.hhmm()}:02 +0000] "POST /v1/{svc}/jobs HTTP/1.1" 202 {rng.randint(40, 900)}\n',
+            f"{ctx.ts()} DEBUG > Host: api.{dom}\n",
+        ]
+    if kind == "app_log":
+        return [
+            f"{ctx.ts()} INFO  [{svc}] request handled in {rng.randint(3, 400)}ms\n",
+            f"{ctx.ts()} ERROR [{svc}] upstream failed\n"
+            "Traceback (most recent call last):\n"
+            f'  File "/srv/{svc}/app/client.py", line {rng.randint(20, 300)}, in fetch\n'
+            "    resp.raise_for_status()\n"
+            "requests.exceptions.HTTPError: 502 Server Error: Bad Gateway\n",
+            f"{ctx.ts()} INFO  [{svc}] retry 1/3 scheduled\n",
+        ]
+    if kind == "ci_log":
+        return [
+            "##[group]Run actions/checkout@v4\n",
+            f"[{ctx.ts()}] Step {rng.randint(2, 9)}/9 : RUN make test\n",
+            f"added {rng.randint(200, 900)} packages in {rng.randint(5, 40)}s\n",
+            "##[endgroup]\n",
+        ]
+    if kind == "source":
+        if ctx.python:
+            return [
+                "import os\nimport requests\n",
+                f'BASE_URL = "https://api.{dom}/v1"\n',
+                "def fetch(session, path):\n    return session.get(BASE_URL + path, timeout=10).json()\n",
+            ]
+        return [
+            "import fetch from 'node-fetch';\n",
+            f"const baseUrl = 'https://api.{dom}/v1';\n",
+            "export async function get(path) { return (await fetch(baseUrl + path)).json(); }\n",
+        ]
+    if kind == "markdown":
+        return [
+            f"Run `make dev` to start {svc} locally.\n",
+            "Credentials come from the vault; never commit them.\n",
+            f"See the runbook at https://wiki.{dom}/{svc}.\n",
+        ]
+    return [
+        f"[{ctx.hhmm()}] {rng.choice(_USERS)}: deploy of {svc} is stuck again\n",
+        f"[{ctx.hhmm()}] {rng.choice(_USERS)}: looking\n",
+        f"[{ctx.hhmm()}] {rng.choice(_USERS)}: fixed, it was the config\n",
+    ]
+
+
+def _header(kind: str, ctx: _Context) -> str:
+    svc = ctx.service
+    return {
+        "env": f"# .env for {svc} ({ctx.profile.tenant})\n",
+        "yaml": f"# deploy/{svc}/values.yaml\n{svc}:\n",
+        "json": "{\n",
+        "shell": "",
+        "http_log": "",
+        "app_log": "",
+        "ci_log": f"CI job #{ctx.rng.randint(1000, 99999)} ({svc})\n",
+        "source": f"# {svc}/settings.py\n" if ctx.python else f"// {svc}/config.js\n",
+        "markdown": f"# {svc} setup\n\n",
+        "chat": f"#{svc}-oncall\n",
+    }[kind]
+
+
+def _footer(kind: str) -> str:
+    return '  "version": 2\n}\n' if kind == "json" else ""
+
+
+def _build_record(
+    index: int, kind: str, ctx: _Context, items: Sequence[_Item]
+) -> LabelledRecord:
+    rng = ctx.rng
+    filler = _filler(kind, ctx)
+    keep = rng.randint(min(2, len(filler)), len(filler))
+    body: list[list[_Segment]] = [[line] for line in filler[:keep]]
+    for item in items:
+        if item.key is None and len(item.value) == 1 and isinstance(item.value[0], _Piece) and item.value[0].family == "key_name":
+            line = _key_name_line(kind, ctx, item.value[0])
+        else:
+            line = _item_line(kind, ctx, item)
+        body.insert(rng.randint(0, len(body)), line)
+    segments: list[_Segment] = [_header(kind, ctx)]
+    for line in body:
+        segments.extend(line)
+    segments.append(_footer(kind))
+    text_parts: list[str] = []
+    spans: list[LabelledSpan] = []
+    offset = 0
+    for seg in segments:
+        if isinstance(seg, _Piece):
+            spans.append(LabelledSpan(start=offset, end=offset + len(seg.value), label=seg.label, family=seg.family))
+            text_parts.append(seg.value)
+            offset += len(seg.value)
+        else:
+            text_parts.append(seg)
+            offset += len(seg)
+    return LabelledRecord(index=index, kind=kind, text="".join(text_parts), spans=tuple(spans))
+
+
+# --------------------------------------------------------------------------- the task
+
+
+def _task_rng(task_seed: int) -> random.Random:
+    return random.Random(f"redaction-pressure/{CORPUS_VERSION}/task/{task_seed}")
+
+
+def _record(
+    rng: random.Random, profile: TenantProfile, index: int, secrets: Sequence[str], decoys: Sequence[str]
+) -> LabelledRecord:
+    kind = RECORD_KINDS[rng.randrange(len(RECORD_KINDS))]
+    ctx = _Context(rng, profile, rng.choice(_SERVICES), rng.randint(0, 80_000), rng.random() < 0.6)
+    items = [_secret_item(rng, unit, profile) for unit in secrets]
+    items += [_decoy_item(rng, decoy, profile) for decoy in decoys]
+    rng.shuffle(items)
+    return _build_record(index, kind, ctx, items)
+
+
+def generate_task(task_seed: int) -> GeneratedTask:
+    """The task for ``task_seed``: tenant profile, example records, evaluation records.
+
+    Every secret unit of the profile and every look-alike the tenant explicitly keeps
+    (sandbox in-house tokens, Stripe test keys) appears in the examples, so the
+    evaluation records never need a rule the examples give no evidence for.
+    """
+    rng = _task_rng(task_seed)
+    profile = _tenant_profile(rng)
+    units = list(profile.secret_variants)
+    rng.shuffle(units)
+    policy_decoys = [d for d in profile.decoy_kinds if d in ("stripe_test_key", "inhouse_test_token")]
+    per_record = max(2, -(-len(units) // EXAMPLE_RECORDS))
+    examples: list[LabelledRecord] = []
+    for index in range(EXAMPLE_RECORDS):
+        chunk = units[index * per_record : (index + 1) * per_record]
+        decoys = rng.sample(profile.decoy_kinds, rng.randint(1, 3))
+        if index < len(policy_decoys):
+            decoys.append(policy_decoys[index])
+        examples.append(_record(rng, profile, index, chunk, decoys))
+    evaluation: list[LabelledRecord] = []
+    for offset in range(EVALUATION_RECORDS):
+        count = rng.choices((0, 1, 2, 3), weights=(1, 4, 4, 2))[0]
+        if offset == 0:
+            count = max(count, 1)
+        secrets = [rng.choice(profile.secret_variants) for _ in range(count)]
+        decoys = rng.sample(profile.decoy_kinds, rng.randint(1, 3))
+        evaluation.append(_record(rng, profile, EXAMPLE_RECORDS + offset, secrets, decoys))
+    return GeneratedTask(
+        seed=task_seed,
+        corpus_version=CORPUS_VERSION,
+        profile=profile,
+        examples=tuple(examples),
+        evaluation=tuple(evaluation),
+    )
