@@ -80,8 +80,11 @@ class PatternShape:
     """A lower bound on the length of any match (backreferences count 0)."""
     expanded_size: int
     required_literals: tuple[str, ...] | None
-    """Every match lies in a text containing at least one of these (case-sensitively);
-    ``None`` when no such set is known, e.g. under the ``i`` flag."""
+    """Any text with a match contains at least one of these; ``None`` when no such set
+    is known. Lowercase ASCII when ``literals_ignore_case``."""
+    literals_ignore_case: bool
+    """The pattern uses the ``i`` flag somewhere: compare lowercased, and only on ASCII
+    text, where ``regex``'s case folding and ``str.lower`` agree."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +96,7 @@ class CompiledRule:
     replacement: str
     compiled: regex.Pattern[str]
     required_literals: tuple[str, ...] | None
+    literals_ignore_case: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +265,7 @@ def _compile_rule(index: int, entry: Any) -> CompiledRule:
         replacement=replacement,
         compiled=compiled,
         required_literals=shape.required_literals,
+        literals_ignore_case=shape.literals_ignore_case,
     )
 
 
@@ -339,9 +344,17 @@ class _PatternAnalyser:
             raise PatternError(
                 "can match the empty string; every match must remove at least one character"
             )
-        required = None if self._case_insensitive else piece.required
+        required = piece.required
+        if required is not None and self._case_insensitive:
+            if all(literal.isascii() for literal in required):
+                required = tuple(sorted({literal.lower() for literal in required}))
+            else:
+                required = None
         return PatternShape(
-            min_length=piece.min_length, expanded_size=piece.size, required_literals=required
+            min_length=piece.min_length,
+            expanded_size=piece.size,
+            required_literals=required,
+            literals_ignore_case=self._case_insensitive,
         )
 
     # -- helpers --
@@ -486,27 +499,35 @@ class _PatternAnalyser:
             raise self._fail(f"groups nested deeper than {MAX_GROUP_DEPTH}")
         start = self._pos
         self._pos += 1
-        lookaround = False
+        kind = "plain"
         if self._peek() == "?":
             kind = self._group_kind()
             if kind == "flags":
                 return _Piece(min_length=0, size=0, zero_width=True)
             if kind == "backref":
                 return _Piece(min_length=0, size=1)
-            lookaround = kind == "lookaround"
         inner = self._alternation(depth + 1)
         if self._peek() != ")":
             self._pos = start
             raise self._fail("unterminated group")
         self._pos += 1
-        if lookaround:
+        if kind == "negative":
             return _Piece(min_length=0, size=inner.size + 1, zero_width=True)
+        if kind == "lookaround":
+            # What a positive lookaround requires is in the text next to the match.
+            required = inner.required
+            return _Piece(min_length=0, size=inner.size + 1, required=required, zero_width=True)
         return _Piece(min_length=inner.min_length, size=inner.size + 1, required=inner.required)
 
     def _group_kind(self) -> str:
         """Consume the ``?...`` head of a group; refuse any construct outside the dialect."""
         rest = self._pattern[self._pos :]
-        for head, kind in ((("?:", "?>"), "plain"), (("?=", "?!", "?<=", "?<!"), "lookaround")):
+        heads = (
+            (("?:", "?>"), "plain"),
+            (("?=", "?<="), "lookaround"),
+            (("?!", "?<!"), "negative"),
+        )
+        for head, kind in heads:
             for prefix in head:
                 if rest.startswith(prefix):
                     self._pos += len(prefix)

@@ -1,0 +1,215 @@
+"""The v0.2 reward contract: score one reply against the evaluation records.
+
+* recall (weight 0.35): fraction of secret spans with *every* source character removed;
+  a partially removed secret counts as not removed. With no secrets at all, recall is
+  1.0 (nothing was left to remove); the corpus always puts secrets in evaluation records.
+* precision (weight 0.35): source characters of fully removed secret spans divided by
+  all removed source characters; 0.0 when nothing was removed. Characters removed from
+  partially removed secrets stay in the denominator only.
+* clean gate (weight 0.30): 1 when every secret is fully removed and every other source
+  character (decoys included) survives, else 0.
+* validity multiplier: any reply or scanning error (see rules.py and scanner.py) makes
+  every component and the reward 0, and the errors are recorded.
+
+``reward == recall_reward + precision_reward + clean_reward`` exactly; each ``*_reward``
+is its weight times the validity-gated component in :meth:`RewardResult.components`, so a
+taskset can record the three as separate weighted rewards that sum to the contract.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict
+
+from redaction_pressure.records import LabelledRecord, LabelledSpan
+from redaction_pressure.rules import parse_reply
+from redaction_pressure.scanner import EPISODE_BUDGET_S, RecordScan, scan_records
+
+REWARD_SCHEMA_VERSION: Final = "0.2.0"
+"""Bump when the contract, the reply format or any cap changes what a reply scores."""
+
+RECALL_WEIGHT: Final = 0.35
+PRECISION_WEIGHT: Final = 0.35
+CLEAN_WEIGHT: Final = 0.30
+REWARD_WEIGHTS: Final = {
+    "recall": RECALL_WEIGHT,
+    "precision": PRECISION_WEIGHT,
+    "clean": CLEAN_WEIGHT,
+}
+"""Component name to weight; the keys match :meth:`RewardResult.components`."""
+
+
+class RewardResult(BaseModel):
+    """The score of one reply, with the metrics an evaluator reads next to it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: str = REWARD_SCHEMA_VERSION
+    reward: float
+    recall: float
+    precision: float
+    clean: bool
+    valid: bool
+    errors: tuple[str, ...]
+    recall_reward: float
+    precision_reward: float
+    clean_reward: float
+    rules: int
+    """Rule entries in the reply (0 when the reply could not be read)."""
+    matches: int
+    budget_used_s: float
+    secrets: int
+    secrets_removed: int
+    partially_removed_secrets: int
+    damaged_decoys: int
+    """Decoy spans that lost at least one source character."""
+    removed_chars: int
+    """Source characters removed over all evaluation records."""
+    removed_non_secret_chars: int
+    elapsed_ms: float
+    """Wall time of the whole scoring, parsing and compiling included."""
+
+    def components(self) -> dict[str, float]:
+        """Validity-gated component scores in [0, 1]; weight them with REWARD_WEIGHTS."""
+        return {
+            "recall": self.recall,
+            "precision": self.precision,
+            "clean": 1.0 if self.clean else 0.0,
+        }
+
+
+def score_reply(
+    reply: str,
+    records: Sequence[LabelledRecord],
+    *,
+    budget_s: float = EPISODE_BUDGET_S,
+) -> RewardResult:
+    """Parse ``reply``, run its rules over ``records`` and score the result.
+
+    Never raises for a bad reply: every failure is an error string in the result, with
+    validity 0. Do not call concurrently from threads (see scanner.py).
+    """
+    started = time.perf_counter()
+    parsed = parse_reply(reply)
+    if not parsed.valid:
+        return _invalid(parsed.errors, parsed.rule_count, 0, 0.0, records, started)
+    outcome = scan_records(parsed.rules, records, budget_s=budget_s)
+    if not outcome.valid:
+        return _invalid(
+            outcome.errors,
+            parsed.rule_count,
+            outcome.matches,
+            outcome.budget_used_s,
+            records,
+            started,
+        )
+    tally = _Tally()
+    for record, scan in zip(records, outcome.records, strict=True):
+        tally.add(record, scan)
+    recall = tally.secrets_removed / tally.secrets if tally.secrets else 1.0
+    precision = tally.removed_secret_chars / tally.removed_chars if tally.removed_chars else 0.0
+    clean = tally.secrets_removed == tally.secrets and tally.removed_non_secret_chars == 0
+    recall_reward = RECALL_WEIGHT * recall
+    precision_reward = PRECISION_WEIGHT * precision
+    clean_reward = CLEAN_WEIGHT if clean else 0.0
+    return RewardResult(
+        reward=recall_reward + precision_reward + clean_reward,
+        recall=recall,
+        precision=precision,
+        clean=clean,
+        valid=True,
+        errors=(),
+        recall_reward=recall_reward,
+        precision_reward=precision_reward,
+        clean_reward=clean_reward,
+        rules=parsed.rule_count,
+        matches=outcome.matches,
+        budget_used_s=outcome.budget_used_s,
+        secrets=tally.secrets,
+        secrets_removed=tally.secrets_removed,
+        partially_removed_secrets=tally.partially_removed_secrets,
+        damaged_decoys=tally.damaged_decoys,
+        removed_chars=tally.removed_chars,
+        removed_non_secret_chars=tally.removed_non_secret_chars,
+        elapsed_ms=(time.perf_counter() - started) * 1000.0,
+    )
+
+
+def _invalid(
+    errors: tuple[str, ...],
+    rules: int,
+    matches: int,
+    budget_used_s: float,
+    records: Sequence[LabelledRecord],
+    started: float,
+) -> RewardResult:
+    secrets = sum(1 for record in records for span in record.spans if span.label == "secret")
+    return RewardResult(
+        reward=0.0,
+        recall=0.0,
+        precision=0.0,
+        clean=False,
+        valid=False,
+        errors=errors,
+        recall_reward=0.0,
+        precision_reward=0.0,
+        clean_reward=0.0,
+        rules=rules,
+        matches=matches,
+        budget_used_s=budget_used_s,
+        secrets=secrets,
+        secrets_removed=0,
+        partially_removed_secrets=0,
+        damaged_decoys=0,
+        removed_chars=0,
+        removed_non_secret_chars=0,
+        elapsed_ms=(time.perf_counter() - started) * 1000.0,
+    )
+
+
+def _kept_within(kept: Sequence[tuple[int, int]], span: LabelledSpan) -> int:
+    total = 0
+    for start, end in kept:
+        if end <= span.start:
+            continue
+        if start >= span.end:
+            break
+        total += min(end, span.end) - max(start, span.start)
+    return total
+
+
+class _Tally:
+    """Character and span counts summed over the evaluation records (micro-averaged)."""
+
+    def __init__(self) -> None:
+        self.secrets = 0
+        self.secrets_removed = 0
+        self.partially_removed_secrets = 0
+        self.damaged_decoys = 0
+        self.removed_chars = 0
+        self.removed_secret_chars = 0
+        self.removed_non_secret_chars = 0
+
+    def add(self, record: LabelledRecord, scan: RecordScan) -> None:
+        kept_total = sum(end - start for start, end in scan.kept)
+        removed = len(record.text) - kept_total
+        self.removed_chars += removed
+        removed_in_secrets = 0
+        for span in record.spans:
+            length = span.end - span.start
+            kept = _kept_within(scan.kept, span) if removed else length
+            if span.label == "decoy":
+                if kept < length:
+                    self.damaged_decoys += 1
+                continue
+            self.secrets += 1
+            removed_in_secrets += length - kept
+            if kept == 0:
+                self.secrets_removed += 1
+                self.removed_secret_chars += length
+            elif kept < length:
+                self.partially_removed_secrets += 1
+        self.removed_non_secret_chars += removed - removed_in_secrets
