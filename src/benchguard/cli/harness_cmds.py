@@ -1,9 +1,172 @@
-"""CLI commands: harness_cmds (filled in by its component)."""
+"""``benchguard run``: run an agent on a directory of tasks, detect, gate and publish.
+
+Thin: it parses flags, checks everything that can be checked before an agent starts
+(tasks, agent config, rules file, sandbox), then hands over to ``harness.runner``.
+Bad input exits 2 with a message naming the file or flag; it never shows a traceback.
+"""
 
 from __future__ import annotations
 
+import logging
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from benchguard.harness import integrity
+from benchguard.harness.agents.config import AgentConfigError, resolve_agent
+from benchguard.harness.runner import BatchSettings, Job, SandboxMode, run_batch
+from benchguard.harness.sandbox import SandboxUnavailable, probe_bwrap
+from benchguard.harness.tasks import TaskDirError, load_tasks
+from benchguard.harness.workspace import DEFAULT_AGENT_HOME, prepare_home
+
+HOME_ENV = "BENCHGUARD_AGENT_HOME"
+
+
+def _fail(console: Console, message: str) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    return typer.Exit(code=2)
+
+
+def run(
+    tasks_dir: Annotated[Path, typer.Argument(help="Directory of <folder>/task.yaml files.")],
+    agent: Annotated[
+        str, typer.Option("--agent", help="Agent YAML path, or a name (benchguard-agent).")
+    ],
+    iterations: Annotated[int, typer.Option("--iterations", min=1, help="Runs per task.")] = 1,
+    jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Runs in parallel.")] = 1,
+    sandbox: Annotated[
+        str, typer.Option("--sandbox", help="none, or bwrap (bubblewrap isolation).")
+    ] = "none",
+    out: Annotated[Path, typer.Option("--out", help="Results root directory.")] = Path("results"),
+    home: Annotated[
+        Path | None,
+        typer.Option("--home", help=f"Persistent agent home (env {HOME_ENV}).", show_default=False),
+    ] = None,
+    profile: Annotated[str, typer.Option("--profile", help="Detection rule profile.")] = (
+        "benchguard"
+    ),
+    rules: Annotated[
+        Path | None, typer.Option("--rules", help="Extra rules YAML (env BENCHGUARD_CHEAT_RULES).")
+    ] = None,
+    detect: Annotated[
+        bool | None,
+        typer.Option(
+            "--detect/--no-detect",
+            help="Cheat detection (env BENCHGUARD_CHEAT_DETECT).",
+            show_default=False,
+        ),
+    ] = None,
+    inventory: Annotated[
+        bool | None,
+        typer.Option(
+            "--inventory/--no-inventory",
+            help="Home inventory (env BENCHGUARD_CHEAT_INVENTORY).",
+            show_default=False,
+        ),
+    ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option("--judge", help="Judge provider for expected_output/rubric (default none)."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """Run AGENT on every task in TASKS_DIR, then detect, gate, score and write results."""
+    console = Console(stderr=True)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if sandbox not in ("none", "bwrap"):
+        raise _fail(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
+    sandbox_mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
+    try:
+        settings_integrity = integrity.IntegritySettings.resolve(
+            os.environ, detect=detect, inventory=inventory, profile=profile, rules_file=rules
+        )
+        static_rules = integrity.load_static_rules(settings_integrity)
+    except integrity.IntegrityConfigError as exc:
+        raise _fail(console, str(exc)) from None
+    try:
+        loaded = load_tasks(tasks_dir)
+    except TaskDirError as exc:
+        raise _fail(console, str(exc)) from None
+    for message in loaded.errors:
+        console.print(f"[yellow]skipped task:[/] {message}", highlight=False)
+    if not loaded.tasks:
+        raise _fail(console, f"{tasks_dir}: no valid task to run")
+    try:
+        agent_config = resolve_agent(
+            agent, search_dirs=(Path("agents"), tasks_dir.parent / "agents")
+        )
+    except AgentConfigError as exc:
+        raise _fail(console, str(exc)) from None
+    bwrap = "bwrap"
+    if sandbox_mode == "bwrap":
+        try:
+            bwrap = probe_bwrap()
+        except SandboxUnavailable as exc:
+            raise _fail(console, str(exc)) from None
+    home_dir = home or Path(os.environ.get(HOME_ENV) or DEFAULT_AGENT_HOME)
+    settings = BatchSettings(
+        agent=agent_config,
+        home=prepare_home(home_dir),
+        out_dir=out,
+        iterations=iterations,
+        jobs=jobs,
+        sandbox=sandbox_mode,
+        bwrap=bwrap,
+        integrity=settings_integrity,
+        judge=_judge(judge, console),
+    )
+    total = len(loaded.tasks) * iterations
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet,
+        transient=False,
+    ) as progress:
+        bar = progress.add_task(f"{agent_config.name}", total=total)
+
+        def done(job: Job, record: Any) -> None:
+            progress.update(bar, advance=1, description=f"{job.task.folder} {record['status']}")
+
+        result = run_batch(loaded.tasks, settings, static_rules=static_rules, on_done=done)
+    for message in result.errors:
+        console.print(f"[yellow]warning:[/] {message}", highlight=False)
+    _summary(console, result.records)
+    typer.echo(str(result.run_dir))
+
+
+def _judge(provider: str | None, console: Console) -> Any:
+    if not provider:
+        return None
+    from benchguard.scoring.judge import judge_or_null
+
+    chosen, reason = judge_or_null(provider, os.environ)
+    if reason:
+        console.print(f"[yellow]warning:[/] {reason}", highlight=False)
+    return chosen
+
+
+def _summary(console: Console, records: list[dict[str, Any]]) -> None:
+    for record in records:
+        outcome = record.get("scores", {}).get("OutcomeScore")
+        score = outcome.get("score") if isinstance(outcome, dict) else None
+        report = record.get("cheating_report") or {}
+        verdict = report.get("status", "unverified") if isinstance(report, dict) else "unverified"
+        categories = ",".join(report.get("categories", [])) if isinstance(report, dict) else ""
+        shown = "n/a" if score is None else f"{score:.2f}"
+        console.print(
+            f"{record['folder']}#{record['iteration']}: {record['status']}, outcome {shown}, "
+            f"integrity {verdict}{' (' + categories + ')' if categories else ''}",
+            highlight=False,
+        )
 
 
 def register(app: typer.Typer) -> None:
     """Add this family's commands to ``app``."""
+    app.command(name="run")(run)

@@ -1,0 +1,1 @@
+"""Does nothing: the harness-overhead benchmark's agent."""

@@ -1,0 +1,170 @@
+"""The detection stack as the harness wires it: snapshot before, annotate after.
+
+Both halves are best-effort. A home inventory that fails yields no dynamic rules (and
+a log line); a scan that fails on one record leaves that record's seeded empty report
+(``{}``), marked ``integrity_checked: false`` so its row reads "unverified", and the
+other records are still scanned. Neither can sink a run that completed.
+
+Only loading the static ruleset is strict: a bad rules file is an operator error, and
+it must fail before any agent runs rather than after an hour of unscanned work.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchguard.detection.models import Rule
+
+log = logging.getLogger(__name__)
+
+DETECT_ENV = "BENCHGUARD_CHEAT_DETECT"
+INVENTORY_ENV = "BENCHGUARD_CHEAT_INVENTORY"
+RULES_ENV = "BENCHGUARD_CHEAT_RULES"
+_FALSE = ("0", "false", "no", "off")
+_TRUE = ("1", "true", "yes", "on")
+
+
+class IntegrityConfigError(ValueError):
+    """A toggle or the rules file is unusable; raised before any agent runs."""
+
+
+def env_flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """A boolean toggle; anything but a recognised spelling is an error, not a guess."""
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise IntegrityConfigError(f"{name}={raw!r}: expected one of {list(_TRUE + _FALSE)}")
+
+
+@dataclass(frozen=True)
+class IntegritySettings:
+    detect: bool = True
+    inventory: bool = True
+    profile: str = "benchguard"
+    rules_file: Path | None = None
+
+    @classmethod
+    def resolve(
+        cls,
+        env: Mapping[str, str],
+        *,
+        detect: bool | None = None,
+        inventory: bool | None = None,
+        profile: str = "benchguard",
+        rules_file: Path | None = None,
+    ) -> IntegritySettings:
+        """Flags win over the environment; the environment over the defaults."""
+        rules = rules_file
+        if rules is None and env.get(RULES_ENV):
+            rules = Path(env[RULES_ENV]).expanduser()
+        return cls(
+            detect=env_flag(env, DETECT_ENV, True) if detect is None else detect,
+            inventory=env_flag(env, INVENTORY_ENV, True) if inventory is None else inventory,
+            profile=profile,
+            rules_file=rules,
+        )
+
+    @property
+    def inventory_active(self) -> bool:
+        return self.detect and self.inventory
+
+
+def load_static_rules(settings: IntegritySettings) -> tuple[Rule, ...]:
+    """The profile's rules plus the extra file; ``IntegrityConfigError`` when unusable."""
+    if not settings.detect:
+        return ()
+    from benchguard.detection.rules import RulesetError, load_ruleset
+
+    try:
+        return tuple(load_ruleset(profile=settings.profile, extra_rules=settings.rules_file))
+    except RulesetError as exc:
+        raise IntegrityConfigError(str(exc)) from None
+
+
+class HomeSnapshots:
+    """The home inventory: once before the batch, then before every task.
+
+    ``before_task`` returns the dynamic rules for that one run; the runner stores them
+    by the run's position in the batch, never by task name, since a batch may run the
+    same task several times and each run needs the snapshot taken just before it.
+    """
+
+    def __init__(self, home: Path, granted: Sequence[Path], *, enabled: bool) -> None:
+        self._home = home
+        self._granted = tuple(str(p) for p in granted)
+        self._enabled = enabled
+        self._lock = threading.Lock()
+        self._batch: Any = None
+
+    def before_batch(self) -> None:
+        if not self._enabled:
+            return
+        try:
+            from benchguard.detection.inventory import BatchInventory
+
+            self._batch = BatchInventory(self._home, granted_paths=self._granted)
+        except Exception as exc:
+            log.warning("home inventory before the batch failed (%s); no leftover rules", exc)
+            self._batch = None
+
+    def before_task(self, task_name: str) -> tuple[Rule, ...]:
+        if self._batch is None:
+            return ()
+        # Concurrent jobs (-j) must not interleave their listings: attribution of a new
+        # entry to "the task before" relies on one snapshot at a time.
+        with self._lock:
+            try:
+                return tuple(self._batch.before_task(task_name))
+            except Exception as exc:
+                log.warning(
+                    "home inventory before %s failed (%s); no leftover rules", task_name, exc
+                )
+                return ()
+
+
+def annotate(
+    records: list[dict[str, Any]],
+    static_rules: Sequence[Rule],
+    snapshots: Sequence[Sequence[Rule]],
+) -> list[str]:
+    """Scan every record in place with its own snapshot's rules; return the errors.
+
+    ``snapshots[i]`` belongs to ``records[i]``. Inventory path rules are filtered per
+    record by that record's prompt: an entry the task itself names is authorized.
+    """
+    if len(snapshots) != len(records):
+        raise ValueError(f"{len(snapshots)} snapshots for {len(records)} records")
+    try:
+        from benchguard.detection.detector import annotate_records
+        from benchguard.detection.inventory import filter_rules_for_prompt
+    except Exception as exc:
+        message = f"detection unavailable ({exc}); every record left unverified"
+        log.warning(message)
+        for record in records:
+            record["integrity_checked"] = False
+        return [message]
+
+    def rules_for(index: int, record: dict[str, Any]) -> Sequence[Rule]:
+        prompt = record.get("input")
+        return filter_rules_for_prompt(snapshots[index], prompt if isinstance(prompt, str) else "")
+
+    try:
+        errors = list(annotate_records(records, static_rules, dynamic_rules_for=rules_for))
+    except Exception as exc:
+        errors = [f"detection failed for the batch: {type(exc).__name__}: {exc}"]
+    for record in records:
+        report = record.get("cheating_report")
+        record["integrity_checked"] = isinstance(report, dict) and bool(report)
+    for message in errors:
+        log.warning("detection: %s", message)
+    return errors

@@ -1,0 +1,298 @@
+"""One batch, end to end: run every task, then detect, gate, finalize and publish.
+
+The order is the reference's, kept on purpose:
+
+1. the home is inventoried before the batch and again just before each run;
+2. each run gets a fresh workspace and runs its agent (sandboxed or not), then its
+   verification checks; a crashed or timed-out agent keeps its partial transcript;
+3. every record is scanned with the static rules plus its own snapshot's rules;
+4. ``results.json`` is written raw, so a scoring failure loses nothing;
+5. verification scores, the integrity gate and the outcome composite are applied;
+6. ``results.json`` is written again, then ``rows.json`` and ``manifest.json``.
+
+Records are seeded with every key up front (the same key set for a success, a crash
+and a timeout), so downstream readers never branch on which keys exist.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from benchguard.detection.models import Rule
+from benchguard.harness import integrity
+from benchguard.harness.agents.config import (
+    AgentConfig,
+    agent_environment,
+    builtin_agent_script,
+    render_argv,
+)
+from benchguard.harness.process import run_process
+from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
+from benchguard.harness.tasks import Task
+from benchguard.harness.trajectory import capture
+from benchguard.harness.verification import run_checks
+from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
+from benchguard.results.rows import Manifest, build_rows, setup_id_for
+from benchguard.scoring.judge import Judge
+from benchguard.scoring.pipeline import score_records
+from benchguard.scoring.verification import verification_scores
+
+log = logging.getLogger(__name__)
+
+SandboxMode = Literal["none", "bwrap"]
+RESULTS_FILE = "results.json"
+ROWS_FILE = "rows.json"
+MANIFEST_FILE = "manifest.json"
+# Kept on a failed record so an operator sees why without opening files.
+STDERR_TAIL_CHARS = 1000
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run in the batch; ``position`` pairs it with its snapshot and its record."""
+
+    position: int
+    task: Task
+    iteration: int
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    agent: AgentConfig
+    home: Path
+    out_dir: Path
+    iterations: int = 1
+    jobs: int = 1
+    sandbox: SandboxMode = "none"
+    bwrap: str = "bwrap"
+    integrity: integrity.IntegritySettings = field(default_factory=integrity.IntegritySettings)
+    judge: Judge | None = None
+
+
+@dataclass
+class BatchResult:
+    run_dir: Path
+    records: list[dict[str, Any]]
+    errors: list[str]
+
+
+def plan(tasks: Sequence[Task], iterations: int) -> list[Job]:
+    """Every task once per iteration, iteration-major, in task order."""
+    jobs: list[Job] = []
+    for iteration in range(1, iterations + 1):
+        for task in tasks:
+            jobs.append(Job(position=len(jobs), task=task, iteration=iteration))
+    return jobs
+
+
+def new_run_dir(out_dir: Path, now: datetime) -> Path:
+    """``OUT/run_YYYYMMDD_HHMMSS_<pid>``, suffixed if a run already took that name."""
+    base = f"run_{now:%Y%m%d_%H%M%S}_{os.getpid()}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for attempt in range(1, 1000):
+        candidate = out_dir / (base if attempt == 1 else f"{base}_{attempt}")
+        try:
+            candidate.mkdir()
+            return candidate
+        except FileExistsError:
+            continue
+    raise RuntimeError(f"{out_dir}: no free run directory name for {base}")
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Write atomically: a reader never sees half a file, even if the harness dies."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(value, indent=2, sort_keys=False, default=str) + "\n", "utf-8")
+    os.replace(tmp, path)
+
+
+def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
+    task = job.task
+    return {
+        "name": task.name,
+        "folder": task.folder,
+        "iteration": job.iteration,
+        "agent": settings.agent.name,
+        "input": task.prompt,
+        "output": "",
+        "trajectory": [],
+        "status": "error",
+        "error": None,
+        "errors": [],
+        "transcript_errors": [],
+        "exit_code": None,
+        "duration_s": 0.0,
+        "expected_output": task.expected_output,
+        "rubric": task.rubric,
+        "verification_report": [],
+        "scores": {},
+        "cheating_report": {},
+        "integrity_checked": False,
+        "validated": False,
+        "sandboxed": settings.sandbox == "bwrap",
+    }
+
+
+def _command(
+    job: Job, settings: BatchSettings, scratch_paths: Scratch
+) -> tuple[list[str], dict[str, str]]:
+    agent = settings.agent
+    argv = render_argv(
+        agent, prompt=job.task.prompt, workspace=scratch_paths.workspace, home=settings.home
+    )
+    env = agent_environment(
+        agent, home=settings.home, trajectory_file=scratch_paths.trajectory_file, parent=os.environ
+    )
+    if settings.sandbox == "bwrap":
+        read_only = [*granted_paths(agent.skills, settings.home)]
+        if agent.agent_dir is not None:
+            read_only.append(agent.agent_dir)
+        if agent.uses_builtin_agent():
+            read_only.append(builtin_agent_script())
+        spec = SandboxSpec(
+            workspace=scratch_paths.workspace,
+            home=settings.home,
+            writable_files=(scratch_paths.trajectory_file,),
+            read_only=tuple(p for p in read_only if p.exists()),
+            network=job.task.network or agent.network,
+        )
+        argv = bwrap_argv(spec, argv, bwrap=settings.bwrap)
+    return argv, env
+
+
+def run_job(job: Job, settings: BatchSettings) -> dict[str, Any]:
+    """Run one agent on one task and verify it; never raises for an agent failure."""
+    record = seed_record(job, settings)
+    scratch = make_scratch(job.task)
+    try:
+        argv, env = _command(job, settings, scratch)
+        timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
+        finished = run_process(
+            argv,
+            cwd=scratch.workspace,
+            env=env,
+            timeout_s=timeout,
+            stdout_file=scratch.stdout_file,
+            stderr_file=scratch.stderr_file,
+        )
+        taken = capture(
+            settings.agent.trajectory,
+            stdout_file=scratch.stdout_file,
+            trajectory_file=scratch.trajectory_file,
+        )
+        record.update(
+            output=taken.output,
+            trajectory=taken.trajectory,
+            transcript_errors=taken.errors,
+            exit_code=finished.returncode,
+            duration_s=round(finished.duration_s, 3),
+        )
+        if finished.start_error is not None:
+            record.update(status="error", error=f"agent could not start: {finished.start_error}")
+        elif finished.timed_out:
+            record.update(status="timeout", error=f"agent timed out after {timeout:g}s")
+        elif finished.returncode != 0:
+            tail = scratch.stderr_file.read_text("utf-8", errors="replace")[-STDERR_TAIL_CHARS:]
+            record.update(
+                status="error",
+                error=f"agent exited with code {finished.returncode}: {tail.strip()}",
+            )
+        else:
+            record["status"] = "success"
+        record["verification_report"] = run_checks(
+            job.task, workspace=scratch.workspace, home=settings.home
+        )
+    except Exception as exc:  # a harness fault on one run must not lose the batch
+        log.exception("run %s#%s failed in the harness", job.task.folder, job.iteration)
+        record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")
+    finally:
+        scratch.remove()
+    record["errors"] = [e for e in [record["error"], *record["transcript_errors"]] if e]
+    return record
+
+
+def run_batch(
+    tasks: Sequence[Task],
+    settings: BatchSettings,
+    *,
+    static_rules: Sequence[Rule] = (),
+    on_done: Callable[[Job, Mapping[str, Any]], None] | None = None,
+) -> BatchResult:
+    """Run, detect, score and publish one batch; see the module doc for the order."""
+    now = datetime.now(UTC)
+    run_dir = new_run_dir(settings.out_dir, now)
+    jobs = plan(tasks, settings.iterations)
+    snapshots = integrity.HomeSnapshots(
+        settings.home,
+        granted_paths(settings.agent.skills, settings.home),
+        enabled=settings.integrity.inventory_active,
+    )
+    snapshots.before_batch()
+    inventories: list[tuple[Rule, ...]] = [() for _ in jobs]
+    records: list[dict[str, Any]] = [{} for _ in jobs]
+
+    def execute(job: Job) -> None:
+        inventories[job.position] = snapshots.before_task(job.task.name)
+        records[job.position] = run_job(job, settings)
+        if on_done is not None:
+            on_done(job, records[job.position])
+
+    started = time.monotonic()
+    if settings.jobs <= 1:
+        for job in jobs:
+            execute(job)
+    else:
+        with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
+            for future in [pool.submit(execute, job) for job in jobs]:
+                future.result()
+    errors: list[str] = []
+    if settings.integrity.detect:
+        errors += integrity.annotate(records, static_rules, inventories)
+    write_json(run_dir / RESULTS_FILE, records)
+    errors += publish(records, settings, run_dir, now, time.monotonic() - started)
+    return BatchResult(run_dir=run_dir, records=records, errors=errors)
+
+
+def publish(
+    records: list[dict[str, Any]],
+    settings: BatchSettings,
+    run_dir: Path,
+    now: datetime,
+    elapsed_s: float,
+) -> list[str]:
+    """Score in place, then write results, rows and manifest; each stage best-effort."""
+    errors: list[str] = []
+    for record in records:
+        scores = record.setdefault("scores", {})
+        if isinstance(scores, dict):
+            scores.update(verification_scores(record.get("verification_report")))
+    try:
+        errors += score_records(records, judge=settings.judge)
+    except Exception as exc:
+        errors.append(f"scoring failed: {type(exc).__name__}: {exc}")
+    write_json(run_dir / RESULTS_FILE, records)
+    augmentation = ("sandboxed",) if settings.sandbox == "bwrap" else ()
+    manifest = Manifest(
+        run_id=run_dir.name,
+        t=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        setup_id=setup_id_for(settings.agent.model, settings.agent.name, augmentation),
+        model=settings.agent.model,
+        harness=settings.agent.name,
+        augmentation=augmentation,
+    )
+    try:
+        rows = build_rows(records, manifest)
+        write_json(run_dir / ROWS_FILE, [row.to_json() for row in rows])
+    except Exception as exc:
+        errors.append(f"rows failed: {type(exc).__name__}: {exc}")
+    write_json(run_dir / MANIFEST_FILE, {**manifest.to_json(), "elapsedS": round(elapsed_s, 3)})
+    return errors
