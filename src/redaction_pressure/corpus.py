@@ -697,7 +697,7 @@ def _mention_line(kind: str, ctx: _Context, value: tuple[_Segment, ...]) -> list
     if kind == "http_log":
         return [f"{ctx.ts()} WARN  token ", *flat, " failed validation\n"]
     if kind == "markdown":
-        return ["Tokens look like `", *flat, "`.\n"]
+        return ["Seen in yesterday's logs: `", *flat, "`.\n"]
     return [f"[{ctx.hhmm()}] {rng.choice(_USERS)}: try ", *flat, "\n"]
 
 

@@ -1,0 +1,86 @@
+"""Environment identity: which code and data produced a task and scored a trace.
+
+The source digest covers exactly the modules whose bytes can change a task, its prompt
+or its score (:data:`DIGESTED_SOURCES`), read from the installed package directory in
+sorted name order. Left out on purpose: ``__init__.py`` (lazy re-exports only),
+``identity.py`` (bookkeeping), ``policies.py`` (baselines: they produce replies, they
+never judge one).
+
+Digest format: SHA-256 over, for each file in sorted order,
+``name + b"\\0" + str(len(bytes)) + b"\\0" + bytes``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from redaction_pressure.corpus import CORPUS_VERSION
+from redaction_pressure.splits import SplitIdentity
+
+ENVIRONMENT_ID = "redaction-pressure"
+ENVIRONMENT_VERSION = "0.2.0"
+
+DIGESTED_SOURCES: tuple[str, ...] = (
+    "corpus.py",
+    "prompt.py",
+    "records.py",
+    "reward.py",
+    "rules.py",
+    "scanner.py",
+    "splits.py",
+    "taskset.py",
+)
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+class EnvironmentIdentity(BaseModel):
+    """Recorded with every task and repeated under ``trace.info["environment"]``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    environment: str
+    environment_version: str
+    corpus_version: str
+    reward_schema_version: str
+    split: str
+    split_commitment: str
+    source_digest: str
+
+
+def source_digest(package_dir: Path | None = None) -> str:
+    """SHA-256 of the digested sources in ``package_dir`` (the installed package)."""
+    return _digest(package_dir or _PACKAGE_DIR)
+
+
+@functools.lru_cache(maxsize=4)
+def _digest(package_dir: Path) -> str:
+    hasher = hashlib.sha256()
+    for name in sorted(DIGESTED_SOURCES):
+        path = package_dir / name
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise RuntimeError(f"cannot digest behaviour-bearing source {path}: {error}") from error
+        hasher.update(name.encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0")
+        hasher.update(data)
+    return "sha256:" + hasher.hexdigest()
+
+
+def environment_identity(split: SplitIdentity) -> EnvironmentIdentity:
+    """The identity of this installed environment serving ``split``."""
+    from redaction_pressure.reward import REWARD_SCHEMA_VERSION
+
+    return EnvironmentIdentity(
+        environment=ENVIRONMENT_ID,
+        environment_version=ENVIRONMENT_VERSION,
+        corpus_version=CORPUS_VERSION,
+        reward_schema_version=REWARD_SCHEMA_VERSION,
+        split=split.split,
+        split_commitment=split.commitment,
+        source_digest=source_digest(),
+    )
