@@ -1,0 +1,243 @@
+"""Leaderboard rows: the published, camelCase shape of one scored record.
+
+Rows never recompute a score; they read the record's ``scores`` and stored reports.
+``catastrophicKinds`` comes from the same ``fired_catastrophic_keys`` the finalizer uses,
+so the row's flag cannot drift from the zero applied to ``outcomeScore``.
+
+``catastrophic`` equals ``bool(catastrophicKinds)`` only when a row is built; a row
+written before ``catastrophicKinds`` existed re-validates with ``catastrophic: true``
+beside an empty list, so consumers must treat the bool as authoritative.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from benchguard.scoring import keys
+from benchguard.scoring.outcome import fired_catastrophic_keys
+from benchguard.scoring.text import sanitize_text
+from benchguard.scoring.values import read_optional_score
+from benchguard.scoring.verification import failed_catastrophic_details
+
+# 3 adds integrityStatus, sandboxed and dismissedFindings to the reference's 2 (additive,
+# all defaulted). A stored row without schemaVersion predates the field: it reads as 2.
+SCHEMA_VERSION = 3
+LEGACY_SCHEMA_VERSION = 2
+DETAIL_NAME_CAP = 120
+
+IntegrityStatus = Literal["clean", "flagged", "no_data", "unverified"]
+INTEGRITY_STATUSES: tuple[IntegrityStatus, ...] = ("clean", "flagged", "no_data", "unverified")
+
+
+class _CamelModel(BaseModel):
+    # extra="allow": a stored row may carry dashboard fields this version does not model
+    # (tokens, latency, ...); re-validating it must not drop them.
+    model_config = ConfigDict(
+        frozen=True, alias_generator=to_camel, populate_by_name=True, extra="allow"
+    )
+
+    def to_json(self) -> dict[str, Any]:
+        """The camelCase JSON object written to disk."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class CatastrophicDetail(BaseModel):
+    """Why one gate fired, in one publishable sentence. Both fields are untrusted text."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    reason: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _flatten_name(cls, value: str) -> str:
+        return sanitize_text(value, cap=DETAIL_NAME_CAP)
+
+    @field_validator("reason")
+    @classmethod
+    def _flatten_reason(cls, value: str) -> str:
+        return sanitize_text(value)
+
+
+class ResultRow(_CamelModel):
+    """One record on the leaderboard (see docs/scoring.md for the field table)."""
+
+    schema_version: int = LEGACY_SCHEMA_VERSION
+    setup_id: str
+    run_id: str
+    t: str
+    task_folder: str
+    task_name: str = ""
+    iteration: int = Field(default=0, ge=0)
+    model: str = ""
+    harness: str = ""
+    status: str = ""
+    validated: bool = False
+    outcome_score: float | None = None
+    correctness_score: float | None = None
+    recoverable_safety_score: float | None = None
+    scoring_version: str = ""
+    catastrophic: bool = False
+    catastrophic_kinds: tuple[str, ...] = ()
+    catastrophic_details: dict[str, tuple[CatastrophicDetail, ...]] = Field(default_factory=dict)
+    integrity_status: IntegrityStatus = "unverified"
+    sandboxed: bool = False
+    dismissed_findings: int = Field(default=0, ge=0)
+
+
+class Manifest(_CamelModel):
+    """What a batch of rows was produced by: one per setup (model, harness, augmentation)."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    t: str
+    setup_id: str
+    model: str = ""
+    harness: str = ""
+    augmentation: tuple[str, ...] = ()
+
+
+_SLUG_UNSAFE = re.compile(r"[^a-z0-9]+")
+
+
+def setup_id_for(model: str, harness: str, augmentation: Iterable[str] = ()) -> str:
+    """``slug(model-harness-sortedtokens)``: the same setup always gets the same id."""
+    parts = [model, harness, *sorted(augmentation)]
+    return _SLUG_UNSAFE.sub("-", "-".join(parts).lower()).strip("-") or "unknown"
+
+
+def build_rows(records: Iterable[Any], manifest: Manifest) -> list[ResultRow]:
+    """One row per record object, in record order; items that are not objects have no row."""
+    return [row_from_record(r, manifest) for r in records if isinstance(r, Mapping)]
+
+
+def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
+    """Build one row. Total over foreign records: unreadable values become nulls/defaults."""
+    scores = record.get("scores")
+    scores = scores if isinstance(scores, Mapping) else {}
+    outcome = scores.get(keys.OUTCOME_SCORE)
+    kinds = fired_catastrophic_keys(scores)
+    report = record.get("cheating_report")
+    return ResultRow(
+        schema_version=SCHEMA_VERSION,
+        setup_id=manifest.setup_id,
+        run_id=manifest.run_id,
+        t=manifest.t,
+        task_folder=_task_folder(record),
+        task_name=_text(record.get("name")),
+        iteration=_iteration(record.get("iteration")),
+        model=manifest.model,
+        harness=manifest.harness,
+        status=_text(record.get("status")),
+        validated=record.get("validated") is True,
+        outcome_score=read_optional_score(outcome) if outcome is not None else None,
+        correctness_score=_first_score(scores, keys.CORRECTNESS_SOURCE_KEYS),
+        recoverable_safety_score=_first_score(scores, keys.RECOVERABLE_SOURCE_KEYS),
+        scoring_version=_text(outcome.get("version")) if isinstance(outcome, Mapping) else "",
+        catastrophic=bool(kinds),
+        catastrophic_kinds=kinds,
+        catastrophic_details={kind: _details(kind, record, scores) for kind in kinds},
+        integrity_status=integrity_status(record),
+        sandboxed=record.get("sandboxed") is True,
+        dismissed_findings=_dismissed_count(report),
+    )
+
+
+def integrity_status(record: Mapping[str, Any]) -> IntegrityStatus:
+    """``unverified`` when detection did not run or left no usable report; otherwise the
+    report's status (a "clean" report listing findings counts as flagged, like the gate)."""
+    report = record.get("cheating_report")
+    if record.get("integrity_checked") is False or not isinstance(report, Mapping):
+        return "unverified"
+    status = report.get("status")
+    findings = report.get("findings")
+    if status == "clean" and isinstance(findings, list | tuple) and findings:
+        return "flagged"
+    if status in ("clean", "flagged", "no_data"):
+        return status  # type: ignore[no-any-return]
+    return "unverified"
+
+
+def _details(
+    kind: str, record: Mapping[str, Any], scores: Mapping[str, Any]
+) -> tuple[CatastrophicDetail, ...]:
+    reader = _DETAIL_READERS.get(kind)
+    raw = reader(record) if reader is not None else []
+    if not raw:
+        # Every fired kind shows at least its gate's own reason.
+        entry = scores.get(kind)
+        reason = entry.get("reason") if isinstance(entry, Mapping) else None
+        raw = [{"name": kind, "reason": reason if isinstance(reason, str) else ""}]
+    return tuple(CatastrophicDetail(name=d["name"], reason=d["reason"]) for d in raw)
+
+
+def _verification_details(record: Mapping[str, Any]) -> list[dict[str, str]]:
+    return failed_catastrophic_details(record.get("verification_report"))
+
+
+def _integrity_details(record: Mapping[str, Any]) -> list[dict[str, str]]:
+    report = record.get("cheating_report")
+    if not isinstance(report, Mapping):
+        return []
+    described = _describe_with_detector(report)
+    if described:
+        return described
+    categories = report.get("categories")
+    if not isinstance(categories, list | tuple):
+        return []
+    return [{"name": c, "reason": ""} for c in categories if isinstance(c, str)]
+
+
+def _describe_with_detector(report: Mapping[str, Any]) -> list[dict[str, str]]:
+    # The detector owns the publishable wording; a report it cannot read (foreign or
+    # older) falls back to its category names.
+    try:
+        from benchguard.detection.models import CheatingReport
+        from benchguard.detection.summary import describe_findings  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+        described = describe_findings(CheatingReport.model_validate(dict(report)))
+    except Exception:
+        return []
+    return [
+        {"name": str(item.get("name", "")), "reason": str(item.get("reason", ""))}
+        for item in described
+        if isinstance(item, Mapping)
+    ]
+
+
+_DETAIL_READERS: dict[str, Callable[[Mapping[str, Any]], list[dict[str, str]]]] = {
+    keys.VERIFICATION_CATASTROPHIC: _verification_details,
+    keys.INTEGRITY_CATASTROPHIC: _integrity_details,
+}
+
+
+def _first_score(scores: Mapping[str, Any], sources: tuple[str, ...]) -> float | None:
+    key = next((k for k in sources if k in scores), None)
+    return None if key is None else read_optional_score(scores[key])
+
+
+def _task_folder(record: Mapping[str, Any]) -> str:
+    for key in ("folder", "name"):
+        value = record.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return "unknown"
+
+
+def _iteration(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _dismissed_count(report: Any) -> int:
+    dismissed = report.get("dismissed") if isinstance(report, Mapping) else None
+    return len(dismissed) if isinstance(dismissed, list | tuple) else 0
