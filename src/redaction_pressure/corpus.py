@@ -19,7 +19,7 @@ import hashlib
 import json
 import random
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -243,7 +243,9 @@ def _private_key(rng: random.Random, variant: str) -> str:
         )
         return _pem("EC PRIVATE KEY", der)
     if variant == "pkcs8":
-        return _pem("PRIVATE KEY", bytes.fromhex("302e020100300506032b657004220420") + _bytes(rng, 32))
+        return _pem(
+            "PRIVATE KEY", bytes.fromhex("302e020100300506032b657004220420") + _bytes(rng, 32)
+        )
     der = b"openssh-key-v1\x00" + b"\x00\x00\x00\x04none\x00\x00\x00\x04none" + _bytes(rng, 160)
     return _pem("OPENSSH PRIVATE KEY", der)
 
@@ -257,7 +259,7 @@ def _jwt(rng: random.Random, domain: str) -> str:
         "scope": rng.choice(("read", "read write", "admin")),
     }
 
-    def part(obj: dict[str, object]) -> str:
+    def part(obj: Mapping[str, object]) -> str:
         return _b64url(json.dumps(obj, separators=(",", ":")).encode("utf-8"))
 
     return f"{part(header)}.{part(payload)}.{_b64url(_bytes(rng, 32))}"
@@ -500,15 +502,25 @@ def _decoy_item(rng: random.Random, kind: str, profile: TenantProfile) -> _Item:
         return one("jwt_example", JWT_IO_EXAMPLE, "example_token")
     if kind == "stripe_publishable_key":
         mode = rng.choice(("live", "test"))
-        return one("stripe_publishable_key", f"pk_{mode}_{_chars(rng, ALNUM, 24)}", "stripe_publishable_key")
+        return one(
+            "stripe_publishable_key",
+            f"pk_{mode}_{_chars(rng, ALNUM, 24)}",
+            "stripe_publishable_key",
+        )
     if kind == "stripe_test_key":
-        return one("stripe_test_key", f"sk_test_{_chars(rng, ALNUM, rng.choice((24, 34)))}", "stripe_secret_key")
+        return one(
+            "stripe_test_key",
+            f"sk_test_{_chars(rng, ALNUM, rng.choice((24, 34)))}",
+            "stripe_secret_key",
+        )
     if kind == "inhouse_test_token":
         fmt = profile.inhouse
         value = fmt.head(fmt.test_word) + _inhouse_body(rng, fmt)
         return one("inhouse_test_token", value, rng.choice((None, "service_token")))
     if kind == "sha256":
-        return one("hash", _chars(rng, HEX, 64), rng.choice(("checksum", "sha256", "artifact_digest")))
+        return one(
+            "hash", _chars(rng, HEX, 64), rng.choice(("checksum", "sha256", "artifact_digest"))
+        )
     if kind == "git_sha":
         return one("git_sha", _chars(rng, HEX, 40), rng.choice(("commit", "git_sha", None)))
     if kind == "uuid":
@@ -549,12 +561,19 @@ def _decoy_item(rng: random.Random, kind: str, profile: TenantProfile) -> _Item:
         return one("masked", value, key)
     if kind == "key_name":
         name = rng.choice(
-            ("AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "STRIPE_SECRET_KEY", *(k.upper() for k in profile.config_keys))
+            (
+                "AWS_SECRET_ACCESS_KEY",
+                "GITHUB_TOKEN",
+                "STRIPE_SECRET_KEY",
+                *(k.upper() for k in profile.config_keys),
+            )
         )
         return one("key_name", name, None)
     if kind == "near_miss":
-        return _Item(None, (_near_miss(rng, profile),)) if rng.random() < 0.5 else _Item(
-            "token", (_near_miss(rng, profile),)
+        return (
+            _Item(None, (_near_miss(rng, profile),))
+            if rng.random() < 0.5
+            else _Item("token", (_near_miss(rng, profile),))
         )
     raise ValueError(f"unknown decoy kind {kind!r}")
 
@@ -631,11 +650,21 @@ def _bearer_line(kind: str, ctx: _Context, value: tuple[_Segment, ...]) -> list[
     if kind == "http_log":
         return [f"{ctx.ts()} DEBUG > Authorization: Bearer ", *value, "\n"]
     if kind == "app_log":
-        return [f"{ctx.ts()} DEBUG [{ctx.service}] outgoing headers: Authorization: Bearer ", *value, "\n"]
-    return [f"[{ctx.hhmm()}] {ctx.rng.choice(_USERS)}: header is Authorization: Bearer ", *value, "\n"]
+        return [
+            f"{ctx.ts()} DEBUG [{ctx.service}] outgoing headers: Authorization: Bearer ",
+            *value,
+            "\n",
+        ]
+    return [
+        f"[{ctx.hhmm()}] {ctx.rng.choice(_USERS)}: header is Authorization: Bearer ",
+        *value,
+        "\n",
+    ]
 
 
-def _assignment_line(kind: str, ctx: _Context, key: str, value: tuple[_Segment, ...]) -> list[_Segment]:
+def _assignment_line(
+    kind: str, ctx: _Context, key: str, value: tuple[_Segment, ...]
+) -> list[_Segment]:
     rng = ctx.rng
     multi = _multiline(value)
     upper = key.upper()
@@ -646,7 +675,9 @@ def _assignment_line(kind: str, ctx: _Context, key: str, value: tuple[_Segment, 
     if kind == "yaml":
         if multi:
             return [f"  {key}: |\n    ", *_indent(value, "    "), "\n"]
-        return [f"  {key}: ", *value, "\n"] if rng.random() < 0.7 else [f'  {key}: "', *value, '"\n']
+        return (
+            [f"  {key}: ", *value, "\n"] if rng.random() < 0.7 else [f'  {key}: "', *value, '"\n']
+        )
     if kind == "json":
         return [f'  "{_camel(key)}": "', *_escape_newlines(value), '",\n']
     if kind == "shell":
@@ -655,18 +686,38 @@ def _assignment_line(kind: str, ctx: _Context, key: str, value: tuple[_Segment, 
         return [f"  {rng.randint(100, 999)}  export {upper}=", *value, "\n"]
     if kind == "source":
         if ctx.python:
-            return [f'{upper} = """' if multi else f'{upper} = "', *value, '"""\n' if multi else '"\n']
-        return [f"const {_camel(key)} = `" if multi else f'const {_camel(key)} = "', *value, "`;\n" if multi else '";\n']
+            return [
+                f'{upper} = """' if multi else f'{upper} = "',
+                *value,
+                '"""\n' if multi else '"\n',
+            ]
+        return [
+            f"const {_camel(key)} = `" if multi else f'const {_camel(key)} = "',
+            *value,
+            "`;\n" if multi else '";\n',
+        ]
     if kind == "app_log":
-        return [f"{ctx.ts()} INFO  [{ctx.service}] config loaded {key}=", *_escape_newlines(value), "\n"]
+        return [
+            f"{ctx.ts()} INFO  [{ctx.service}] config loaded {key}=",
+            *_escape_newlines(value),
+            "\n",
+        ]
     if kind == "ci_log":
         return [f"[{ctx.ts()}] ENV {upper}=", *_escape_newlines(value), "\n"]
     if kind == "http_log":
         plain = "".join(s.value if isinstance(s, _Piece) else s for s in value)
         if all(c in URLSAFE + ".~:/@" for c in plain) and not multi:
             path = rng.choice(("export", "sync", "webhook"))
-            return [f'{ctx.ip()} - - [11/Mar/2024:{ctx.hhmm()}:07 +0000] "GET /v1/{path}?{key}=', *value, f' HTTP/1.1" 200 {rng.randint(200, 9000)}\n']
-        return [f'{ctx.ts()} DEBUG request body: {{"{_camel(key)}": "', *_escape_newlines(value), '"}\n']
+            return [
+                f'{ctx.ip()} - - [11/Mar/2024:{ctx.hhmm()}:07 +0000] "GET /v1/{path}?{key}=',
+                *value,
+                f' HTTP/1.1" 200 {rng.randint(200, 9000)}\n',
+            ]
+        return [
+            f'{ctx.ts()} DEBUG request body: {{"{_camel(key)}": "',
+            *_escape_newlines(value),
+            '"}\n',
+        ]
     if kind == "markdown":
         if multi:
             return [f"`{upper}`:\n\n```\n", *value, "\n```\n"]
@@ -828,15 +879,18 @@ def _footer(kind: str) -> str:
     return '  "version": 2\n}\n' if kind == "json" else ""
 
 
-def _build_record(
-    index: int, kind: str, ctx: _Context, items: Sequence[_Item]
-) -> LabelledRecord:
+def _build_record(index: int, kind: str, ctx: _Context, items: Sequence[_Item]) -> LabelledRecord:
     rng = ctx.rng
     filler = _filler(kind, ctx)
     keep = rng.randint(min(2, len(filler)), len(filler))
     body: list[list[_Segment]] = [[line] for line in filler[:keep]]
     for item in items:
-        if item.key is None and len(item.value) == 1 and isinstance(item.value[0], _Piece) and item.value[0].family == "key_name":
+        if (
+            item.key is None
+            and len(item.value) == 1
+            and isinstance(item.value[0], _Piece)
+            and item.value[0].family == "key_name"
+        ):
             line = _key_name_line(kind, ctx, item.value[0])
         else:
             line = _item_line(kind, ctx, item)
@@ -850,7 +904,11 @@ def _build_record(
     offset = 0
     for seg in segments:
         if isinstance(seg, _Piece):
-            spans.append(LabelledSpan(start=offset, end=offset + len(seg.value), label=seg.label, family=seg.family))
+            spans.append(
+                LabelledSpan(
+                    start=offset, end=offset + len(seg.value), label=seg.label, family=seg.family
+                )
+            )
             text_parts.append(seg.value)
             offset += len(seg.value)
         else:
@@ -867,7 +925,11 @@ def _task_rng(task_seed: int) -> random.Random:
 
 
 def _record(
-    rng: random.Random, profile: TenantProfile, index: int, secrets: Sequence[str], decoys: Sequence[str]
+    rng: random.Random,
+    profile: TenantProfile,
+    index: int,
+    secrets: Sequence[str],
+    decoys: Sequence[str],
 ) -> LabelledRecord:
     kind = RECORD_KINDS[rng.randrange(len(RECORD_KINDS))]
     ctx = _Context(rng, profile, rng.choice(_SERVICES), rng.randint(0, 80_000), rng.random() < 0.6)
@@ -888,7 +950,9 @@ def generate_task(task_seed: int) -> GeneratedTask:
     profile = _tenant_profile(rng)
     units = list(profile.secret_variants)
     rng.shuffle(units)
-    policy_decoys = [d for d in profile.decoy_kinds if d in ("stripe_test_key", "inhouse_test_token")]
+    policy_decoys = [
+        d for d in profile.decoy_kinds if d in ("stripe_test_key", "inhouse_test_token")
+    ]
     per_record = max(2, -(-len(units) // EXAMPLE_RECORDS))
     examples: list[LabelledRecord] = []
     for index in range(EXAMPLE_RECORDS):

@@ -126,9 +126,7 @@ def oracle_patterns(profile: TenantProfile) -> list[str]:
     words = [fmt.live_word] + ([fmt.test_word] if profile.inhouse_test_is_secret else [])
     alphabet = {"hex": "0-9a-f", "base62": "A-Za-z0-9", "base32": "A-Z2-7"}[fmt.alphabet_name]
     heads = "|".join(regex.escape(fmt.head(w)) for w in words)
-    patterns.append(
-        _URLSAFE_B + f"(?:{heads})[{alphabet}]{{{fmt.length}}}" + r"(?![A-Za-z0-9_.-])"
-    )
+    patterns.append(_URLSAFE_B + f"(?:{heads})[{alphabet}]{{{fmt.length}}}" + r"(?![A-Za-z0-9_.-])")
     return patterns
 
 
@@ -153,7 +151,9 @@ def first_character(task: GeneratedTask) -> str:
 
 def prefix_only(task: GeneratedTask) -> str:
     """Redact a short prefix of every secret, the way prefix-keyword rules do."""
-    return reply_json((f"(?=(?:{p}))[\\s\\S]{{6}}", REDACTED) for p in oracle_patterns(task.profile))
+    return reply_json(
+        (f"(?=(?:{p}))[\\s\\S]{{6}}", REDACTED) for p in oracle_patterns(task.profile)
+    )
 
 
 def _secrets(task: GeneratedTask) -> list[str]:
@@ -184,7 +184,10 @@ def all_but_one(task: GeneratedTask) -> str:
     the contract needs to withhold recall and the clean gate.
     """
     fragments = [
-        regex.escape(s[:-1], literal_spaces=True) + "(?=" + regex.escape(s[-1], literal_spaces=True) + ")"
+        regex.escape(s[:-1], literal_spaces=True)
+        + "(?="
+        + regex.escape(s[-1], literal_spaces=True)
+        + ")"
         for s in _secrets(task)
     ]
     return reply_json(_literal_rules(fragments, ""))

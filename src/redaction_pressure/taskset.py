@@ -1,0 +1,239 @@
+"""The verifiers v1 binding: the only module of the environment that imports verifiers.
+
+One task is one tenant of one split. Its data carries the split, the task's index, the
+prompt and the environment identity; never the private secret, and for ``private_eval``
+not even the derived task seed, which scoring re-derives from the environment variable
+and writes to ``trace.info["task_seed"]`` only once the score is known.
+
+Scoring is a pure, memoised function of (reply, task seed); ``trace.info`` is rewritten
+on every call and never read back, because ``vf-replay`` keeps old ``info``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+import verifiers.v1 as vf
+from pydantic import Field
+
+from redaction_pressure.corpus import generate_task
+from redaction_pressure.identity import EnvironmentIdentity, environment_identity
+from redaction_pressure.prompt import SYSTEM_PROMPT, render_prompt
+from redaction_pressure.records import LabelledRecord
+from redaction_pressure.reward import (
+    CLEAN_WEIGHT,
+    PRECISION_WEIGHT,
+    RECALL_WEIGHT,
+    RewardResult,
+    score_reply,
+)
+from redaction_pressure.splits import (
+    PUBLIC_COMMITMENTS,
+    SplitIdentity,
+    SplitSeeds,
+    check_split,
+    private_task_seed,
+    public_task_seed,
+    read_private_secret,
+    secret_commitment,
+)
+
+__all__ = [
+    "RedactionPressureEnv",
+    "RedactionPressureEnvConfig",
+    "RedactionPressureTask",
+    "RedactionPressureTaskData",
+    "RedactionPressureTaskset",
+    "RedactionPressureTasksetConfig",
+]
+
+DEFAULT_TRAIN_TASKS = 1000
+"""How many train tasks ``load()`` yields when ``num_tasks`` is not set."""
+
+
+class RedactionPressureTaskData(vf.TaskData):  # type: ignore[misc]
+    """One task's wire data (serialised into every trace)."""
+
+    split: str
+    index: int
+    """Position of the task in its split (not the loader's ``idx``)."""
+    task_seed: int | None = None
+    """The corpus seed for public splits; ``None`` for private_eval, whose seed is only
+    revealed in ``trace.info`` after scoring."""
+    environment: EnvironmentIdentity
+
+
+class _Scored:
+    """A scoring outcome, or the environment-side reason there is none."""
+
+    def __init__(self, result: RewardResult | None, errors: tuple[str, ...]) -> None:
+        self.result = result
+        self.errors = errors
+
+    def component(self, name: str) -> float:
+        return self.result.components()[name] if self.result is not None else 0.0
+
+
+@functools.lru_cache(maxsize=256)
+def _evaluation_records(task_seed: int) -> tuple[LabelledRecord, ...]:
+    return generate_task(task_seed).evaluation
+
+
+@functools.lru_cache(maxsize=1024)
+def _score(reply: str, task_seed: int) -> RewardResult:
+    return score_reply(reply, _evaluation_records(task_seed))
+
+
+def _resolve_seed(data: RedactionPressureTaskData) -> tuple[int, SplitIdentity]:
+    """The task seed and the split identity as this process sees them now."""
+    split = check_split(data.split)
+    if split == "private_eval":
+        secret = read_private_secret()
+        commitment = secret_commitment(secret)
+        if commitment != data.environment.split_commitment:
+            raise ValueError(
+                "REDACTION_PRESSURE_PRIVATE_SEED does not match the commitment recorded "
+                f"with the task ({data.environment.split_commitment[:19]}...)"
+            )
+        seed = private_task_seed(secret, data.index)
+        identity = SplitIdentity(split=split, commitment=commitment, size=data.index + 1)
+        return seed, identity
+    seed = public_task_seed(split, data.index)
+    identity = SplitIdentity(split=split, commitment=PUBLIC_COMMITMENTS[split], size=data.index + 1)
+    return seed, identity
+
+
+class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore[misc]
+    """Scores the one reply against the task's unseen evaluation records."""
+
+    def _outcome(self, trace: Any) -> _Scored:
+        data: RedactionPressureTaskData = self.data
+        info: dict[str, Any] = trace.info
+        info["split"] = data.split
+        info["task_index"] = data.index
+        try:
+            seed, split_identity = _resolve_seed(data)
+            identity = environment_identity(split_identity)
+            info["environment"] = identity.model_dump(mode="json")
+            result = _score(trace.last_reply or "", seed)
+        except Exception as error:  # fail closed: a zero with the reason recorded
+            errors = (f"environment: {type(error).__name__}: {error}",)
+            info["redaction_errors"] = list(errors)
+            info.setdefault("environment", data.environment.model_dump(mode="json"))
+            return _Scored(None, errors)
+        info["redaction_errors"] = list(result.errors)
+        info["identity_matches_task"] = identity == data.environment
+        # Revealed only now that the score exists: lets an authorised evaluator
+        # regenerate this exact episode with generate_task(task_seed).
+        info["task_seed"] = seed
+        return _Scored(result, result.errors)
+
+    @vf.stop  # type: ignore[misc,untyped-decorator]
+    async def single_turn(self, trace: Any) -> bool:
+        return bool(trace.num_turns >= 1)
+
+    # Priorities fix the order rewards land in trace.rewards (recall, precision, clean),
+    # so trace.reward sums in the same order as reward.py and equals it bit for bit.
+    @vf.reward(weight=RECALL_WEIGHT, priority=3)  # type: ignore[misc,untyped-decorator]
+    async def recall(self, trace: Any) -> float:
+        try:
+            return self._outcome(trace).component("recall")
+        except Exception:
+            return 0.0
+
+    @vf.reward(weight=PRECISION_WEIGHT, priority=2)  # type: ignore[misc,untyped-decorator]
+    async def precision(self, trace: Any) -> float:
+        try:
+            return self._outcome(trace).component("precision")
+        except Exception:
+            return 0.0
+
+    @vf.reward(weight=CLEAN_WEIGHT, priority=1)  # type: ignore[misc,untyped-decorator]
+    async def clean(self, trace: Any) -> float:
+        try:
+            return self._outcome(trace).component("clean")
+        except Exception:
+            return 0.0
+
+    @vf.metric  # type: ignore[misc,untyped-decorator]
+    async def redaction(self, trace: Any) -> dict[str, float]:
+        try:
+            result = self._outcome(trace).result
+        except Exception:
+            result = None
+        if result is None:
+            return {"valid": 0.0}
+        return {
+            "valid": 1.0 if result.valid else 0.0,
+            "rules": float(result.rules),
+            "matches": float(result.matches),
+            "budget_used_s": result.budget_used_s,
+            "partially_removed_secrets": float(result.partially_removed_secrets),
+            "damaged_decoys": float(result.damaged_decoys),
+            "secrets_removed": float(result.secrets_removed),
+            "scoring_ms": result.elapsed_ms,
+        }
+
+
+class RedactionPressureTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
+    """``--env.taskset.*`` knobs."""
+
+    split: str = "dev"
+    """train | dev | private_eval (needs REDACTION_PRESSURE_PRIVATE_SEED)."""
+    start: int = Field(0, ge=0)
+    """First task index of the split to load."""
+    num_tasks: int | None = Field(None, ge=1)
+    """Tasks to load; default all of dev/private_eval, 1000 of train."""
+    private_size: int = Field(64, ge=1)
+    """Size of the private_eval split."""
+
+
+class RedactionPressureTaskset(vf.Taskset[RedactionPressureTask, RedactionPressureTasksetConfig]):  # type: ignore[misc]
+    """Tenants of one split, in index order."""
+
+    def load(self) -> Iterator[RedactionPressureTask]:
+        config: RedactionPressureTasksetConfig = self.config
+        seeds = SplitSeeds(config.split, private_size=config.private_size)
+        identity = environment_identity(seeds.identity)
+        default = DEFAULT_TRAIN_TASKS if seeds.split == "train" else seeds.size
+        count = config.num_tasks if config.num_tasks is not None else default
+        stop = min(seeds.size, config.start + count)
+        for index in range(config.start, stop):
+            yield RedactionPressureTask(build_task_data(seeds, index, identity), config.task)
+
+
+def build_task_data(
+    seeds: SplitSeeds, index: int, identity: EnvironmentIdentity
+) -> RedactionPressureTaskData:
+    """The wire data of task ``index`` of ``seeds``' split."""
+    seed = seeds.seed(index)
+    task = generate_task(seed)
+    return RedactionPressureTaskData(
+        id=f"{seeds.split}-{index}",
+        name=f"redaction-pressure {seeds.split} #{index} ({task.profile.tenant})",
+        prompt=render_prompt(task),
+        system_prompt=SYSTEM_PROMPT,
+        split=seeds.split,
+        index=index,
+        task_seed=None if seeds.identity.is_private else seed,
+        environment=identity,
+    )
+
+
+class RedactionPressureEnvConfig(vf.EnvConfig):  # type: ignore[misc]
+    """Defaults for a laptop run: the tool-less null harness, a local subprocess, one turn."""
+
+    agent: vf.AgentConfig = vf.AgentConfig(
+        harness=vf.HarnessConfig(id="null"),
+        runtime=vf.SubprocessConfig(),
+        max_turns=1,
+    )
+
+
+class RedactionPressureEnv(vf.Env[RedactionPressureEnvConfig]):  # type: ignore[misc]
+    """One agent answers one prompt; the task scores it."""
+
+    async def run(self, task: Any, agents: Any) -> None:
+        await agents.agent.run(task)
