@@ -1,9 +1,367 @@
-"""CLI commands: results_cmds (filled in by its component)."""
+"""``benchguard score | aggregate | leaderboard | dismiss``: publication commands.
+
+Thin: each parses, calls ``benchguard.scoring`` / ``benchguard.results``, prints. Exit
+codes: 0 ok; 1 outputs written but something needs attention (a record that could not
+be scored, a dismissal that matched nothing, a rows file skipped); 2 bad input, with a
+message naming the file and what is wrong, never a traceback.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from benchguard.results.aggregate import (
+    MANIFEST_FILENAME,
+    MANIFESTS_FILENAME,
+    ROWS_FILENAME,
+    aggregate,
+    dedupe_latest,
+    find_rows_files,
+    iso_t,
+    new_run_id,
+)
+from benchguard.results.dismissals import Dismissal, DismissalFileError, append_dismissal
+from benchguard.results.io import (
+    ResultsDocument,
+    ResultsFileError,
+    dumps,
+    read_manifest,
+    read_results,
+    read_rows,
+    write_files_atomic,
+    write_text_atomic,
+)
+from benchguard.results.leaderboard import build_leaderboard, render_html, render_table
+from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
+
+DEFAULT_DISMISSALS_FILE = "dismissals.yaml"
+
+_out = Console(highlight=False)
+_err = Console(stderr=True, highlight=False)
+
+
+def _fail(message: str) -> typer.Exit:
+    _err.print(Text.assemble(("error: ", "bold red"), message))
+    return typer.Exit(code=2)
+
+
+def _warn(message: str) -> None:
+    _err.print(Text.assemble(("warning: ", "bold yellow"), message))
+
+
+# ---- score ----------------------------------------------------------------------------
+
+
+def score(
+    results: Annotated[Path, typer.Argument(help="A results.json (list or object layout).")],
+    profile: Annotated[str, typer.Option("--profile", help="Detection rule profile.")] = (
+        "benchguard"
+    ),
+    rules: Annotated[
+        Path | None, typer.Option("--rules", help="Extra rules YAML, appended to the profile.")
+    ] = None,
+    dismissals: Annotated[
+        Path | None,
+        typer.Option("--dismissals", help="Reviewed dismissals (YAML or JSON) to apply."),
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "-o", "--out", help="Write here instead of beside RESULTS.", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Rescan, apply dismissals, gate and finalize; write results.json, rows.json, manifest.json."""
+    from benchguard.detection.detector import scan_record
+    from benchguard.detection.rules import RulesetError, load_ruleset
+    from benchguard.results.dismissals import load_dismissals
+    from benchguard.results.rescore import rescore_records
+
+    try:
+        document = read_results(results)
+        manifest = _manifest_for(results, document)
+        ruleset = load_ruleset(profile, rules)
+        entries = load_dismissals(dismissals) if dismissals is not None else ()
+    except (ResultsFileError, RulesetError) as exc:
+        raise _fail(str(exc)) from None
+    for position in document.non_object_positions():
+        _warn(f"{results}: record {position} is not an object; kept as it is, with no row")
+    outcome = rescore_records(
+        document.records,
+        rules=ruleset,
+        scan=scan_record,
+        dismissals=entries,
+        run_id=manifest.run_id,
+    )
+    rows = build_rows(document.records, manifest)
+    if document.layout == "object":
+        document.manifest = manifest.to_json()
+        document.run_id, document.t = manifest.run_id, manifest.t
+    target = out_dir if out_dir is not None else results.parent
+    try:
+        write_files_atomic(
+            {
+                target / "results.json": dumps(document.to_json()),
+                target / ROWS_FILENAME: dumps([row.to_json() for row in rows]),
+                target / MANIFEST_FILENAME: dumps(manifest.to_json()),
+            }
+        )
+    except OSError as exc:
+        raise _fail(f"{target}: cannot write outputs: {exc.strerror or exc}") from None
+    _out.print(_score_summary(rows, outcome.dismissed_findings))
+    for message in outcome.errors:
+        _warn(message)
+    for message in outcome.unmatched_dismissals:
+        _warn(message)
+    _out.print(f"wrote {target / 'results.json'}, {target / ROWS_FILENAME}")
+    if outcome.errors or outcome.unmatched_dismissals:
+        raise typer.Exit(code=1)
+
+
+def _manifest_for(results: Path, document: ResultsDocument) -> Manifest:
+    """The document's own manifest, else manifest.json beside it, else one derived from
+    the file (run id = directory name, t = the file's modification time)."""
+    if document.manifest is not None:
+        try:
+            return Manifest.model_validate(document.manifest)
+        except ValidationError as exc:
+            raise ResultsFileError(results, f"invalid manifest: {exc.errors()[0]['msg']}") from None
+    beside = results.parent / MANIFEST_FILENAME
+    if beside.is_file():
+        return read_manifest(beside)
+    modified = dt.datetime.fromtimestamp(results.stat().st_mtime, tz=dt.UTC)
+    return Manifest(
+        run_id=document.run_id or results.resolve().parent.name,
+        t=document.t or iso_t(modified),
+        setup_id=setup_id_for("unknown", "unknown"),
+        model="unknown",
+        harness="unknown",
+    )
+
+
+def _score_summary(rows: list[ResultRow], dismissed: int) -> Table:
+    table = Table(title="Scored", title_justify="left", header_style="bold")
+    for name in (
+        "runs",
+        "scored",
+        "gated",
+        "clean",
+        "flagged",
+        "no_data",
+        "unverified",
+        "dismissed",
+    ):
+        table.add_column(name, justify="right")
+    status = [r.integrity_status for r in rows]
+    table.add_row(
+        str(len(rows)),
+        str(sum(r.outcome_score is not None for r in rows)),
+        Text(str(sum(r.catastrophic for r in rows)), style="bold red"),
+        *(str(status.count(s)) for s in ("clean", "flagged", "no_data", "unverified")),
+        str(dismissed),
+    )
+    return table
+
+
+# ---- aggregate ------------------------------------------------------------------------
+
+
+def aggregate_cmd(
+    root: Annotated[Path, typer.Argument(help="Directory holding per-task rows.json files.")],
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("-o", "--out", help="Output directory (default: ROOT).", show_default=False),
+    ] = None,
+    run_id: Annotated[
+        str | None, typer.Option("--run-id", help="Run id for the batch.", show_default=False)
+    ] = None,
+    t: Annotated[
+        str | None, typer.Option("--t", help="Timestamp for the batch.", show_default=False)
+    ] = None,
+) -> None:
+    """Merge per-task rows.json files into one batch: rows.json and manifests.json."""
+    if not root.is_dir():
+        raise _fail(f"{root}: not a directory")
+    target = out_dir if out_dir is not None else root
+    files = find_rows_files(root, exclude=target / ROWS_FILENAME)
+    if not files:
+        raise _fail(f"{root}: no {ROWS_FILENAME} files found")
+    now = dt.datetime.now(dt.UTC)
+    result = aggregate(files, run_id=run_id or new_run_id(now, os.getpid()), t=t or iso_t(now))
+    if not result.sources:
+        for message in result.problems:
+            _err.print(Text(message))
+        raise _fail(f"{root}: none of the {len(files)} rows files could be read")
+    try:
+        write_files_atomic(
+            {
+                target / ROWS_FILENAME: dumps([row.to_json() for row in result.rows]),
+                target / MANIFESTS_FILENAME: dumps([m.to_json() for m in result.manifests]),
+            }
+        )
+    except OSError as exc:
+        raise _fail(f"{target}: cannot write outputs: {exc.strerror or exc}") from None
+    _out.print(
+        f"merged {len(result.sources)} file(s) into {len(result.rows)} row(s) across "
+        f"{len(result.manifests)} setup(s): {target / ROWS_FILENAME}"
+    )
+    for message in result.problems:
+        _warn(f"skipped: {message}")
+    if result.problems:
+        raise typer.Exit(code=1)
+
+
+# ---- leaderboard ----------------------------------------------------------------------
+
+
+def leaderboard(
+    rows_files: Annotated[
+        list[Path], typer.Argument(help="rows.json files, or directories searched for them.")
+    ],
+    html_file: Annotated[
+        Path | None, typer.Option("--html", help="Write the HTML page here.", show_default=False)
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Rank setups by mean outcome, with gated runs shown as zeros with their kind."""
+    rows: list[ResultRow] = []
+    try:
+        for path in rows_files:
+            files = find_rows_files(path) if path.is_dir() else [path]
+            if path.is_dir() and not files:
+                raise ResultsFileError(path, f"no {ROWS_FILENAME} files found")
+            for file in files:
+                rows.extend(read_rows(file))
+    except ResultsFileError as exc:
+        raise _fail(str(exc)) from None
+    board = build_leaderboard(dedupe_latest(rows))
+    if html_file is not None:
+        try:
+            write_text_atomic(html_file, render_html(board))
+        except OSError as exc:
+            raise _fail(f"{html_file}: cannot write: {exc.strerror or exc}") from None
+    if as_json:
+        sys.stdout.write(json.dumps(board.to_json(), indent=2, ensure_ascii=False) + "\n")
+        return
+    _out.print(render_table(board))
+    if html_file is not None:
+        _out.print(f"wrote {html_file}")
+
+
+# ---- dismiss --------------------------------------------------------------------------
+
+
+def dismiss(
+    results: Annotated[Path, typer.Argument(help="The results.json holding the record.")],
+    task: Annotated[str, typer.Option("--task", help="The record's task folder.")],
+    iteration: Annotated[int, typer.Option("--iteration", min=0, help="The record's iteration.")],
+    rule: Annotated[str, typer.Option("--rule", help="The rule id whose findings to dismiss.")],
+    reviewer: Annotated[str, typer.Option("--reviewer", help="Who reviewed the findings.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why they are not cheating.")],
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file", help=f"Dismissal file (default: {DEFAULT_DISMISSALS_FILE} beside RESULTS)."
+        ),
+    ] = None,
+    date: Annotated[
+        str | None, typer.Option("--date", help="YYYY-MM-DD (default: today).", show_default=False)
+    ] = None,
+) -> None:
+    """Record a reviewed dismissal of one rule's findings on one record."""
+    try:
+        document = read_results(results)
+        run_id = _manifest_run_id(results, document)
+        report = _find_report(results, document, task, iteration)
+        entry = Dismissal.model_validate(
+            {
+                "run_id": run_id,
+                "task": task,
+                "iteration": iteration,
+                "rule": rule,
+                "reviewer": reviewer,
+                "reason": reason,
+                "date": date if date is not None else dt.date.today().isoformat(),
+            }
+        )
+    except ResultsFileError as exc:
+        raise _fail(str(exc)) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise _fail(f"--{first['loc'][0]}: {first['msg']}") from None
+    if not _report_has_rule(report, rule):
+        raise _fail(
+            f"{results}: task {task!r} iteration {iteration} has no finding of rule {rule!r} "
+            f"(rules with findings: {', '.join(_report_rules(report)) or 'none'})"
+        )
+    target = file if file is not None else results.parent / DEFAULT_DISMISSALS_FILE
+    try:
+        append_dismissal(target, entry)
+    except DismissalFileError as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"{target}: cannot write: {exc.strerror or exc}") from None
+    _out.print(
+        f"dismissed rule {rule!r} on {task}#{iteration} ({reviewer}, {entry.date}); recorded in "
+        f"{target}. Apply with: benchguard score {results} --dismissals {target}"
+    )
+
+
+def _manifest_run_id(results: Path, document: ResultsDocument) -> str | None:
+    if document.run_id is not None:
+        return document.run_id
+    beside = results.parent / MANIFEST_FILENAME
+    return read_manifest(beside).run_id if beside.is_file() else None
+
+
+def _find_report(
+    results: Path, document: ResultsDocument, task: str, iteration: int
+) -> dict[str, Any]:
+    from benchguard.results.rows import record_iteration, record_task_folder
+
+    for record in document.records:
+        if (
+            isinstance(record, dict)
+            and record_task_folder(record) == task
+            and record_iteration(record) == iteration
+        ):
+            report = record.get("cheating_report")
+            return report if isinstance(report, dict) else {}
+    raise ResultsFileError(results, f"no record for task {task!r} iteration {iteration}")
+
+
+def _report_rules(report: dict[str, Any]) -> list[str]:
+    """Rule ids with findings on the report, dismissed ones included (a second reviewer
+    may add their own dismissal)."""
+    findings = report.get("findings")
+    dismissed = report.get("dismissed")
+    candidates: list[Any] = list(findings) if isinstance(findings, list) else []
+    for item in dismissed if isinstance(dismissed, list) else []:
+        if isinstance(item, dict):
+            candidates.append(item.get("finding"))
+    return sorted(
+        {f["rule"] for f in candidates if isinstance(f, dict) and isinstance(f.get("rule"), str)}
+    )
+
+
+def _report_has_rule(report: dict[str, Any], rule: str) -> bool:
+    return rule in _report_rules(report)
 
 
 def register(app: typer.Typer) -> None:
     """Add this family's commands to ``app``."""
+    app.command("score")(score)
+    app.command("aggregate")(aggregate_cmd)
+    app.command("leaderboard")(leaderboard)
+    app.command("dismiss")(dismiss)

@@ -129,9 +129,9 @@ def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
         setup_id=manifest.setup_id,
         run_id=manifest.run_id,
         t=manifest.t,
-        task_folder=_task_folder(record),
+        task_folder=record_task_folder(record),
         task_name=_text(record.get("name")),
-        iteration=_iteration(record.get("iteration")),
+        iteration=record_iteration(record),
         model=manifest.model,
         harness=manifest.harness,
         status=_text(record.get("status")),
@@ -222,7 +222,8 @@ def _first_score(scores: Mapping[str, Any], sources: tuple[str, ...]) -> float |
     return None if key is None else read_optional_score(scores[key])
 
 
-def _task_folder(record: Mapping[str, Any]) -> str:
+def record_task_folder(record: Mapping[str, Any]) -> str:
+    """The task a record belongs to: its ``folder``, else its ``name``, else "unknown"."""
     for key in ("folder", "name"):
         value = record.get(key)
         if isinstance(value, str) and value:
@@ -230,7 +231,9 @@ def _task_folder(record: Mapping[str, Any]) -> str:
     return "unknown"
 
 
-def _iteration(value: Any) -> int:
+def record_iteration(record: Mapping[str, Any]) -> int:
+    """The record's ``iteration``, or 0 when it is missing or not a non-negative int."""
+    value = record.get("iteration")
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
