@@ -1,0 +1,97 @@
+"""A multi-pattern prefilter: which rule patterns *can* match a piece of text.
+
+Every distinct pattern of a ruleset is relaxed into an RE2 superset (see ``_relax``)
+and all of them go into RE2 Sets. One Set call over a whole chunk of surfaces answers
+"which patterns might match here" at hundreds of MB/s; the exact engine then runs only
+those patterns, only on the surfaces the Set names. A pattern RE2 cannot take is
+reported as a candidate everywhere, so the prefilter can cost speed but never a match.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import re2
+
+from benchguard.detection._relax import Unrelaxable, relax
+
+# RE2 program memory per Set. A Set that does not fit is split in two, recursively.
+_SET_MAX_MEM = 64 << 20
+_MIN_SPLIT = 1
+
+
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = _SET_MAX_MEM
+    return options
+
+
+@dataclass(frozen=True)
+class Prefilter:
+    """Candidate lookup for a fixed list of distinct pattern strings (ids = positions)."""
+
+    patterns: tuple[str, ...]
+    sets: tuple[tuple[re2.Set, tuple[int, ...]], ...]
+    always: frozenset[int]
+
+    def candidates(self, text: str) -> frozenset[int]:
+        """Ids of the patterns that might match ``text`` (a superset of those that do)."""
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates: RE2 cannot read them; let the exact engine decide.
+            return frozenset(range(len(self.patterns)))
+        found: set[int] = set(self.always)
+        for compiled, ids in self.sets:
+            hits = compiled.Match(data)
+            if hits:
+                found.update(ids[hit] for hit in hits)
+        return frozenset(found)
+
+
+@functools.lru_cache(maxsize=64)
+def build_prefilter(patterns: tuple[str, ...]) -> Prefilter:
+    """Relax and compile ``patterns`` into as few RE2 Sets as fit their memory budget."""
+    relaxed: list[tuple[int, str]] = []
+    always: set[int] = set()
+    options = _options()
+    for index, pattern in enumerate(patterns):
+        try:
+            text = relax(pattern)
+            if not text:
+                raise Unrelaxable("matches everywhere once relaxed")
+            re2.compile(text, options)
+        except (Unrelaxable, re2.error, RecursionError):
+            always.add(index)
+            continue
+        relaxed.append((index, text))
+    sets: list[tuple[re2.Set, tuple[int, ...]]] = []
+    _compile_sets(relaxed, sets, always, options)
+    return Prefilter(patterns=patterns, sets=tuple(sets), always=frozenset(always))
+
+
+def _compile_sets(
+    group: Sequence[tuple[int, str]],
+    out: list[tuple[re2.Set, tuple[int, ...]]],
+    always: set[int],
+    options: re2.Options,
+) -> None:
+    if not group:
+        return
+    compiled = re2.Set.SearchSet(options)
+    try:
+        for _, text in group:
+            compiled.Add(text)
+        compiled.Compile()
+    except re2.error:
+        if len(group) <= _MIN_SPLIT:
+            always.update(index for index, _ in group)
+            return
+        middle = len(group) // 2
+        _compile_sets(group[:middle], out, always, options)
+        _compile_sets(group[middle:], out, always, options)
+        return
+    out.append((compiled, tuple(index for index, _ in group)))

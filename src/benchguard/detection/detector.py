@@ -1,0 +1,461 @@
+"""The verdict: scan one record's trajectory and final output against a ruleset.
+
+Pure: no environment reads, no I/O, never edits anything but ``cheating_report`` (and
+only in :func:`annotate_records`). Semantics match the reference scan loop exactly:
+rules in order; per rule at most ``MAX_FINDINGS_PER_RULE`` findings per record; for
+each dict entry the ``args`` surface then the ``result`` surface, then the final
+``output`` once; on each surface one finding per pattern that matches (the first
+match), never one per occurrence. Path rules scan all three surfaces, content rules
+only ``result`` and ``output`` (a rule's ``fields`` say which).
+
+Speed comes from a prefilter (``_prefilter``) that tells which patterns can match at
+all; only those run, only where they can. The reports are identical to the plain
+loop's; ``bench/detection_throughput.py`` checks that on a generated corpus.
+
+Bounds: a record's scan has a wall-clock budget and caps on surface and record size.
+A scan that hits a bound stops, keeps what it found, and is reported ``flagged`` with
+``incomplete=True`` under ``SCAN_INCOMPLETE_CATEGORY``: an unfinished scan is never
+clean (fail closed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchguard.detection._patterns import PatternError, check_pattern, exact_pattern
+from benchguard.detection._prefilter import Prefilter, build_prefilter
+from benchguard.detection.models import (
+    SCAN_INCOMPLETE_CATEGORY,
+    CheatingReport,
+    DismissedFinding,
+    Finding,
+    Rule,
+    ScanCounts,
+)
+from benchguard.detection.rules import ruleset_digest
+from benchguard.detection.surfaces import (
+    Surface,
+    dict_entries,
+    entry_surfaces,
+    excerpt,
+    has_no_data,
+    output_surface,
+)
+
+# Bump when the same record and rules can give a different verdict.
+DETECTOR_VERSION = 1
+
+# Findings kept per rule per record: breadth of evidence over depth.
+MAX_FINDINGS_PER_RULE = 20
+# Wall-clock budget for one record's scan; the exact engine gets the remainder per call.
+DEFAULT_RECORD_BUDGET_S = 10.0
+# Longest surface scanned; text beyond it is not read and the report says so.
+MAX_SURFACE_CHARS = 8 << 20
+# Most text scanned per record over all surfaces.
+MAX_RECORD_CHARS = 64 << 20
+# Surfaces are prefiltered in chunks of about this many characters (one RE2 call each).
+_PREFILTER_CHUNK_CHARS = 1 << 20
+
+ReportDict = dict[str, Any]
+
+
+class _BoundHit(Exception):
+    """The record's scan reached a bound; the message is the report's reason."""
+
+
+def scan_record(
+    record: Mapping[str, Any],
+    rules: Sequence[Rule],
+    *,
+    dynamic_rules: Sequence[Rule] = (),
+    time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
+) -> CheatingReport:
+    """Scan ``record`` with the static ``rules`` then ``dynamic_rules`` (in that order).
+
+    The report stores the dynamic rules and the digest of the full ruleset, so a later
+    rescan with the same inputs reproduces the verdict.
+    """
+    if not isinstance(record, Mapping):
+        raise TypeError(f"a record must be a JSON object, got {type(record).__name__}")
+    deadline = time.monotonic() + max(0.0, time_budget_s)
+    all_rules = tuple(rules) + tuple(dynamic_rules)
+    digest = _digest(all_rules)
+    entries = dict_entries(record)
+    output = output_surface(record)
+    counts = ScanCounts(trajectory_entries=len(entries), output_chars=len(output.text))
+    if has_no_data(entries, record):
+        return CheatingReport(
+            detector_version=DETECTOR_VERSION,
+            status="no_data",
+            scanned=counts,
+            ruleset_digest=digest,
+            dynamic_rules=tuple(dynamic_rules),
+        )
+
+    findings: list[Finding] = []
+    incomplete_reason: str | None = None
+    try:
+        notes = _scan(entries, output, all_rules, deadline, findings)
+    except _BoundHit as hit:
+        notes = [str(hit)]
+    if notes:
+        incomplete_reason = "; ".join(notes)
+
+    categories = {finding.category for finding in findings}
+    if incomplete_reason is not None:
+        categories.add(SCAN_INCOMPLETE_CATEGORY)
+    return CheatingReport(
+        detector_version=DETECTOR_VERSION,
+        status="flagged" if categories else "clean",
+        categories=tuple(sorted(categories)),
+        findings=tuple(findings),
+        scanned=counts,
+        ruleset_digest=digest,
+        dynamic_rules=tuple(dynamic_rules),
+        incomplete=incomplete_reason is not None,
+        incomplete_reason=incomplete_reason,
+    )
+
+
+def annotate_records(
+    records: list[dict[str, Any]],
+    rules: Sequence[Rule],
+    *,
+    dynamic_rules_for: Callable[[int, dict[str, Any]], Sequence[Rule]] | None = None,
+) -> list[str]:
+    """Set ``record["cheating_report"]`` on every record, replacing any previous report.
+
+    A failure on one record (including in ``dynamic_rules_for``) leaves that record's
+    report as ``{}`` and adds one message to the returned list; other records are not
+    touched by it. Running twice gives the same reports (idempotent).
+    """
+    errors: list[str] = []
+    for index, record in enumerate(records):
+        try:
+            dynamic = tuple(dynamic_rules_for(index, record)) if dynamic_rules_for else ()
+            report = scan_record(record, rules, dynamic_rules=dynamic)
+            record["cheating_report"] = report.model_dump(mode="json")
+        except Exception as exc:  # one bad record must never sink the batch
+            errors.append(f"record {index}: {type(exc).__name__}: {exc}")
+            try:
+                record["cheating_report"] = {}
+            except Exception as inner:
+                errors.append(f"record {index}: cannot store a report: {inner}")
+    return errors
+
+
+def report_from_record(record: Mapping[str, Any]) -> CheatingReport | None:
+    """The stored report of ``record``, parsed leniently; ``None`` if there is none.
+
+    Lenient means: invalid findings are dropped one by one, junk categories are
+    ignored, and an inconsistent report errs towards flagged (a "clean" report that
+    carries findings or says it is incomplete reads as flagged). ``None`` only when
+    there is no report, it is ``{}``, or its status is not a known status.
+    """
+    if not isinstance(record, Mapping):
+        return None
+    raw = record.get("cheating_report")
+    if not isinstance(raw, Mapping) or not raw:
+        return None
+    try:
+        return CheatingReport.model_validate(dict(raw))
+    except (ValidationError, TypeError, ValueError):
+        pass
+    return lenient_report(raw)
+
+
+def lenient_report(raw: Mapping[str, Any]) -> CheatingReport | None:
+    """Best-effort report from a stored mapping; see :func:`report_from_record`."""
+    status = raw.get("status")
+    if status not in ("flagged", "clean", "no_data"):
+        return None
+    findings = tuple(_valid_items(raw.get("findings"), Finding))
+    dynamic = tuple(_valid_items(raw.get("dynamic_rules"), Rule))
+    dismissed = tuple(_valid_items(raw.get("dismissed"), DismissedFinding))
+    categories = {f.category for f in findings}
+    stored_categories = raw.get("categories")
+    if isinstance(stored_categories, list | tuple):
+        categories |= {c for c in stored_categories if isinstance(c, str) and c}
+    elif isinstance(stored_categories, str) and stored_categories:
+        categories.add(stored_categories)
+    incomplete = raw.get("incomplete") is True
+    if incomplete:
+        categories.add(SCAN_INCOMPLETE_CATEGORY)
+    if status == "clean" and (findings or incomplete):
+        status = "flagged"
+    if status == "no_data" and (findings or incomplete):
+        status = "flagged"
+    if status != "flagged":
+        categories = set()
+        findings = ()
+    version = raw.get("detector_version")
+    schema = raw.get("schema_version")
+    digest = raw.get("ruleset_digest")
+    reason = raw.get("incomplete_reason")
+    scanned = raw.get("scanned")
+    counts = ScanCounts()
+    if isinstance(scanned, Mapping):
+        try:
+            counts = ScanCounts.model_validate(dict(scanned))
+        except ValidationError:
+            counts = ScanCounts()
+    return CheatingReport(
+        schema_version=schema if isinstance(schema, int) and not isinstance(schema, bool) else 1,
+        detector_version=version
+        if isinstance(version, int) and not isinstance(version, bool)
+        else 0,
+        status=status,
+        categories=tuple(sorted(categories)),
+        findings=findings,
+        scanned=counts,
+        ruleset_digest=digest if isinstance(digest, str) else "",
+        dynamic_rules=dynamic,
+        incomplete=incomplete,
+        incomplete_reason=reason if isinstance(reason, str) and incomplete else None,
+        dismissed=dismissed,
+    )
+
+
+def _valid_items(items: Any, model: Any) -> list[Any]:
+    if not isinstance(items, list | tuple):
+        return []
+    valid = []
+    for item in items:
+        try:
+            valid.append(model.model_validate(item))
+        except (ValidationError, TypeError, ValueError):
+            continue
+    return valid
+
+
+# --- the scan ---------------------------------------------------------------------
+
+
+def _scan(
+    entries: list[Mapping[str, Any]],
+    output: Surface,
+    rules: tuple[Rule, ...],
+    deadline: float,
+    findings: list[Finding],
+) -> list[str]:
+    """Append findings in reference order; return why the scan is incomplete (if it is)."""
+    notes: list[str] = []
+    surfaces: list[Surface] = []
+    total = 0
+    entry_count = 0
+    for index, entry in enumerate(entries):
+        _check_deadline(deadline)
+        pair = [_capped(surface, notes) for surface in entry_surfaces(index, entry)]
+        size = len(pair[0].text) + len(pair[1].text)
+        if total + size > MAX_RECORD_CHARS:
+            notes.append(
+                f"the trajectory has more than {MAX_RECORD_CHARS} characters; "
+                f"steps from {index} on were not scanned"
+            )
+            break
+        total += size
+        surfaces.extend(pair)
+        entry_count += 1
+    surfaces.append(_capped(output, notes))
+
+    patterns, rule_pattern_ids = _pattern_table(rules)
+    unusable: set[int] = set()
+    for rule, ids in zip(rules, rule_pattern_ids, strict=True):
+        for pattern, pattern_id in zip(rule.patterns, ids, strict=True):
+            problem = _pattern_problem(pattern)
+            if problem is not None and pattern_id not in unusable:
+                unusable.add(pattern_id)
+                notes.append(
+                    f"rule {rule.id!r} has an unusable pattern {pattern[:80]!r}: {problem}"
+                )
+    candidates = _candidates(build_prefilter(patterns), surfaces, deadline)
+    if unusable:
+        candidates = [found - unusable for found in candidates]
+    possible = frozenset().union(*candidates)
+
+    for rule, ids in zip(rules, rule_pattern_ids, strict=True):
+        if possible.isdisjoint(ids):
+            continue
+        budget = MAX_FINDINGS_PER_RULE
+        scans_args = "args" in rule.fields
+        scans_result = "result" in rule.fields
+        for index in range(entry_count):
+            args_at, result_at = 2 * index, 2 * index + 1
+            if scans_args:
+                budget = _scan_surface(
+                    rule, ids, surfaces[args_at], candidates[args_at], budget, deadline, findings
+                )
+            if scans_result and budget > 0:
+                budget = _scan_surface(
+                    rule,
+                    ids,
+                    surfaces[result_at],
+                    candidates[result_at],
+                    budget,
+                    deadline,
+                    findings,
+                )
+            if budget <= 0:
+                break
+        if "output" in rule.fields and budget > 0:
+            _scan_surface(rule, ids, surfaces[-1], candidates[-1], budget, deadline, findings)
+    return notes
+
+
+def _scan_surface(
+    rule: Rule,
+    ids: tuple[int, ...],
+    surface: Surface,
+    candidates: frozenset[int],
+    budget: int,
+    deadline: float,
+    findings: list[Finding],
+) -> int:
+    if candidates.isdisjoint(ids):
+        return budget
+    for pattern, pattern_id in zip(rule.patterns, ids, strict=True):
+        if pattern_id not in candidates:
+            continue
+        remaining = _check_deadline(deadline)
+        try:
+            match = exact_pattern(pattern).search(surface.text, timeout=remaining)
+        except TimeoutError:
+            raise _BoundHit(
+                f"rule {rule.id!r} pattern {pattern[:80]!r} ran out of the record's time budget "
+                f"on the {surface.field} surface"
+                + (
+                    f" of step {surface.trajectory_index}"
+                    if surface.trajectory_index is not None
+                    else ""
+                )
+            ) from None
+        if match is None:
+            continue
+        findings.append(
+            Finding(
+                rule=rule.id,
+                category=rule.category,
+                material=rule.material,
+                evidence=rule.evidence,
+                severity=rule.severity,
+                pattern=pattern,
+                field=surface.field,
+                trajectory_index=surface.trajectory_index,
+                tool=surface.tool,
+                excerpt=excerpt(surface.text, match.start(), match.end()),
+            )
+        )
+        budget -= 1
+        if budget <= 0:
+            break
+    return budget
+
+
+def _candidates(
+    prefilter: Prefilter, surfaces: list[Surface], deadline: float
+) -> list[frozenset[int]]:
+    """Per surface, the ids of patterns that might match it."""
+    result: list[frozenset[int]] = [frozenset()] * len(surfaces)
+    start = 0
+    while start < len(surfaces):
+        _check_deadline(deadline)
+        stop, size = start, 0
+        while stop < len(surfaces) and (
+            stop == start or size + len(surfaces[stop].text) <= _PREFILTER_CHUNK_CHARS
+        ):
+            size += len(surfaces[stop].text) + 1
+            stop += 1
+        if stop - start == 1:
+            result[start] = prefilter.candidates(surfaces[start].text)
+        else:
+            # Joined by newlines: relaxed patterns anchor on line breaks, so any match
+            # inside one surface is also a match in the joined chunk.
+            chunk = prefilter.candidates("\n".join(s.text for s in surfaces[start:stop]))
+            if chunk:
+                for position in range(start, stop):
+                    if position % 64 == 0:
+                        _check_deadline(deadline)
+                    result[position] = prefilter.candidates(surfaces[position].text) & chunk
+        start = stop
+    return result
+
+
+def _pattern_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
+    ids: dict[str, int] = {}
+    per_rule = []
+    for rule in rules:
+        per_rule.append(tuple(ids.setdefault(pattern, len(ids)) for pattern in rule.patterns))
+    return tuple(ids), tuple(per_rule)
+
+
+_SAFE_CACHE: dict[str, str | None] = {}
+
+
+def _pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` may not run (cached); rules built in code skip the YAML loader."""
+    if pattern not in _SAFE_CACHE:
+        if len(_SAFE_CACHE) > 8192:
+            _SAFE_CACHE.clear()
+        try:
+            check_pattern(pattern)
+            _SAFE_CACHE[pattern] = None
+        except PatternError as exc:
+            _SAFE_CACHE[pattern] = str(exc)
+    return _SAFE_CACHE[pattern]
+
+
+def _capped(surface: Surface, notes: list[str]) -> Surface:
+    if len(surface.text) <= MAX_SURFACE_CHARS:
+        return surface
+    where = (
+        f"step {surface.trajectory_index}" if surface.trajectory_index is not None else "the record"
+    )
+    notes.append(
+        f"the {surface.field} surface of {where} has {len(surface.text)} characters; "
+        f"only the first {MAX_SURFACE_CHARS} were scanned"
+    )
+    return Surface(
+        surface.field, surface.trajectory_index, surface.tool, surface.text[:MAX_SURFACE_CHARS]
+    )
+
+
+def _check_deadline(deadline: float) -> float:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise _BoundHit("the scan ran out of its time budget before it finished")
+    return remaining
+
+
+_DIGESTS: dict[int, tuple[tuple[Rule, ...], str]] = {}
+
+
+def _digest(rules: tuple[Rule, ...]) -> str:
+    """``ruleset_digest``, remembered for the last few rulesets (by identity of rules)."""
+    key = hash(tuple(id(rule) for rule in rules))
+    cached = _DIGESTS.get(key)
+    if (
+        cached is not None
+        and len(cached[0]) == len(rules)
+        and all(a is b for a, b in zip(cached[0], rules, strict=True))
+    ):
+        return cached[1]
+    digest = ruleset_digest(rules)
+    if len(_DIGESTS) > 64:
+        _DIGESTS.clear()
+    _DIGESTS[key] = (rules, digest)
+    return digest
+
+
+__all__ = [
+    "DEFAULT_RECORD_BUDGET_S",
+    "DETECTOR_VERSION",
+    "MAX_FINDINGS_PER_RULE",
+    "annotate_records",
+    "lenient_report",
+    "report_from_record",
+    "scan_record",
+]

@@ -1,0 +1,286 @@
+"""Rulesets: harness profiles (package data) and users' extra-rules files, both YAML.
+
+A *profile* names one harness's own material (``profiles/<name>.yaml``)::
+
+    name: my-harness
+    description: one line for people
+    extends: benchguard          # optional: that profile's rules come first
+    baseline: [my-harness, my-harness.env]   # home entries the harness owns
+    rules:
+      - {id: ..., category: ..., material: ..., patterns: [...]}
+
+An *extra-rules file* (``BENCHGUARD_CHEAT_RULES`` / ``--rules``) is ``rules:`` only.
+Extra rules are appended to the profile's rules and never replace them. Every problem
+fails at load time with one :class:`RulesetError` naming the file and the rule index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from benchguard.detection._patterns import PatternError, check_pattern
+from benchguard.detection.models import Rule
+
+DEFAULT_PROFILE = "benchguard"
+
+# Fields a rules file may set on a rule. ``source`` is reserved for inventory rules:
+# it is what lets a prompt authorize a rule, and a hand-written rule must not opt out.
+_USER_RULE_FIELDS = frozenset(
+    {"id", "category", "material", "evidence", "description", "severity", "patterns", "fields"}
+)
+_PROFILE_KEYS = frozenset({"name", "description", "extends", "baseline", "rules"})
+_RULES_FILE_KEYS = frozenset({"rules"})
+_MAX_EXTENDS_DEPTH = 8
+
+
+class RulesetError(ValueError):
+    """A profile or rules file that cannot be used; the message names file and rule."""
+
+
+class Profile(BaseModel):
+    """A loaded harness profile: its rules (including extended ones) and home baseline."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    description: str = ""
+    baseline: frozenset[str] = frozenset()
+    rules: tuple[Rule, ...]
+
+
+def _builtin_dir() -> Any:
+    return resources.files("benchguard.detection").joinpath("profiles")
+
+
+def _discover_profiles() -> tuple[str, ...]:
+    names = sorted(
+        entry.name.removesuffix(".yaml")
+        for entry in _builtin_dir().iterdir()
+        if entry.name.endswith(".yaml") and not entry.name.startswith((".", "_"))
+    )
+    # The default first, the rest sorted: a stable order for help texts.
+    return tuple(sorted(names, key=lambda n: (n != DEFAULT_PROFILE, n)))
+
+
+# Built-in profile names, read from the package's profiles/ directory at import.
+PROFILE_NAMES: tuple[str, ...] = _discover_profiles()
+
+
+def profile_names() -> tuple[str, ...]:
+    """Built-in profile names, re-read now (a profile file may have been added)."""
+    return _discover_profiles()
+
+
+def load_profile(name_or_path: str) -> tuple[Rule, ...]:
+    """The rules of a built-in profile (by name) or of a profile YAML file (by path)."""
+    return load_profile_spec(name_or_path).rules
+
+
+def load_profile_spec(name_or_path: str) -> Profile:
+    """The whole profile: rules (extended ones first) and the home baseline."""
+    return _load_profile(name_or_path, ())
+
+
+def profile_baseline(name_or_path: str = DEFAULT_PROFILE) -> frozenset[str]:
+    """Home entries the profile's harness owns (never inventory leftovers)."""
+    return load_profile_spec(name_or_path).baseline
+
+
+def load_extra_rules(path: Path) -> tuple[Rule, ...]:
+    """Rules from a user's YAML file (``rules:`` list); ids must be unique in the file."""
+    label = str(path)
+    document = _read_yaml(path, label)
+    if not isinstance(document, Mapping) or not isinstance(document.get("rules"), list):
+        raise RulesetError(
+            f"{label}: the top level must be a mapping with a 'rules' list, "
+            f"got {_describe_shape(document)}"
+        )
+    unknown = sorted(set(map(str, document)) - _RULES_FILE_KEYS)
+    if unknown:
+        raise RulesetError(f"{label}: unknown top-level key(s) {unknown}; allowed: ['rules']")
+    rules = _parse_rules(document["rules"], label)
+    _reject_duplicates(rules, label, ())
+    return rules
+
+
+def load_ruleset(
+    profile: str = DEFAULT_PROFILE, extra_rules: Path | None = None
+) -> tuple[Rule, ...]:
+    """The profile's rules followed by the extra rules (never replacing them)."""
+    base = load_profile(profile)
+    if extra_rules is None:
+        return base
+    extras = load_extra_rules(Path(extra_rules))
+    _reject_duplicates(extras, str(extra_rules), base, against=f"profile {profile!r}")
+    return base + extras
+
+
+def ruleset_digest(rules: Iterable[Rule]) -> str:
+    """SHA-256 over the rules' canonical JSON, in order: equal digests, equal rulesets."""
+    canonical = json.dumps(
+        [rule.model_dump(mode="json") for rule in rules],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def validate_rule_patterns(rule: Rule) -> None:
+    """Raise :class:`PatternError` for the first unsafe pattern of ``rule``."""
+    for index, pattern in enumerate(rule.patterns):
+        try:
+            check_pattern(pattern)
+        except PatternError as exc:
+            raise PatternError(f"pattern {index} {pattern[:80]!r} {exc}") from None
+
+
+def _load_profile(name_or_path: str, seen: tuple[str, ...]) -> Profile:
+    if len(seen) > _MAX_EXTENDS_DEPTH:
+        raise RulesetError(
+            f"profile {seen[0]!r}: 'extends' chain is deeper than {_MAX_EXTENDS_DEPTH}"
+        )
+    if name_or_path in seen:
+        raise RulesetError(f"profile {seen[0]!r}: 'extends' forms a cycle through {name_or_path!r}")
+    label, document = _read_profile_document(name_or_path)
+    if not isinstance(document, Mapping) or not isinstance(document.get("rules"), list):
+        raise RulesetError(
+            f"{label}: a profile must be a mapping with a 'rules' list, got {_describe_shape(document)}"
+        )
+    unknown = sorted(set(map(str, document)) - _PROFILE_KEYS)
+    if unknown:
+        raise RulesetError(
+            f"{label}: unknown top-level key(s) {unknown}; allowed: {sorted(_PROFILE_KEYS)}"
+        )
+    name = document.get("name", Path(name_or_path).stem)
+    description = document.get("description", "")
+    baseline_raw = document.get("baseline", [])
+    if not isinstance(name, str) or not name.strip():
+        raise RulesetError(f"{label}: 'name' must be a non-empty string")
+    if not isinstance(description, str):
+        raise RulesetError(f"{label}: 'description' must be a string")
+    if not isinstance(baseline_raw, list) or not all(
+        isinstance(entry, str) and entry and "/" not in entry for entry in baseline_raw
+    ):
+        raise RulesetError(f"{label}: 'baseline' must be a list of home entry names (no '/')")
+
+    inherited: tuple[Rule, ...] = ()
+    baseline = frozenset(baseline_raw)
+    extends = document.get("extends")
+    if extends is not None:
+        if not isinstance(extends, str) or not extends.strip():
+            raise RulesetError(f"{label}: 'extends' must be a profile name")
+        parent = _load_profile(extends, (*seen, name_or_path))
+        inherited = parent.rules
+        baseline |= parent.baseline
+    own = _parse_rules(document["rules"], label)
+    _reject_duplicates(own, label, ())
+    _reject_duplicates(own, label, inherited, against=f"extended profile {extends!r}")
+    return Profile(name=name, description=description, baseline=baseline, rules=inherited + own)
+
+
+def _read_profile_document(name_or_path: str) -> tuple[str, Any]:
+    if name_or_path in profile_names():
+        resource = _builtin_dir().joinpath(f"{name_or_path}.yaml")
+        label = f"profile {name_or_path!r} ({name_or_path}.yaml)"
+        try:
+            return label, yaml.safe_load(resource.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise RulesetError(f"{label}: YAML parse error: {_yaml_problem(exc)}") from None
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.exists() or "/" in name_or_path:
+        return str(path), _read_yaml(path, str(path))
+    raise RulesetError(
+        f"unknown profile {name_or_path!r}; built-in profiles: {list(profile_names())}, "
+        "or give the path of a profile YAML file"
+    )
+
+
+def _read_yaml(path: Path, label: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RulesetError(f"{label}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesetError(f"{label}: cannot be read: {exc}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise RulesetError(f"{label}: YAML parse error: {_yaml_problem(exc)}") from None
+
+
+def _parse_rules(items: list[Any], label: str) -> tuple[Rule, ...]:
+    rules: list[Rule] = []
+    for index, item in enumerate(items):
+        where = f"{label}: rule {index}"
+        if not isinstance(item, Mapping):
+            raise RulesetError(f"{where}: must be a mapping, got {_describe_shape(item)}")
+        if isinstance(item.get("id"), str):
+            where += f" (id {item['id']!r})"
+        unknown = sorted(set(map(str, item)) - _USER_RULE_FIELDS)
+        if unknown:
+            raise RulesetError(
+                f"{where}: unknown field(s) {unknown}; allowed: {sorted(_USER_RULE_FIELDS)}"
+            )
+        missing = [key for key in ("id", "category", "material", "patterns") if key not in item]
+        if missing:
+            raise RulesetError(f"{where}: missing required field(s) {missing}")
+        if isinstance(item.get("patterns"), str):
+            raise RulesetError(f"{where}: 'patterns' must be a list of regexes, not one string")
+        try:
+            rule = Rule.model_validate(dict(item))
+        except ValidationError as exc:
+            raise RulesetError(f"{where}: {_pydantic_problem(exc)}") from None
+        try:
+            validate_rule_patterns(rule)
+        except PatternError as exc:
+            raise RulesetError(f"{where}: {exc}") from None
+        rules.append(rule)
+    return tuple(rules)
+
+
+def _reject_duplicates(
+    rules: Sequence[Rule], label: str, existing: Sequence[Rule], *, against: str = ""
+) -> None:
+    taken = {rule.id for rule in existing}
+    for index, rule in enumerate(rules):
+        if rule.id in taken:
+            whose = (
+                f"a rule of {against}"
+                if against and any(r.id == rule.id for r in existing)
+                else "an earlier rule"
+            )
+            raise RulesetError(f"{label}: rule {index}: id {rule.id!r} duplicates {whose}")
+        taken.add(rule.id)
+
+
+def _describe_shape(value: Any) -> str:
+    if value is None:
+        return "an empty document"
+    if isinstance(value, Mapping):
+        return f"a mapping with keys {sorted(map(str, value))[:8]}"
+    return f"a {type(value).__name__}"
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    if mark is not None:
+        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return str(problem)
+
+
+def _pydantic_problem(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        location = ".".join(str(part) for part in error["loc"]) or "rule"
+        parts.append(f"{location}: {error['msg']}")
+    return "; ".join(parts)
