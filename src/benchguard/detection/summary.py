@@ -100,7 +100,7 @@ def _rule_verdicts(findings: list[Mapping[str, Any]]) -> list[dict[str, str]]:
         )
 
     verdicts = [
-        {"name": g.rule, "reason": _sentence(g)} for g in sorted(groups.values(), key=order)
+        {"name": g.rule, "reason": _sentence(g)} for g in sorted(groups.values(), key=rank)
     ]
     return verdicts + fallback
 
