@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchguard.detection.inventory import BatchInventory
 from benchguard.detection.models import Rule
 
 log = logging.getLogger(__name__)
@@ -99,20 +100,29 @@ class HomeSnapshots:
     same task several times and each run needs the snapshot taken just before it.
     """
 
-    def __init__(self, home: Path, granted: Sequence[Path], *, enabled: bool) -> None:
+    def __init__(
+        self, home: Path, granted: Sequence[Path], *, enabled: bool, profile: str = "benchguard"
+    ) -> None:
         self._home = home
         self._granted = tuple(str(p) for p in granted)
         self._enabled = enabled
+        self._profile = profile
         self._lock = threading.Lock()
-        self._batch: Any = None
+        self._batch: BatchInventory | None = None
 
     def before_batch(self) -> None:
         if not self._enabled:
             return
         try:
-            from benchguard.detection.inventory import BatchInventory
+            from benchguard.detection.inventory import BatchInventory, baseline_from_granted_paths
+            from benchguard.detection.rules import profile_baseline
 
-            self._batch = BatchInventory(self._home, granted_paths=self._granted)
+            # The profile's own entries (the checkout, its env file) and the granted
+            # skill trees are the environment, not leftovers.
+            baseline = profile_baseline(self._profile) | baseline_from_granted_paths(
+                self._home, self._granted
+            )
+            self._batch = BatchInventory(self._home, baseline=baseline)
         except Exception as exc:
             log.warning("home inventory before the batch failed (%s); no leftover rules", exc)
             self._batch = None
@@ -156,7 +166,9 @@ def annotate(
 
     def rules_for(index: int, record: dict[str, Any]) -> Sequence[Rule]:
         prompt = record.get("input")
-        return filter_rules_for_prompt(snapshots[index], prompt if isinstance(prompt, str) else "")
+        return tuple(
+            filter_rules_for_prompt(snapshots[index], prompt if isinstance(prompt, str) else "")
+        )
 
     try:
         errors = list(annotate_records(records, static_rules, dynamic_rules_for=rules_for))

@@ -16,7 +16,6 @@ and a timeout), so downstream readers never branch on which keys exist.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -41,6 +40,7 @@ from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture
 from benchguard.harness.verification import run_checks
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
+from benchguard.results.io import dumps, results_document, write_text_atomic
 from benchguard.results.rows import Manifest, build_rows, setup_id_for
 from benchguard.scoring.judge import Judge
 from benchguard.scoring.pipeline import score_records
@@ -108,13 +108,6 @@ def new_run_dir(out_dir: Path, now: datetime) -> Path:
     raise RuntimeError(f"{out_dir}: no free run directory name for {base}")
 
 
-def write_json(path: Path, value: Any) -> None:
-    """Write atomically: a reader never sees half a file, even if the harness dies."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(value, indent=2, sort_keys=False, default=str) + "\n", "utf-8")
-    os.replace(tmp, path)
-
-
 def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
     task = job.task
     return {
@@ -137,6 +130,7 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         "scores": {},
         "cheating_report": {},
         "integrity_checked": False,
+        "home_snapshot": [],
         "validated": False,
         "sandboxed": settings.sandbox == "bwrap",
     }
@@ -235,6 +229,7 @@ def run_batch(
         settings.home,
         granted_paths(settings.agent.skills, settings.home),
         enabled=settings.integrity.inventory_active,
+        profile=settings.integrity.profile,
     )
     snapshots.before_batch()
     inventories: list[tuple[Rule, ...]] = [() for _ in jobs]
@@ -254,19 +249,39 @@ def run_batch(
         with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
             for future in [pool.submit(execute, job) for job in jobs]:
                 future.result()
+    for record, rules in zip(records, inventories, strict=True):
+        record["home_snapshot"] = sorted({r.source for r in rules if r.source})
     errors: list[str] = []
     if settings.integrity.detect:
         errors += integrity.annotate(records, static_rules, inventories)
-    write_json(run_dir / RESULTS_FILE, records)
-    errors += publish(records, settings, run_dir, now, time.monotonic() - started)
+    manifest = batch_manifest(settings, run_dir, now)
+    _write_results(run_dir, records, manifest)
+    errors += publish(records, settings, run_dir, manifest, time.monotonic() - started)
     return BatchResult(run_dir=run_dir, records=records, errors=errors)
+
+
+def batch_manifest(settings: BatchSettings, run_dir: Path, now: datetime) -> Manifest:
+    augmentation = ("sandboxed",) if settings.sandbox == "bwrap" else ()
+    return Manifest(
+        run_id=run_dir.name,
+        t=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        setup_id=setup_id_for(settings.agent.model, settings.agent.name, augmentation),
+        model=settings.agent.model,
+        harness=settings.agent.name,
+        augmentation=augmentation,
+    )
+
+
+def _write_results(run_dir: Path, records: list[dict[str, Any]], manifest: Manifest) -> None:
+    document = results_document(records, run_id=manifest.run_id, t=manifest.t, manifest=manifest)
+    write_text_atomic(run_dir / RESULTS_FILE, dumps(document.to_json()))
 
 
 def publish(
     records: list[dict[str, Any]],
     settings: BatchSettings,
     run_dir: Path,
-    now: datetime,
+    manifest: Manifest,
     elapsed_s: float,
 ) -> list[str]:
     """Score in place, then write results, rows and manifest; each stage best-effort."""
@@ -279,20 +294,13 @@ def publish(
         errors += score_records(records, judge=settings.judge)
     except Exception as exc:
         errors.append(f"scoring failed: {type(exc).__name__}: {exc}")
-    write_json(run_dir / RESULTS_FILE, records)
-    augmentation = ("sandboxed",) if settings.sandbox == "bwrap" else ()
-    manifest = Manifest(
-        run_id=run_dir.name,
-        t=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        setup_id=setup_id_for(settings.agent.model, settings.agent.name, augmentation),
-        model=settings.agent.model,
-        harness=settings.agent.name,
-        augmentation=augmentation,
-    )
+    _write_results(run_dir, records, manifest)
     try:
-        rows = build_rows(records, manifest)
-        write_json(run_dir / ROWS_FILE, [row.to_json() for row in rows])
+        rows = [row.to_json() for row in build_rows(records, manifest)]
+        write_text_atomic(run_dir / ROWS_FILE, dumps(rows))
     except Exception as exc:
         errors.append(f"rows failed: {type(exc).__name__}: {exc}")
-    write_json(run_dir / MANIFEST_FILE, {**manifest.to_json(), "elapsedS": round(elapsed_s, 3)})
+    write_text_atomic(
+        run_dir / MANIFEST_FILE, dumps({**manifest.to_json(), "elapsedS": round(elapsed_s, 3)})
+    )
     return errors

@@ -1,0 +1,60 @@
+"""Helpers shared by the harness tests: an operator tree and result readers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from benchguard.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+AGENTS = EXAMPLES / "agents"
+
+
+@dataclass
+class Operator:
+    """An operator's tree: the tasks, a harness checkout, results and the agent home."""
+
+    root: Path
+    tasks: Path
+    checkout: Path
+    results: Path
+    agent_home: Path
+
+    def run(self, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, Path | None]:
+        """``benchguard run`` in-process; returns exit code, stderr+stdout, run dir."""
+        result = CliRunner().invoke(
+            app,
+            ["run", *args, "--out", str(self.results), "--home", str(self.agent_home), "--quiet"],
+            env=env,
+            catch_exceptions=False,
+        )
+        lines = result.stdout.strip().splitlines()
+        run_dir = Path(lines[-1]) if result.exit_code == 0 and lines else None
+        return result.exit_code, result.output, run_dir
+
+
+def only_tasks(operator: Operator, *folders: str) -> Path:
+    """A tasks directory (named ``tasks``) holding just ``folders``, in the given order."""
+    target = operator.root / "subsets" / "-".join(folders) / "tasks"
+    target.mkdir(parents=True)
+    for index, folder in enumerate(folders):
+        shutil.copytree(operator.tasks / folder, target / f"{index:02d}-{folder}")
+    return target
+
+
+def load_run(run_dir: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    records = json.loads((run_dir / "results.json").read_text("utf-8"))["records"]
+    rows = json.loads((run_dir / "rows.json").read_text("utf-8"))
+    manifest = json.loads((run_dir / "manifest.json").read_text("utf-8"))
+    return records, rows, manifest
+
+
+def agent(name: str) -> str:
+    return str(AGENTS / f"{name}.yaml")
