@@ -1,0 +1,97 @@
+"""Scan engines: run the detector over many records or files, serially or with dask.
+
+Whichever engine runs, the reports are identical and in input order; only the speed
+differs. ``benchguard scan`` and ``benchguard score`` both go through here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S
+from benchguard.detection.models import CheatingReport, Rule
+from benchguard.engines.dask_engine import (
+    LOCAL_SCHEDULERS,
+    EngineUnavailableError,
+    scan_files_dask,
+    scan_records_dask,
+)
+from benchguard.engines.serial import scan_files_serial, scan_records_serial
+from benchguard.engines.work import FileScan, RecordScan, scan_one_file, scan_one_record
+
+EngineName = Literal["serial", "dask"]
+ENGINE_NAMES: tuple[EngineName, ...] = ("serial", "dask")
+
+__all__ = [
+    "ENGINE_NAMES",
+    "LOCAL_SCHEDULERS",
+    "EngineName",
+    "EngineUnavailableError",
+    "FileScan",
+    "RecordScan",
+    "scan_files",
+    "scan_one_file",
+    "scan_one_record",
+    "scan_records",
+]
+
+
+def scan_records(
+    records: Sequence[Mapping[str, Any]],
+    rules: Sequence[Rule],
+    *,
+    engine: EngineName = "serial",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    dynamic_rules: Sequence[Sequence[Rule]] | None = None,
+    time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
+) -> list[CheatingReport]:
+    """One report per record, in input order, whichever engine runs.
+
+    ``dynamic_rules``, when given, is one rule list per record (home-inventory rules),
+    appended after ``rules`` for that record only. ``scheduler`` (dask only) is a local
+    scheduler name (``processes``, the default; ``threads``; ``synchronous``) or a
+    ``distributed`` scheduler address.
+    """
+    per_record = _dynamic_per_record(len(records), dynamic_rules)
+    if engine == "serial":
+        if scheduler is not None:
+            raise ValueError("--scheduler applies only to the dask engine")
+        return scan_records_serial(records, rules, per_record, time_budget_s)
+    if engine == "dask":
+        return scan_records_dask(records, rules, per_record, time_budget_s, scheduler, workers)
+    raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINE_NAMES)}")
+
+
+def scan_files(
+    paths: Sequence[str],
+    rules: Sequence[Rule],
+    *,
+    format_name: str | None = None,
+    engine: EngineName = "serial",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
+) -> list[FileScan]:
+    """Import and scan each file (one at a time per worker), results in ``paths`` order."""
+    if engine == "serial":
+        if scheduler is not None:
+            raise ValueError("--scheduler applies only to the dask engine")
+        return scan_files_serial(paths, rules, format_name, time_budget_s)
+    if engine == "dask":
+        return scan_files_dask(paths, rules, format_name, time_budget_s, scheduler, workers)
+    raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINE_NAMES)}")
+
+
+def _dynamic_per_record(
+    count: int, dynamic_rules: Sequence[Sequence[Rule]] | None
+) -> list[tuple[Rule, ...]]:
+    if dynamic_rules is None:
+        return [()] * count
+    if len(dynamic_rules) != count:
+        raise ValueError(
+            f"dynamic_rules has {len(dynamic_rules)} entries for {count} records; "
+            "give one rule list per record"
+        )
+    return [tuple(rules) for rules in dynamic_rules]

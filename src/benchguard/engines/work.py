@@ -1,0 +1,106 @@
+"""The units of work every engine runs: scan one record, scan one file.
+
+Both are top-level functions over picklable values so a process pool (dask's
+processes scheduler, a distributed cluster) can run them; both never raise, so one
+bad record or file cannot take its neighbours down with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, DETECTOR_VERSION, scan_record
+from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
+from benchguard.importers.registry import import_path
+from benchguard.importers.transcript import UnreadableLogError
+
+
+class RecordScan(BaseModel):
+    """One record's verdict, with where the record sits in its file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    index: int
+    name: str | None
+    report: CheatingReport
+
+
+class FileScan(BaseModel):
+    """One file's verdicts; ``error`` is set when the file as a whole could not be read,
+    ``problems`` name the entries inside it that were skipped."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    format: str | None = None
+    records: tuple[RecordScan, ...] = ()
+    problems: tuple[str, ...] = ()
+    error: str | None = None
+    bytes: int = 0
+
+
+def scan_one_record(
+    record: Mapping[str, Any],
+    rules: Sequence[Rule],
+    dynamic_rules: Sequence[Rule] = (),
+    time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
+) -> CheatingReport:
+    """The detector's verdict; an unexpected failure is a flagged, incomplete report."""
+    try:
+        return scan_record(record, rules, dynamic_rules=dynamic_rules, time_budget_s=time_budget_s)
+    except Exception as exc:  # fail closed: a scan that did not finish never reads clean
+        return CheatingReport(
+            detector_version=DETECTOR_VERSION,
+            status="flagged",
+            categories=(SCAN_INCOMPLETE_CATEGORY,),
+            incomplete=True,
+            incomplete_reason=f"scan failed: {type(exc).__name__}: {exc}",
+        )
+
+
+def scan_one_file(
+    path: str,
+    rules: Sequence[Rule],
+    format_name: str | None = None,
+    time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
+) -> FileScan:
+    """Import one file (by content, or ``format_name``) and scan each record in it."""
+    file_path = Path(path)
+    try:
+        size = file_path.stat().st_size
+        imported = import_path(file_path, format_name)
+    except (UnreadableLogError, OSError, ValueError) as exc:
+        return FileScan(path=path, error=_describe(exc, path))
+    except RecursionError:
+        return FileScan(path=path, error=f"{path}: JSON nested too deeply to read")
+    records = tuple(
+        RecordScan(
+            index=index,
+            name=_record_name(record),
+            report=scan_one_record(record, rules, time_budget_s=time_budget_s),
+        )
+        for index, record in enumerate(imported.records)
+    )
+    return FileScan(
+        path=path,
+        format=imported.format,
+        records=records,
+        problems=tuple(imported.problems),
+        bytes=size,
+    )
+
+
+def _record_name(record: Mapping[str, Any]) -> str | None:
+    name = record.get("name")
+    return name if isinstance(name, str) else None
+
+
+def _describe(exc: Exception, path: str) -> str:
+    text = str(exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"cannot read ({exc.strerror})"
+    return text if path in text else f"{path}: {text}"
