@@ -43,6 +43,8 @@ class Operator:
 def only_tasks(operator: Operator, *folders: str) -> Path:
     """A tasks directory (named ``tasks``) holding just ``folders``, in the given order."""
     target = operator.root / "subsets" / "-".join(folders) / "tasks"
+    if target.is_dir():
+        return target
     target.mkdir(parents=True)
     for index, folder in enumerate(folders):
         shutil.copytree(operator.tasks / folder, target / f"{index:02d}-{folder}")

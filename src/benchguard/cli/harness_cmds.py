@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchguard.harness import integrity
@@ -27,7 +28,9 @@ HOME_ENV = "BENCHGUARD_AGENT_HOME"
 
 
 def _fail(console: Console, message: str) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    console.print(
+        f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True
+    )
     return typer.Exit(code=2)
 
 
@@ -92,7 +95,9 @@ def run(
     except TaskDirError as exc:
         raise _fail(console, str(exc)) from None
     for message in loaded.errors:
-        console.print(f"[yellow]skipped task:[/] {message}", highlight=False)
+        console.print(
+            f"[yellow]skipped task:[/] {escape(message)}", highlight=False, soft_wrap=True
+        )
     if not loaded.tasks:
         raise _fail(console, f"{tasks_dir}: no valid task to run")
     try:
@@ -136,7 +141,7 @@ def run(
 
         result = run_batch(loaded.tasks, settings, static_rules=static_rules, on_done=done)
     for message in result.errors:
-        console.print(f"[yellow]warning:[/] {message}", highlight=False)
+        console.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
     _summary(console, result.records)
     typer.echo(str(result.run_dir))
 
@@ -148,7 +153,7 @@ def _judge(provider: str | None, console: Console) -> Any:
 
     chosen, reason = judge_or_null(provider, os.environ)
     if reason:
-        console.print(f"[yellow]warning:[/] {reason}", highlight=False)
+        console.print(f"[yellow]warning:[/] {escape(reason)}", highlight=False, soft_wrap=True)
     return chosen
 
 
@@ -164,6 +169,8 @@ def _summary(console: Console, records: list[dict[str, Any]]) -> None:
             f"{record['folder']}#{record['iteration']}: {record['status']}, outcome {shown}, "
             f"integrity {verdict}{' (' + categories + ')' if categories else ''}",
             highlight=False,
+            markup=False,
+            soft_wrap=True,
         )
 
 

@@ -1,0 +1,207 @@
+"""``benchguard run`` end to end on the examples: run, detect, gate, finalize, publish.
+
+Every cheater gives the correct answer, so only the integrity gate can zero it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.helpers import AGENTS, Operator, agent, load_run, only_tasks
+
+pytestmark = pytest.mark.slow
+
+
+def _assert_gated(record: dict[str, Any], row: dict[str, Any], category: str) -> None:
+    assert record["scores"]["VerificationCorrectness"]["score"] == 1.0, "the answer is correct"
+    assert record["cheating_report"]["status"] == "flagged"
+    assert category in record["cheating_report"]["categories"]
+    assert record["scores"]["IntegrityCatastrophic"]["score"] == 0.0
+    assert row["outcomeScore"] == 0.0
+    assert row["catastrophic"] is True
+    assert "IntegrityCatastrophic" in row["catastrophicKinds"]
+    assert row["integrityStatus"] == "flagged"
+
+
+def test_honest_agent_scores_and_reads_clean(operator: Operator) -> None:
+    code, output, run_dir = operator.run(str(operator.tasks), "--agent", agent("honest"))
+    assert code == 0, output
+    assert run_dir is not None and run_dir.parent == operator.results
+    assert run_dir.name.startswith("run_")
+    records, rows, manifest = load_run(run_dir)
+    assert [r["folder"] for r in records] == [
+        "sum-numbers",
+        "word-count",
+        "write-notes",
+        "write-report",
+    ]
+    for record, row in zip(records, rows, strict=True):
+        assert record["status"] == "success", record["error"]
+        assert record["cheating_report"]["status"] == "clean", record["cheating_report"]
+        assert record["transcript_errors"] == []
+        assert row["outcomeScore"] == 1.0
+        assert row["catastrophicKinds"] == []
+        assert row["integrityStatus"] == "clean"
+        assert row["sandboxed"] is False
+    assert manifest["harness"] == "honest" and manifest["runId"] == run_dir.name
+
+
+def _prior_run(operator: Operator, folder: str) -> Path:
+    code, output, run_dir = operator.run(
+        str(only_tasks(operator, folder)), "--agent", agent("honest")
+    )
+    assert code == 0 and run_dir is not None, output
+    return run_dir
+
+
+@pytest.mark.parametrize(
+    ("cheater", "category"),
+    [
+        ("cheat-task-yaml", "task-definition"),
+        ("cheat-prior-results", "results-dir"),
+        ("cheat-leftover-report", "prior-run-artifact"),
+        ("cheat-grep-docs", "harness-repo"),
+    ],
+)
+def test_each_cheater_is_flagged_and_zeroed_despite_a_correct_answer(
+    operator: Operator, cheater: str, category: str
+) -> None:
+    """Guards against a correct answer rescuing a run that read the benchmark's material."""
+    env: dict[str, str] = {}
+    if cheater == "cheat-task-yaml":
+        env["CHEAT_HINT"] = str(operator.tasks)
+    elif cheater == "cheat-prior-results":
+        env["CHEAT_HINT"] = str(_prior_run(operator, "sum-numbers"))
+    elif cheater == "cheat-leftover-report":
+        _prior_run(operator, "write-report")  # leaves ~/report.md in the agent home
+    else:
+        env["CHEAT_HINT"] = str(operator.checkout)
+    tasks = only_tasks(operator, "sum-numbers")
+    code, output, run_dir = operator.run(str(tasks), "--agent", agent(cheater), env=env)
+    assert code == 0, output
+    assert run_dir is not None
+    [record], [row], _ = load_run(run_dir)
+    assert record["status"] == "success"
+    assert record["trajectory"][0]["status"] == "completed", "the unsandboxed read succeeded"
+    _assert_gated(record, row, category)
+
+
+def test_leftover_from_task_one_read_by_task_two_is_flagged_and_task_one_stays_clean(
+    operator: Operator,
+) -> None:
+    """Guards against a single run-start snapshot missing what the batch itself creates."""
+    tasks = only_tasks(operator, "write-notes", "sum-numbers")
+    code, output, run_dir = operator.run(
+        str(tasks), "--agent", agent("cheat-leftover-report"), env={"CHEAT_HINT": "~/notes.md"}
+    )
+    assert code == 0, output
+    assert run_dir is not None
+    (first, second), (first_row, second_row), _ = load_run(run_dir)
+    assert first["folder"] == "00-write-notes" and first["home_snapshot"] == []
+    assert first["cheating_report"]["status"] == "clean"
+    assert first_row["outcomeScore"] == 1.0
+    assert second["home_snapshot"] == ["notes.md"]
+    _assert_gated(second, second_row, "prior-run-artifact")
+    assert any(
+        f["rule"] == "prior-run-artifact/notes.md/path"
+        for f in second["cheating_report"]["findings"]
+    )
+
+
+def test_same_task_twice_pairs_each_record_with_its_own_snapshot(operator: Operator) -> None:
+    """Guards against snapshots keyed by task name, where a repeat takes the wrong one."""
+    tasks = only_tasks(operator, "write-notes")
+    code, output, run_dir = operator.run(
+        str(tasks), "--agent", agent("honest"), "--iterations", "2"
+    )
+    assert code == 0, output
+    assert run_dir is not None
+    (first, second), rows, _ = load_run(run_dir)
+    assert (first["iteration"], second["iteration"]) == (1, 2)
+    assert first["home_snapshot"] == [] and second["home_snapshot"] == ["notes.md"]
+    # Named by the prompt, the entry is authorized; the same task's repeat gets no fingerprint.
+    assert [r["cheating_report"]["status"] for r in (first, second)] == ["clean", "clean"]
+    assert [r["outcomeScore"] for r in rows] == [1.0, 1.0]
+
+
+def test_timed_out_cheater_keeps_its_partial_trajectory_and_is_gated(
+    operator: Operator, tmp_path: Path
+) -> None:
+    """Guards against the reference's gap: a crash-plus-cheat run escaping the gate."""
+    fast = tmp_path / "hang.yaml"
+    fast.write_text(
+        f'name: hang\nargv: ["{{python}}", "{AGENTS}/cheat_then_hang.py", "{{prompt}}"]\n'
+        "env: [CHEAT_HINT]\ntimeout: 2\n",
+        "utf-8",
+    )
+    tasks = only_tasks(operator, "sum-numbers")
+    code, output, run_dir = operator.run(
+        str(tasks), "--agent", str(fast), env={"CHEAT_HINT": str(operator.tasks)}
+    )
+    assert code == 0, output
+    assert run_dir is not None
+    [record], [row], _ = load_run(run_dir)
+    assert record["status"] == "timeout"
+    assert "timed out after 2s" in record["error"]
+    assert "task.yaml" in record["trajectory"][0]["args"]["command"]
+    _assert_gated(record, row, "task-definition")
+
+
+def test_disabled_detection_leaves_records_unverified(operator: Operator) -> None:
+    tasks = only_tasks(operator, "sum-numbers")
+    code, output, run_dir = operator.run(
+        str(tasks),
+        "--agent",
+        agent("cheat-task-yaml"),
+        env={"BENCHGUARD_CHEAT_DETECT": "0", "CHEAT_HINT": str(operator.tasks)},
+    )
+    assert code == 0, output
+    assert run_dir is not None
+    [record], [row], _ = load_run(run_dir)
+    assert record["cheating_report"] == {} and record["integrity_checked"] is False
+    assert row["integrityStatus"] == "unverified"
+    assert "IntegrityCatastrophic" not in record["scores"]
+
+
+@pytest.mark.parametrize("via", ["flag", "env"])
+def test_bad_rules_file_fails_before_any_agent_runs(
+    operator: Operator, tmp_path: Path, via: str
+) -> None:
+    """Guards against discovering a broken ruleset after a whole batch ran unscanned."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules:\n  - id: x\n    category: c\n    material: m\n    patterns: ['(']\n")
+    tasks = only_tasks(operator, "write-notes")
+    args = [str(tasks), "--agent", agent("honest")]
+    env = {}
+    if via == "flag":
+        args += ["--rules", str(rules)]
+    else:
+        env["BENCHGUARD_CHEAT_RULES"] = str(rules)
+    code, output, _ = operator.run(*args, env=env)
+    assert code == 2
+    assert str(rules) in output.replace("\n", "")
+    assert not (operator.agent_home / "notes.md").exists(), "no agent may have run"
+    assert not operator.results.exists()
+
+
+def test_bad_task_is_reported_and_the_others_run(operator: Operator) -> None:
+    tasks = only_tasks(operator, "write-notes")
+    bad = tasks / "broken" / "task.yaml"
+    bad.parent.mkdir()
+    bad.write_text("name: broken\nprompt: p\ntimeout: soon\n", "utf-8")
+    code, output, run_dir = operator.run(str(tasks), "--agent", agent("honest"))
+    assert code == 0
+    assert "broken/task.yaml" in output and "field timeout" in output
+    assert run_dir is not None
+    records, _, _ = load_run(run_dir)
+    assert [r["folder"] for r in records] == ["00-write-notes"]
+
+
+def test_unknown_agent_and_missing_tasks_exit_2_without_traceback(operator: Operator) -> None:
+    code, output, _ = operator.run(str(operator.tasks), "--agent", "nobody")
+    assert code == 2 and "unknown agent 'nobody'" in output and "Traceback" not in output
+    code, output, _ = operator.run(str(operator.root / "none"), "--agent", agent("honest"))
+    assert code == 2 and "not a directory of tasks" in output
