@@ -108,7 +108,7 @@ def _resolve_seed(data: RedactionPressureTaskData) -> tuple[int, SplitIdentity]:
 class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore[misc]
     """Scores the one reply against the task's unseen evaluation records."""
 
-    def _outcome(self, trace: Any) -> _Scored:
+    def _outcome(self, trace: vf.Trace) -> _Scored:
         data: RedactionPressureTaskData = self.data
         info: dict[str, Any] = trace.info
         info["split"] = data.split
@@ -131,34 +131,34 @@ class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore
         return _Scored(result, result.errors)
 
     @vf.stop  # type: ignore[misc,untyped-decorator]
-    async def single_turn(self, trace: Any) -> bool:
+    async def single_turn(self, trace: vf.Trace) -> bool:
         return bool(trace.num_turns >= 1)
 
     # Priorities fix the order rewards land in trace.rewards (recall, precision, clean),
     # so trace.reward sums in the same order as reward.py and equals it bit for bit.
     @vf.reward(weight=RECALL_WEIGHT, priority=3)  # type: ignore[misc,untyped-decorator]
-    async def recall(self, trace: Any) -> float:
+    async def recall(self, trace: vf.Trace) -> float:
         try:
             return self._outcome(trace).component("recall")
         except Exception:
             return 0.0
 
     @vf.reward(weight=PRECISION_WEIGHT, priority=2)  # type: ignore[misc,untyped-decorator]
-    async def precision(self, trace: Any) -> float:
+    async def precision(self, trace: vf.Trace) -> float:
         try:
             return self._outcome(trace).component("precision")
         except Exception:
             return 0.0
 
     @vf.reward(weight=CLEAN_WEIGHT, priority=1)  # type: ignore[misc,untyped-decorator]
-    async def clean(self, trace: Any) -> float:
+    async def clean(self, trace: vf.Trace) -> float:
         try:
             return self._outcome(trace).component("clean")
         except Exception:
             return 0.0
 
     @vf.metric  # type: ignore[misc,untyped-decorator]
-    async def redaction(self, trace: Any) -> dict[str, float]:
+    async def redaction(self, trace: vf.Trace) -> dict[str, float]:
         try:
             result = self._outcome(trace).result
         except Exception:

@@ -1,9 +1,259 @@
-"""CLI commands: redaction_cmds (filled in by its component)."""
+"""``benchguard redaction``: evaluate baseline policies, score a reply, show a prompt.
+
+Thin: parses, calls redaction_pressure's pure modules, prints. It never imports
+verifiers, so these commands start fast and work without the RL stack. Bad input
+(unknown split or policy, index out of range, unreadable reply file, missing private
+secret) exits 2 with one readable line.
+"""
 
 from __future__ import annotations
 
+import json
+import statistics
+from pathlib import Path
+from typing import Annotated, NoReturn
+
 import typer
+from pydantic import BaseModel, ConfigDict
+
+redaction_app = typer.Typer(
+    name="redaction",
+    help="Evaluate and inspect the redaction-pressure environment offline.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class PolicySummary(BaseModel):
+    """One row of ``redaction eval``: a policy's means over the evaluated tasks."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    policy: str
+    tasks: int
+    mean_reward: float
+    mean_recall: float
+    mean_precision: float
+    clean_rate: float
+    invalid_rate: float
+    mean_scoring_ms: float
+
+
+class EvalReport(BaseModel):
+    """The whole ``redaction eval`` output; names its split and commitment."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    split: str
+    split_commitment: str
+    tasks: int
+    policies: tuple[PolicySummary, ...]
+
+
+class ScoreReport(BaseModel):
+    """The ``redaction score`` output for one reply on one task."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    split: str
+    split_commitment: str
+    index: int
+    policy: str | None
+    reward: float
+    recall: float
+    precision: float
+    clean: bool
+    valid: bool
+    errors: list[str]
+    rules: int
+    matches: int
+    partially_removed_secrets: int
+    damaged_decoys: int
+    elapsed_ms: float
+
+
+def _bad_input(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _seeds(split: str, *, public_only: bool = False) -> object:
+    from redaction_pressure.splits import SplitError, SplitSeeds
+
+    if public_only and split not in ("train", "dev"):
+        _bad_input(f"split {split!r} is not allowed here; allowed: train, dev")
+    try:
+        return SplitSeeds(split)
+    except SplitError as error:
+        _bad_input(str(error))
+
+
+def _task_seed(seeds: object, index: int) -> int:
+    from redaction_pressure.splits import SplitError, SplitSeeds
+
+    assert isinstance(seeds, SplitSeeds)
+    try:
+        return seeds.seed(index)
+    except SplitError as error:
+        _bad_input(str(error))
+
+
+def _check_policies(names: list[str]) -> list[str]:
+    from redaction_pressure.policies import POLICIES
+
+    for name in names:
+        if name not in POLICIES:
+            _bad_input(f"unknown policy {name!r}; known: {', '.join(POLICIES)}")
+    return names
+
+
+@redaction_app.command("eval")
+def eval_command(
+    split: Annotated[str, typer.Option(help="train, dev or private_eval.")] = "dev",
+    limit: Annotated[int | None, typer.Option(min=1, help="Evaluate the first N tasks.")] = None,
+    policy: Annotated[
+        list[str] | None, typer.Option(help="Policy to evaluate (repeatable); default all.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Score baseline policies over a split and print a table per policy."""
+    from redaction_pressure.corpus import generate_task
+    from redaction_pressure.policies import POLICIES
+    from redaction_pressure.reward import score_reply
+    from redaction_pressure.splits import SplitSeeds
+
+    names = _check_policies(policy or list(POLICIES))
+    seeds = _seeds(split)
+    assert isinstance(seeds, SplitSeeds)
+    count = min(seeds.size, limit) if limit is not None else seeds.size
+    tasks = [generate_task(seeds.seed(index)) for index in range(count)]
+    rows = []
+    for name in names:
+        results = [score_reply(POLICIES[name](task), task.evaluation) for task in tasks]
+        rows.append(
+            PolicySummary(
+                policy=name,
+                tasks=len(results),
+                mean_reward=statistics.fmean(r.reward for r in results),
+                mean_recall=statistics.fmean(r.recall for r in results),
+                mean_precision=statistics.fmean(r.precision for r in results),
+                clean_rate=statistics.fmean(1.0 if r.clean else 0.0 for r in results),
+                invalid_rate=statistics.fmean(0.0 if r.valid else 1.0 for r in results),
+                mean_scoring_ms=statistics.fmean(r.elapsed_ms for r in results),
+            )
+        )
+    report = EvalReport(
+        split=seeds.identity.split,
+        split_commitment=seeds.identity.commitment,
+        tasks=count,
+        policies=tuple(rows),
+    )
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+        return
+    _print_table(report, seeds.identity.label())
+
+
+def _print_table(report: EvalReport, split_label: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(
+        title=f"redaction-pressure baselines · split {split_label} · {report.tasks} tasks",
+        caption=f"split commitment {report.split_commitment}",
+    )
+    for column in ("policy", "reward", "recall", "precision", "clean", "invalid", "scoring ms"):
+        table.add_column(column, justify="left" if column == "policy" else "right")
+    for row in report.policies:
+        table.add_row(
+            row.policy,
+            f"{row.mean_reward:.4f}",
+            f"{row.mean_recall:.4f}",
+            f"{row.mean_precision:.4f}",
+            f"{row.clean_rate:.2%}",
+            f"{row.invalid_rate:.2%}",
+            f"{row.mean_scoring_ms:.2f}",
+        )
+    Console(width=120).print(table)
+
+
+@redaction_app.command("score")
+def score_command(
+    index: Annotated[int, typer.Option(help="Task index within the split.")],
+    split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
+    reply_file: Annotated[
+        Path | None, typer.Option(help="File holding the model reply to score.")
+    ] = None,
+    policy: Annotated[str | None, typer.Option(help="Score this baseline's reply.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Score one reply (from a file or a baseline policy) on one task."""
+    from redaction_pressure.corpus import generate_task
+    from redaction_pressure.policies import policy_reply
+    from redaction_pressure.reward import score_reply
+    from redaction_pressure.splits import SplitSeeds
+
+    if (reply_file is None) == (policy is None):
+        _bad_input("give exactly one of --reply-file or --policy")
+    seeds = _seeds(split, public_only=True)
+    assert isinstance(seeds, SplitSeeds)
+    task = generate_task(_task_seed(seeds, index))
+    if policy is not None:
+        _check_policies([policy])
+        reply = policy_reply(policy, task)
+    else:
+        assert reply_file is not None
+        try:
+            reply = reply_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            _bad_input(f"cannot read reply file {reply_file}: {error}")
+    result = score_reply(reply, task.evaluation)
+    report = ScoreReport(
+        split=seeds.identity.split,
+        split_commitment=seeds.identity.commitment,
+        index=index,
+        policy=policy,
+        reward=result.reward,
+        recall=result.recall,
+        precision=result.precision,
+        clean=result.clean,
+        valid=result.valid,
+        errors=list(result.errors),
+        rules=result.rules,
+        matches=result.matches,
+        partially_removed_secrets=result.partially_removed_secrets,
+        damaged_decoys=result.damaged_decoys,
+        elapsed_ms=result.elapsed_ms,
+    )
+    if as_json:
+        typer.echo(json.dumps(report.model_dump(mode="json")))
+        return
+    typer.echo(f"split {report.split} task {index}: reward {report.reward:.4f}")
+    typer.echo(
+        f"  recall {report.recall:.4f}  precision {report.precision:.4f}  "
+        f"clean {report.clean}  valid {report.valid}  {report.elapsed_ms:.2f} ms"
+    )
+    for error in report.errors:
+        typer.echo(f"  error: {error}")
+
+
+@redaction_app.command("show")
+def show_command(
+    index: Annotated[int, typer.Option(help="Task index within the split.")],
+    split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
+) -> None:
+    """Print the prompt exactly as the model receives it (system, then user message)."""
+    from redaction_pressure.corpus import generate_task
+    from redaction_pressure.prompt import SYSTEM_PROMPT, render_prompt
+    from redaction_pressure.splits import SplitSeeds
+
+    seeds = _seeds(split, public_only=True)
+    assert isinstance(seeds, SplitSeeds)
+    task = generate_task(_task_seed(seeds, index))
+    typer.echo(f"=== system ===\n{SYSTEM_PROMPT}\n=== user ===\n{render_prompt(task)}", nl=False)
 
 
 def register(app: typer.Typer) -> None:
     """Add this family's commands to ``app``."""
+    app.add_typer(redaction_app, name="redaction")
