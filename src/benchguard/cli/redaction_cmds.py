@@ -234,8 +234,8 @@ def score_command(
         f"  recall {report.recall:.4f}  precision {report.precision:.4f}  "
         f"clean {report.clean}  valid {report.valid}  {report.elapsed_ms:.2f} ms"
     )
-    for error in report.errors:
-        typer.echo(f"  error: {error}")
+    for message in report.errors:
+        typer.echo(f"  error: {message}")
 
 
 @redaction_app.command("show")
