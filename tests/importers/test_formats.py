@@ -142,3 +142,14 @@ def test_whole_document_formats_refuse_other_json_naming_the_file(
     path.write_text('{"hello": "world"}')
     with pytest.raises(ValueError, match=str(path)):
         reader(path)  # type: ignore[operator]
+
+
+def test_results_json_object_layout_written_by_the_harness(tmp_path: Path, fixtures: Path) -> None:
+    """The harness writes {schema_version, run_id, t, manifest, records}; both layouts read."""
+    records = json.loads((fixtures / "benchguard_results.json").read_text())
+    path = tmp_path / "results.json"
+    document = {"schema_version": 1, "run_id": "run_1", "t": "x", "manifest": None}
+    path.write_text(json.dumps({**document, "records": records}, indent=2))
+    imported = results_json.import_file(path)
+    assert [r["name"] for r in imported.records] == ["fix-login", "add-ratelimit"]
+    assert "records[1]" in imported.problems[0]

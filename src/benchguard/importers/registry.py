@@ -41,7 +41,7 @@ FORMATS: dict[str, LogFormat] = {
     for f in (
         LogFormat(
             results_json.FORMAT_NAME,
-            "benchguard records: results.json (a list) or JSONL",
+            "benchguard records: results.json (object with records, or a list) or JSONL",
             results_json.import_file,
         ),
         LogFormat(
@@ -123,7 +123,9 @@ def _match_document(document: Any) -> str | None:
         return verifiers_traces.FORMAT_NAME
     if claude_code.is_claude_code([json.dumps(document)]):
         return claude_code.FORMAT_NAME
-    if results_json.looks_like_record(document):
+    if results_json.looks_like_results_document(document) or results_json.looks_like_record(
+        document
+    ):
         return results_json.FORMAT_NAME
     return None
 

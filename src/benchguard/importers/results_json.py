@@ -1,4 +1,7 @@
-"""Our own records: a ``results.json`` (a JSON list of records) or a JSONL file of them.
+"""Our own records: a ``results.json`` or a JSONL file of records.
+
+``results.json`` comes in two layouts: the harness writes an object ``{schema_version,
+run_id, t, manifest, records: [...]}``; the reference's layout is a bare list.
 
 Records are taken as they are, ``{name, input, output, trajectory, ...}``: nothing is
 added or renamed, so a rescan sees exactly what the harness recorded. An entry that is
@@ -21,6 +24,14 @@ def looks_like_record(document: object) -> bool:
     return isinstance(document, dict) and bool(_RECORD_KEYS & document.keys())
 
 
+def looks_like_results_document(document: object) -> bool:
+    return (
+        isinstance(document, dict)
+        and isinstance(document.get("records"), list)
+        and bool({"schema_version", "run_id", "manifest"} & document.keys())
+    )
+
+
 def import_file(path: Path) -> ImportedFile:
     try:
         with path.open("rb") as handle:
@@ -28,25 +39,49 @@ def import_file(path: Path) -> ImportedFile:
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
     if head.startswith(b"["):
-        return _import_list(path)
+        return _import_document(path)
+    if head.startswith(b"{") and not _first_line_is_json(path):
+        return _import_document(path)
     return _import_lines(path)
 
 
-def _import_list(path: Path) -> ImportedFile:
+def _first_line_is_json(path: Path) -> bool:
+    """JSONL has a whole object on its first line; a pretty-printed document does not."""
+    with path.open("rb") as handle:
+        first = handle.readline()
+    try:
+        json.loads(first)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+    return True
+
+
+def _import_document(path: Path) -> ImportedFile:
     try:
         document = json.loads(path.read_bytes())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableLogError(f"{path}: not valid JSON ({exc})") from exc
-    if not isinstance(document, list):
-        raise UnreadableLogError(f"{path}: expected a JSON list of records")
+    if looks_like_results_document(document):
+        entries = document["records"]
+        label = "records"
+    elif isinstance(document, list):
+        entries = document
+        label = "record "
+    elif looks_like_record(document):
+        entries = [document]
+        label = "record "
+    else:
+        raise UnreadableLogError(
+            f"{path}: expected a JSON list of records or an object with a 'records' list"
+        )
     records: list[dict[str, Any]] = []
     problems: list[str] = []
-    for position, record in enumerate(document):
+    for position, record in enumerate(entries):
         if isinstance(record, dict):
             records.append(record)
         else:
             problems.append(
-                f"{path}: record [{position}] is {type(record).__name__}, not an object; skipped"
+                f"{path}: {label}[{position}] is {type(record).__name__}, not an object; skipped"
             )
     return ImportedFile(path=path, format=FORMAT_NAME, records=records, problems=problems)
 
