@@ -188,6 +188,8 @@ def write_files_atomic(files: Mapping[Path, str]) -> None:
     staged: list[tuple[Path, Path]] = []
     try:
         for target, text in files.items():
+            if target.is_dir():  # would fail only at rename time, after other files moved
+                raise IsADirectoryError(21, "is a directory", str(target))
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, temp_name = tempfile.mkstemp(
                 dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
