@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -83,7 +84,8 @@ def scan_record(
         raise TypeError(f"a record must be a JSON object, got {type(record).__name__}")
     deadline = time.monotonic() + max(0.0, time_budget_s)
     all_rules = tuple(rules) + tuple(dynamic_rules)
-    digest = _digest(all_rules)
+    plan = _plan(all_rules)
+    digest = plan.digest
     entries = dict_entries(record)
     output = output_surface(record)
     counts = ScanCounts(trajectory_entries=len(entries), output_chars=len(output.text))
@@ -99,7 +101,7 @@ def scan_record(
     findings: list[Finding] = []
     incomplete_reason: str | None = None
     try:
-        notes = _scan(entries, output, all_rules, deadline, findings)
+        notes = _scan(entries, output, plan, deadline, findings)
     except _BoundHit as hit:
         notes = [str(hit)]
     if notes:
@@ -238,7 +240,7 @@ def _valid_items(items: Any, model: Any) -> list[Any]:
 def _scan(
     entries: list[Mapping[str, Any]],
     output: Surface,
-    rules: tuple[Rule, ...],
+    plan: _Plan,
     deadline: float,
     findings: list[Finding],
 ) -> list[str]:
@@ -262,24 +264,16 @@ def _scan(
         entry_count += 1
     surfaces.append(_capped(output, notes))
 
-    patterns, rule_pattern_ids = _pattern_table(rules)
-    unusable: set[int] = set()
-    for rule, ids in zip(rules, rule_pattern_ids, strict=True):
-        for pattern, pattern_id in zip(rule.patterns, ids, strict=True):
-            problem = _pattern_problem(pattern)
-            if problem is not None and pattern_id not in unusable:
-                unusable.add(pattern_id)
-                notes.append(
-                    f"rule {rule.id!r} has an unusable pattern {pattern[:80]!r}: {problem}"
-                )
-    candidates = _candidates(build_prefilter(patterns), surfaces, deadline)
-    if unusable:
-        candidates = [found - unusable for found in candidates]
+    notes.extend(plan.notes)
+    candidates = _candidates(plan.prefilter, surfaces, deadline)
+    if plan.unusable:
+        candidates = [found - plan.unusable for found in candidates]
     possible = frozenset().union(*candidates)
+    # Only rules carrying a pattern that can match somewhere need the exact loop.
+    active = sorted({position for pid in possible for position in plan.rules_by_pattern[pid]})
 
-    for rule, ids in zip(rules, rule_pattern_ids, strict=True):
-        if possible.isdisjoint(ids):
-            continue
+    for position in active:
+        rule, ids = plan.rules[position], plan.rule_pattern_ids[position]
         budget = MAX_FINDINGS_PER_RULE
         scans_args = "args" in rule.fields
         scans_result = "result" in rule.fields
@@ -430,24 +424,62 @@ def _check_deadline(deadline: float) -> float:
     return remaining
 
 
-_DIGESTS: dict[int, tuple[tuple[Rule, ...], str]] = {}
+@dataclass(frozen=True)
+class _Plan:
+    """Everything about a ruleset that does not depend on the record, built once."""
+
+    rules: tuple[Rule, ...]
+    digest: str
+    prefilter: Prefilter
+    rule_pattern_ids: tuple[tuple[int, ...], ...]
+    # Per pattern id, the positions of the rules that carry it.
+    rules_by_pattern: tuple[tuple[int, ...], ...]
+    unusable: frozenset[int]
+    notes: tuple[str, ...]
 
 
-def _digest(rules: tuple[Rule, ...]) -> str:
-    """``ruleset_digest``, remembered for the last few rulesets (by identity of rules)."""
+_PLANS: dict[int, _Plan] = {}
+_MAX_PLANS = 64
+
+
+def _plan(rules: tuple[Rule, ...]) -> _Plan:
+    """The plan for ``rules``, remembered by the identity of the rule objects."""
     key = hash(tuple(id(rule) for rule in rules))
-    cached = _DIGESTS.get(key)
+    cached = _PLANS.get(key)
     if (
         cached is not None
-        and len(cached[0]) == len(rules)
-        and all(a is b for a, b in zip(cached[0], rules, strict=True))
+        and len(cached.rules) == len(rules)
+        and all(a is b for a, b in zip(cached.rules, rules, strict=True))
     ):
-        return cached[1]
-    digest = ruleset_digest(rules)
-    if len(_DIGESTS) > 64:
-        _DIGESTS.clear()
-    _DIGESTS[key] = (rules, digest)
-    return digest
+        return cached
+    patterns, rule_pattern_ids = _pattern_table(rules)
+    rules_by_pattern: list[list[int]] = [[] for _ in patterns]
+    for position, ids in enumerate(rule_pattern_ids):
+        for pattern_id in dict.fromkeys(ids):
+            rules_by_pattern[pattern_id].append(position)
+    unusable: set[int] = set()
+    notes: list[str] = []
+    for rule, ids in zip(rules, rule_pattern_ids, strict=True):
+        for pattern, pattern_id in zip(rule.patterns, ids, strict=True):
+            problem = _pattern_problem(pattern)
+            if problem is not None and pattern_id not in unusable:
+                unusable.add(pattern_id)
+                notes.append(
+                    f"rule {rule.id!r} has an unusable pattern {pattern[:80]!r}: {problem}"
+                )
+    plan = _Plan(
+        rules=rules,
+        digest=ruleset_digest(rules),
+        prefilter=build_prefilter(patterns),
+        rule_pattern_ids=rule_pattern_ids,
+        rules_by_pattern=tuple(tuple(r) for r in rules_by_pattern),
+        unusable=frozenset(unusable),
+        notes=tuple(notes),
+    )
+    if len(_PLANS) >= _MAX_PLANS:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
 
 
 __all__ = [

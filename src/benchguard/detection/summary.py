@@ -84,10 +84,14 @@ def _rule_verdicts(findings: list[Mapping[str, Any]]) -> list[dict[str, str]]:
         step = finding.get("trajectory_index")
         step = step if isinstance(step, int) and not isinstance(step, bool) else None
         where = finding.get("field")
+        # Two patterns of one rule on one surface are one read, not two.
         if where == "args":
-            group.typed.append((tool, step))
+            if (tool, step) not in group.typed:
+                group.typed.append((tool, step))
         else:
-            group.sightings.append((where if isinstance(where, str) else "result", tool, step))
+            sighting = (where if isinstance(where, str) else "result", tool, step)
+            if sighting not in group.sightings:
+                group.sightings.append(sighting)
 
     def rank(group: _Group) -> tuple[int, int, int, int]:
         steps = [s for _, s in group.typed] + [s for _, _, s in group.sightings]
@@ -99,9 +103,7 @@ def _rule_verdicts(findings: list[Mapping[str, Any]]) -> list[dict[str, str]]:
             group.first_seen,
         )
 
-    verdicts = [
-        {"name": g.rule, "reason": _sentence(g)} for g in sorted(groups.values(), key=rank)
-    ]
+    verdicts = [{"name": g.rule, "reason": _sentence(g)} for g in sorted(groups.values(), key=rank)]
     return verdicts + fallback
 
 
