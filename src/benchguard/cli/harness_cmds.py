@@ -19,8 +19,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfigError, resolve_agent
-from benchguard.harness.runner import BatchSettings, Job, SandboxMode, run_batch
-from benchguard.harness.sandbox import SandboxUnavailable, probe_bwrap
+from benchguard.harness.runner import BatchSettings, Job, SandboxMode, run_batch, sandbox_read_only
+from benchguard.harness.sandbox import SandboxUnavailable, exposure_problems, probe_bwrap
 from benchguard.harness.tasks import TaskDirError, load_tasks
 from benchguard.harness.workspace import DEFAULT_AGENT_HOME, prepare_home
 
@@ -112,10 +112,14 @@ def run(
             bwrap = probe_bwrap()
         except SandboxUnavailable as exc:
             raise _fail(console, str(exc)) from None
-    home_dir = home or Path(os.environ.get(HOME_ENV) or DEFAULT_AGENT_HOME)
+    home_dir = prepare_home(home or Path(os.environ.get(HOME_ENV) or DEFAULT_AGENT_HOME))
+    if sandbox_mode == "bwrap":
+        problems = exposure_problems(sandbox_read_only(agent_config, home_dir), (tasks_dir, out))
+        if problems:
+            raise _fail(console, "; ".join(problems))
     settings = BatchSettings(
         agent=agent_config,
-        home=prepare_home(home_dir),
+        home=home_dir,
         out_dir=out,
         iterations=iterations,
         jobs=jobs,

@@ -147,20 +147,27 @@ def _command(
         agent, home=settings.home, trajectory_file=scratch_paths.trajectory_file, parent=os.environ
     )
     if settings.sandbox == "bwrap":
-        read_only = [*granted_paths(agent.skills, settings.home)]
-        if agent.agent_dir is not None:
-            read_only.append(agent.agent_dir)
-        if agent.uses_builtin_agent():
-            read_only.append(builtin_agent_script())
+        read_only = sandbox_read_only(agent, settings.home)
         spec = SandboxSpec(
             workspace=scratch_paths.workspace,
             home=settings.home,
             writable_files=(scratch_paths.trajectory_file,),
-            read_only=tuple(p for p in read_only if p.exists()),
+            read_only=read_only,
             network=job.task.network or agent.network,
         )
         argv = bwrap_argv(spec, argv, bwrap=settings.bwrap)
     return argv, env
+
+
+def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
+    """What the agent's programs need, read-only: granted skills, its own directory
+    (only when its argv uses ``{agent_dir}``) and the built-in agent's script."""
+    paths = list(granted_paths(agent.skills, home))
+    if agent.agent_dir is not None and any("{agent_dir}" in arg for arg in agent.argv):
+        paths.append(agent.agent_dir)
+    if agent.uses_builtin_agent():
+        paths.append(builtin_agent_script())
+    return tuple(p for p in paths if p.exists())
 
 
 def run_job(job: Job, settings: BatchSettings) -> dict[str, Any]:

@@ -1,0 +1,84 @@
+"""The runner's best-effort promises, driven through its Python API."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from benchguard.detection.models import Rule
+from benchguard.harness import integrity
+from benchguard.harness.agents.config import resolve_agent
+from benchguard.harness.runner import (
+    BatchSettings,
+    batch_manifest,
+    new_run_dir,
+    plan,
+    publish,
+    run_job,
+)
+from benchguard.harness.tasks import load_tasks
+from benchguard.harness.workspace import prepare_home
+from harness.helpers import AGENTS, Operator, only_tasks
+
+pytestmark = pytest.mark.slow
+
+
+def test_detection_failing_on_one_record_leaves_the_others_scored(
+    operator: Operator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guards against one unscannable record sinking detection or scoring for the batch.
+
+    The failure is real: record 1's snapshot carries a corrupt rule (built without
+    validation, as a damaged or hand-edited inventory could be), which the detector
+    cannot apply.
+    """
+    monkeypatch.setenv("CHEAT_HINT", str(operator.tasks))
+    tasks = load_tasks(only_tasks(operator, "sum-numbers", "word-count")).tasks
+    settings = BatchSettings(
+        agent=resolve_agent(str(AGENTS / "cheat-task-yaml.yaml")),
+        home=prepare_home(operator.agent_home),
+        out_dir=operator.results,
+    )
+    records = [run_job(job, settings) for job in plan(tasks, 1)]
+    corrupt = Rule.model_construct(id="broken", category="broken", material="m", patterns=None)
+    static = integrity.load_static_rules(integrity.IntegritySettings())
+    errors = integrity.annotate(records, static, [(), (corrupt,)])
+    assert len(errors) == 1 and errors[0].startswith("record 1")
+    now = datetime.now(UTC)
+    run_dir = new_run_dir(settings.out_dir, now)
+    errors += publish(records, settings, run_dir, batch_manifest(settings, run_dir, now), 0.0)
+    scanned, failed = records
+    assert scanned["cheating_report"]["status"] == "flagged"
+    assert scanned["scores"]["OutcomeScore"]["score"] == 0.0
+    assert failed["cheating_report"] == {} and failed["integrity_checked"] is False
+    assert failed["scores"]["VerificationCorrectness"]["score"] == 1.0
+    assert "IntegrityCatastrophic" not in failed["scores"]
+    assert "OutcomeScore" in failed["scores"], "the record is still scored, visibly unverified"
+    assert (run_dir / "rows.json").is_file() and (run_dir / "results.json").is_file()
+
+
+def test_run_directories_never_collide(tmp_path: Path) -> None:
+    now = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    first, second = new_run_dir(tmp_path, now), new_run_dir(tmp_path, now)
+    assert first.name == f"run_20260102_030405_{os.getpid()}"
+    assert second.name == f"{first.name}_2"
+
+
+def test_inventory_failure_is_logged_and_yields_no_rules(tmp_path: Path) -> None:
+    """Guards against an unreadable home blocking the run instead of costing its rules."""
+    snapshots = integrity.HomeSnapshots(tmp_path / "missing-home", (), enabled=True)
+    snapshots.before_batch()
+    assert snapshots.before_task("any") == ()
+
+
+def test_toggle_spellings_are_strict() -> None:
+    env = {"BENCHGUARD_CHEAT_DETECT": "maybe"}
+    with pytest.raises(integrity.IntegrityConfigError, match="BENCHGUARD_CHEAT_DETECT='maybe'"):
+        integrity.IntegritySettings.resolve(env)
+    settings = integrity.IntegritySettings.resolve(
+        {"BENCHGUARD_CHEAT_DETECT": "off", "BENCHGUARD_CHEAT_INVENTORY": "0"}, detect=True
+    )
+    assert settings.detect is True and settings.inventory is False
