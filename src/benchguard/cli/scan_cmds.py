@@ -1,9 +1,238 @@
-"""CLI commands: scan_cmds (filled in by its component)."""
+"""``benchguard scan``: detect benchmark-material access in recorded runs, any format.
+
+Thin: it collects files (named files, and directory trees walked in sorted order),
+loads the ruleset, hands the files to an engine (serial or dask) and prints. Formats
+are detected by content (``--format`` forces one). Exit codes: 0 nothing flagged,
+1 at least one record flagged, 2 bad input (an unreadable or unknown-format file that
+was named, a missing path, a bad profile or rules file, an unavailable engine); bad
+input wins over flagged, and every readable file is still scanned and reported.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset, profile_names
+from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, FileScan, scan_files
+from benchguard.importers.registry import FORMAT_NAMES
+
+# Suffixes picked up when walking a directory; a file named on the command line is
+# read whatever its name.
+WALK_SUFFIXES = (".json", ".jsonl", ".eval", ".traj")
+# Files the harness writes beside results.json that hold no records.
+WALK_SKIP_NAMES = frozenset({"rows.json", "manifest.json"})
+
+EXIT_CLEAN, EXIT_FLAGGED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def register(app: typer.Typer) -> None:
     """Add this family's commands to ``app``."""
+    app.command(name="scan")(scan)
+
+
+def collect_files(paths: list[Path]) -> tuple[list[tuple[str, bool]], list[str]]:
+    """Files to scan, each with whether it was named explicitly; and missing paths.
+
+    Directories are walked recursively in sorted order, skipping hidden entries, files
+    without a log suffix and the harness's rows.json/manifest.json.
+    """
+    files: list[tuple[str, bool]] = []
+    missing: list[str] = []
+    seen: set[str] = set()
+    for path in paths:
+        if path.is_dir():
+            for found in sorted(path.rglob("*")):
+                relative = found.relative_to(path).parts
+                if (
+                    found.is_file()
+                    and not any(part.startswith(".") for part in relative)
+                    and found.suffix in WALK_SUFFIXES
+                    and found.name not in WALK_SKIP_NAMES
+                    and str(found) not in seen
+                ):
+                    seen.add(str(found))
+                    files.append((str(found), False))
+        elif path.is_file():
+            if str(path) not in seen:
+                seen.add(str(path))
+                files.append((str(path), True))
+        else:
+            missing.append(f"{path}: no such file or directory")
+    return files, missing
+
+
+def scan(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Log files or directories (walked recursively, sorted).", show_default=False
+        ),
+    ],
+    format_name: Annotated[
+        str | None,
+        typer.Option(
+            "--format", help=f"Force a format: {', '.join(FORMAT_NAMES)}.", show_default=False
+        ),
+    ] = None,
+    profile: Annotated[
+        str, typer.Option("--profile", help="Rule profile name or profile YAML path.")
+    ] = DEFAULT_PROFILE,
+    rules_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--rules", help="Extra rules YAML, appended to the profile.", show_default=False
+        ),
+    ] = None,
+    engine: Annotated[
+        str, typer.Option("--engine", help=f"Scan engine: {', '.join(ENGINE_NAMES)}.")
+    ] = "serial",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            help="dask only: processes (default), threads, synchronous, or a distributed "
+            "scheduler address (needs the 'distributed' package).",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", min=1, help="dask local workers (default: CPU count).", show_default=False
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "-o", "--out", help="Write every file's reports as JSON here.", show_default=False
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a JSON list of reports instead of a table.")
+    ] = False,
+) -> None:
+    """Scan recorded agent runs for access to benchmark material.
+
+    Exit code 0 when nothing is flagged, 1 when any record is flagged, 2 for bad input.
+    """
+    err = Console(stderr=True, highlight=False)
+    if format_name is not None and format_name not in FORMAT_NAMES:
+        raise _fail(
+            err,
+            f"--format {format_name!r} is not a format we read; choose one of: "
+            f"{', '.join(FORMAT_NAMES)}",
+        )
+    if engine not in ENGINE_NAMES:
+        raise _fail(err, f"--engine {engine!r}: choose one of: {', '.join(ENGINE_NAMES)}")
+    if scheduler is not None and engine != "dask":
+        raise _fail(err, "--scheduler applies only to --engine dask")
+    try:
+        rules = load_ruleset(profile, rules_file)
+    except RulesetError as exc:
+        raise _fail(err, f"{exc} (built-in profiles: {', '.join(profile_names())})") from None
+    files, missing = collect_files(paths)
+    named = {path for path, explicit in files if explicit}
+    try:
+        scans = scan_files(
+            [path for path, _ in files],
+            rules,
+            format_name=format_name,
+            engine="dask" if engine == "dask" else "serial",
+            scheduler=scheduler,
+            workers=workers,
+        )
+    except EngineUnavailableError as exc:
+        raise _fail(err, str(exc)) from None
+
+    skipped = [s for s in scans if s.error_kind == "unknown-format" and s.path not in named]
+    failed = [s for s in scans if s.error and s not in skipped]
+    for problem in missing:
+        err.print(f"[bold red]error:[/] {problem}", soft_wrap=True)
+    for bad in failed:
+        err.print(f"[bold red]error:[/] {bad.error}", soft_wrap=True)
+    for scanned in scans:
+        for problem in scanned.problems:
+            err.print(f"[yellow]warning:[/] {problem}", soft_wrap=True)
+    for skip in skipped:
+        err.print(f"[dim]skipped {skip.path}: not a log format we read[/]", soft_wrap=True)
+
+    if out is not None:
+        _write_out(err, out, scans, profile, engine)
+    if as_json:
+        typer.echo(json.dumps(_json_entries(scans), indent=2, ensure_ascii=False))
+    else:
+        _print_table(Console(highlight=False), scans)
+
+    flagged = any(r.report.status == "flagged" for s in scans for r in s.records)
+    if missing or failed:
+        raise typer.Exit(EXIT_BAD_INPUT)
+    raise typer.Exit(EXIT_FLAGGED if flagged else EXIT_CLEAN)
+
+
+def _fail(console: Console, message: str) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    return typer.Exit(EXIT_BAD_INPUT)
+
+
+def _json_entries(scans: list[FileScan]) -> list[dict[str, Any]]:
+    return [
+        {
+            "file": s.path,
+            "format": s.format,
+            "record": r.index,
+            "name": r.name,
+            "report": r.report.model_dump(mode="json"),
+        }
+        for s in scans
+        for r in s.records
+    ]
+
+
+def _write_out(err: Console, out: Path, scans: list[FileScan], profile: str, engine: str) -> None:
+    document = {
+        "profile": profile,
+        "engine": engine,
+        "files": [s.model_dump(mode="json") for s in scans],
+    }
+    tmp = out.with_name(out.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(out)
+    except OSError as exc:
+        raise _fail(err, f"{out}: cannot write ({exc.strerror or exc})") from None
+
+
+def _print_table(console: Console, scans: list[FileScan]) -> None:
+    table = Table(title="benchguard scan", show_lines=False)
+    for column in ("file", "record", "status", "categories", "findings"):
+        table.add_column(column, overflow="fold")
+    counts = {"flagged": 0, "clean": 0, "no_data": 0}
+    for scanned in scans:
+        if scanned.error and not scanned.records:
+            continue
+        if not scanned.records:
+            table.add_row(scanned.path, "-", "[dim]no records[/]", "", "0")
+        for rec in scanned.records:
+            report = rec.report
+            counts[report.status] += 1
+            style = {"flagged": "bold red", "clean": "green", "no_data": "yellow"}[report.status]
+            label = rec.name or f"#{rec.index}"
+            table.add_row(
+                scanned.path,
+                label,
+                f"[{style}]{report.status}[/]",
+                ", ".join(report.categories),
+                str(len(report.findings)),
+            )
+    console.print(table)
+    files = sum(1 for s in scans if not s.error)
+    console.print(
+        f"{files} file(s), {sum(counts.values())} record(s): {counts['flagged']} flagged, "
+        f"{counts['clean']} clean, {counts['no_data']} no data"
+    )

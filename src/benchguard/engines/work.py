@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, DETECTOR_VERSION, scan_record
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
-from benchguard.importers.registry import import_path
+from benchguard.importers.registry import UnknownFormatError, import_path
 from benchguard.importers.transcript import UnreadableLogError
 
 
@@ -40,6 +40,7 @@ class FileScan(BaseModel):
     records: tuple[RecordScan, ...] = ()
     problems: tuple[str, ...] = ()
     error: str | None = None
+    error_kind: Literal["unknown-format", "unreadable"] | None = None
     bytes: int = 0
 
 
@@ -73,10 +74,14 @@ def scan_one_file(
     try:
         size = file_path.stat().st_size
         imported = import_path(file_path, format_name)
+    except UnknownFormatError as exc:
+        return FileScan(path=path, error=str(exc), error_kind="unknown-format")
     except (UnreadableLogError, OSError, ValueError) as exc:
-        return FileScan(path=path, error=_describe(exc, path))
+        return FileScan(path=path, error=_describe(exc, path), error_kind="unreadable")
     except RecursionError:
-        return FileScan(path=path, error=f"{path}: JSON nested too deeply to read")
+        return FileScan(
+            path=path, error=f"{path}: JSON nested too deeply to read", error_kind="unreadable"
+        )
     records = tuple(
         RecordScan(
             index=index,

@@ -46,6 +46,16 @@ def looks_like_eval_log(document: object) -> bool:
     )
 
 
+def looks_like_sample(document: object) -> bool:
+    """A single ``EvalSample`` (as ``inspect log dump`` or a ``samples/`` member holds)."""
+    return (
+        isinstance(document, dict)
+        and isinstance(document.get("messages"), list)
+        and "epoch" in document
+        and "id" in document
+    )
+
+
 def archive_is_eval_log(path: Path) -> bool:
     try:
         names = EvalArchive(path).names()
@@ -61,6 +71,9 @@ def import_file(path: Path) -> ImportedFile:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableLogError(f"{path}: not a readable Inspect JSON log ({exc})") from exc
+    if looks_like_sample(document):
+        record = _sample_record(path, {}, document, "sample")
+        return ImportedFile(path=path, format=FORMAT_NAME, records=[record])
     if not looks_like_eval_log(document):
         raise UnreadableLogError(f"{path}: not an Inspect eval log (no 'eval' and 'version')")
     header = {k: v for k, v in document.items() if k != "samples"}

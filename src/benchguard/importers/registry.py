@@ -113,7 +113,7 @@ def detect_format(path: Path) -> str:
 
 
 def _match_document(document: Any) -> str | None:
-    if inspect_eval.looks_like_eval_log(document):
+    if inspect_eval.looks_like_eval_log(document) or inspect_eval.looks_like_sample(document):
         return inspect_eval.FORMAT_NAME
     if mini_swe_agent.looks_like_mini_swe_agent(document):
         return mini_swe_agent.FORMAT_NAME

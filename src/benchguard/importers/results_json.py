@@ -17,11 +17,16 @@ from typing import Any
 from benchguard.importers.transcript import ImportedFile, UnreadableLogError
 
 FORMAT_NAME = "benchguard"
-_RECORD_KEYS = frozenset({"trajectory", "output", "input", "cheating_report"})
+_RECORD_KEYS = frozenset({"trajectory", "cheating_report"})
 
 
 def looks_like_record(document: object) -> bool:
-    return isinstance(document, dict) and bool(_RECORD_KEYS & document.keys())
+    """One of our records: a ``trajectory`` list (or a stored ``cheating_report``)."""
+    return (
+        isinstance(document, dict)
+        and bool(_RECORD_KEYS & document.keys())
+        and isinstance(document.get("trajectory", []), list)
+    )
 
 
 def looks_like_results_document(document: object) -> bool:
