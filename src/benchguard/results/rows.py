@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+from benchguard.detection.summary import describe_findings
 from benchguard.scoring import keys
 from benchguard.scoring.outcome import fired_catastrophic_keys
 from benchguard.scoring.text import sanitize_text
@@ -195,13 +196,10 @@ def _integrity_details(record: Mapping[str, Any]) -> list[dict[str, str]]:
 
 
 def _describe_with_detector(report: Mapping[str, Any]) -> list[dict[str, str]]:
-    # The detector owns the publishable wording; a report it cannot read (foreign or
-    # older) falls back to its category names.
+    # The detector owns the publishable wording (never an excerpt). Publication must
+    # not fail on a foreign report: on any error the category names stand in.
     try:
-        from benchguard.detection.models import CheatingReport
-        from benchguard.detection.summary import describe_findings  # type: ignore[import-not-found,import-untyped,unused-ignore]
-
-        described = describe_findings(CheatingReport.model_validate(dict(report)))
+        described = describe_findings(report)
     except Exception:
         return []
     return [

@@ -1,0 +1,280 @@
+"""`benchguard score | aggregate | leaderboard | dismiss`, end to end through the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from benchguard.cli import app
+
+ENV = {"COLUMNS": "200", "NO_COLOR": "1"}
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args), env=ENV)
+
+
+def _record(folder: str, iteration: int, command: str, correctness: float = 1.0) -> dict[str, Any]:
+    return {
+        "name": folder,
+        "folder": folder,
+        "iteration": iteration,
+        "input": "rotate the logs and write report.md",
+        "output": "done",
+        "status": "success",
+        "validated": True,
+        "trajectory": [
+            {"name": "exec", "args": {"command": command}, "result": "ok", "status": "completed"}
+        ],
+        "scores": {"VerificationCorrectness": correctness},
+        "cheating_report": {},
+        "verification_report": [],
+        "integrity_checked": False,
+        "sandboxed": False,
+    }
+
+
+def _run_dir(root: Path, name: str, model: str, records: list[dict[str, Any]]) -> Path:
+    """A run directory as the harness writes it: a list-layout results.json and manifest."""
+    run = root / name
+    run.mkdir(parents=True)
+    (run / "results.json").write_text(json.dumps(records), encoding="utf-8")
+    setup = f"{model}-scripted"
+    manifest = {"schemaVersion": 3, "runId": name, "t": "2026-01-01T00:00:00Z",
+                "setupId": setup, "model": model, "harness": "scripted"}  # fmt: skip
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return run / "results.json"
+
+
+HONEST = "logrotate -f /etc/logrotate.conf"
+CHEAT = "cat tasks/log-rotate/task.yaml"
+
+
+@pytest.fixture
+def scored_root(tmp_path: Path) -> Path:
+    """Two setups scored through the CLI: one honest, one with a cheating iteration."""
+    root = tmp_path / "results"
+    honest = _run_dir(root, "run_a", "model-a", [_record("log-rotate", 0, HONEST),
+                                                 _record("opa", 0, HONEST, 0.5)])  # fmt: skip
+    cheat = _run_dir(root, "run_b", "model-b", [_record("log-rotate", 0, CHEAT),
+                                                _record("log-rotate", 1, HONEST)])  # fmt: skip
+    for results in (honest, cheat):
+        assert _invoke("score", str(results)).exit_code == 0
+    return root
+
+
+def test_score_gates_a_cheater_and_writes_rows_beside_the_input(scored_root: Path) -> None:
+    run = scored_root / "run_b"
+    records = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    assert isinstance(records, list)  # the harness's list layout is kept
+    assert records[0]["cheating_report"]["status"] == "flagged"
+    assert records[0]["scores"]["OutcomeScore"]["score"] == 0.0
+    rows = json.loads((run / "rows.json").read_text(encoding="utf-8"))
+    assert [(r["taskFolder"], r["iteration"], r["outcomeScore"]) for r in rows] == [
+        ("log-rotate", 0, 0.0),
+        ("log-rotate", 1, 1.0),
+    ]
+    assert rows[0]["catastrophicKinds"] == ["IntegrityCatastrophic"]
+    assert rows[0]["integrityStatus"] == "flagged" and rows[1]["integrityStatus"] == "clean"
+    assert rows[0]["setupId"] == "model-b-scripted" and rows[0]["runId"] == "run_b"
+
+
+def test_score_with_out_dir_leaves_the_input_alone(tmp_path: Path) -> None:
+    results = _run_dir(tmp_path, "run", "m", [_record("t", 0, CHEAT)])
+    before = results.read_text(encoding="utf-8")
+    out = tmp_path / "scored"
+    assert _invoke("score", str(results), "-o", str(out)).exit_code == 0
+    assert results.read_text(encoding="utf-8") == before
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "results.json", "rows.json"]
+
+
+@pytest.mark.parametrize(
+    ("content", "extra_args", "message"),
+    [
+        ("[{", (), "invalid JSON at line 1"),
+        ('{"records": 1}', (), "'records' field is missing or not a list"),
+        ("[]", ("--rules", "missing-rules.yaml"), "missing-rules.yaml"),
+        ("[]", ("--profile", "no-such-profile"), "no-such-profile"),
+        (
+            "[]",
+            ("--dismissals", "missing-dismissals.yaml"),
+            "missing-dismissals.yaml: file not found",
+        ),
+    ],
+)
+def test_score_bad_input_exits_2_naming_the_file(
+    tmp_path: Path, content: str, extra_args: tuple[str, ...], message: str
+) -> None:
+    """Guards against a traceback or a half-written output on bad input."""
+    results = tmp_path / "results.json"
+    results.write_text(content, encoding="utf-8")
+    result = _invoke("score", str(results), *extra_args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+
+
+def test_score_reports_a_non_object_record_and_keeps_it(tmp_path: Path) -> None:
+    results = _run_dir(tmp_path, "run", "m", [_record("t", 0, HONEST), "junk"])  # type: ignore[list-item]
+    result = _invoke("score", str(results))
+    assert result.exit_code == 1
+    assert "record 1 is not an object" in result.stderr
+    assert json.loads(results.read_text(encoding="utf-8"))[1] == "junk"
+
+
+def test_dismiss_then_rescore_clears_the_gate_and_keeps_the_audit_trail(scored_root: Path) -> None:
+    results = scored_root / "run_b" / "results.json"
+    result = _invoke(
+        "dismiss", str(results), "--task", "log-rotate", "--iteration", "0",
+        "--rule", "task-definition/path", "--reviewer", "ana",
+        "--reason", "the prompt tells the agent to read its task file", "--date", "2026-01-05",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    dismissals = scored_root / "run_b" / "dismissals.yaml"
+    (entry,) = yaml.safe_load(dismissals.read_text(encoding="utf-8"))["dismissals"]
+    assert entry == {"run_id": "run_b", "task": "log-rotate", "iteration": 0,
+                     "rule": "task-definition/path", "reviewer": "ana",
+                     "reason": "the prompt tells the agent to read its task file",
+                     "date": "2026-01-05"}  # fmt: skip
+
+    assert _invoke("score", str(results), "--dismissals", str(dismissals)).exit_code == 0
+    rows = json.loads((scored_root / "run_b" / "rows.json").read_text(encoding="utf-8"))
+    assert rows[0]["outcomeScore"] == 1.0 and rows[0]["catastrophic"] is False
+    assert rows[0]["dismissedFindings"] == 1 and rows[0]["integrityStatus"] == "clean"
+    # A later rescore without the file keeps the dismissal (it lives on the report).
+    assert _invoke("score", str(results)).exit_code == 0
+    record = json.loads(results.read_text(encoding="utf-8"))[0]
+    assert record["cheating_report"]["dismissed"][0]["reviewer"] == "ana"
+
+
+def test_dismiss_refuses_a_rule_with_no_findings(scored_root: Path) -> None:
+    results = scored_root / "run_b" / "results.json"
+    result = _invoke(
+        "dismiss", str(results), "--task", "log-rotate", "--iteration", "1",
+        "--rule", "task-definition/path", "--reviewer", "ana", "--reason", "x",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "has no finding of rule 'task-definition/path'" in result.stderr
+    assert not (scored_root / "run_b" / "dismissals.yaml").exists()
+
+
+def test_unmatched_dismissal_is_reported_with_exit_1(scored_root: Path) -> None:
+    results = scored_root / "run_b" / "results.json"
+    dismissals = scored_root / "d.json"
+    dismissals.write_text(json.dumps([{"task": "log-rotate", "iteration": 0, "rule": "typo/path",
+                                       "reviewer": "ana", "reason": "x", "date": "2026-01-05"}]))  # fmt: skip
+    result = _invoke("score", str(results), "--dismissals", str(dismissals))
+    assert result.exit_code == 1
+    assert "rule 'typo/path'" in result.stderr and "matched no finding" in result.stderr
+
+
+def test_aggregate_then_leaderboard(scored_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "agg"
+    result = _invoke("aggregate", str(scored_root), "-o", str(out), "--run-id", "run_all",
+                     "--t", "2026-02-01T00:00:00Z")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = json.loads((out / "rows.json").read_text(encoding="utf-8"))
+    assert {r["runId"] for r in rows} == {"run_all"} and len(rows) == 4
+    manifests = json.loads((out / "manifests.json").read_text(encoding="utf-8"))
+    assert [m["setupId"] for m in manifests] == ["model-a-scripted", "model-b-scripted"]
+
+    table = _invoke("leaderboard", str(out / "rows.json"))
+    assert table.exit_code == 0, table.output
+    assert "model-b-scripted" in table.stdout and "IntegrityCatastrophic ×1" in table.stdout
+
+    as_json = _invoke("leaderboard", str(out / "rows.json"), "--json")
+    board = json.loads(as_json.stdout)
+    standings = {s["setupId"]: s for s in board["standings"]}
+    assert standings["model-b-scripted"]["gatedByKind"] == {"IntegrityCatastrophic": 1}
+    assert standings["model-b-scripted"]["meanOutcome"] == 0.5
+    assert standings["model-a-scripted"]["meanOutcome"] == 0.75
+    assert standings["model-a-scripted"]["integrity"]["clean"] == 2
+
+
+def test_aggregate_and_leaderboard_bad_input(tmp_path: Path) -> None:
+    assert _invoke("aggregate", str(tmp_path / "nope")).exit_code == 2
+    assert "no rows.json files found" in _invoke("aggregate", str(tmp_path)).stderr
+    bad = tmp_path / "rows.json"
+    bad.write_text('[{"setupId": 1}]', encoding="utf-8")
+    result = _invoke("leaderboard", str(bad))
+    assert result.exit_code == 2 and f"{bad}: row 0 is invalid" in result.stderr
+
+
+class _RunsTable(HTMLParser):
+    """Collects the rendered rows of table#runs: (tr attributes, cell texts)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_runs = False
+        self.rows: list[tuple[dict[str, str], list[str]]] = []
+        self.table_attrs: dict[str, str] = {}
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        data = {k: v or "" for k, v in attrs}
+        if tag == "table" and data.get("id") == "runs":
+            self.in_runs, self.table_attrs = True, data
+        elif self.in_runs and tag == "tr" and "data-task" in data:
+            self.rows.append((data, []))
+        elif self.in_runs and tag == "td" and self.rows:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self.in_runs = False
+        elif tag == "td" and self._cell is not None:
+            self.rows[-1][1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data + " ")
+
+
+@pytest.mark.slow
+def test_html_leaderboard_renders_gated_zero_with_its_kind_in_chromium(
+    scored_root: Path, tmp_path: Path
+) -> None:
+    """The page a person opens shows the cheating run as a red 0 with its gate kind,
+    after the inline script has run (sorted by outcome through the URL)."""
+    if shutil.which(CHROMIUM) is None:
+        pytest.skip(f"{CHROMIUM} is not installed (make system-deps installs it)")
+    page = tmp_path / "leaderboard.html"
+    rows = [str(scored_root / "run_a" / "rows.json"), str(scored_root / "run_b" / "rows.json")]
+    assert _invoke("leaderboard", *rows, "--html", str(page)).exit_code == 0
+    assert "http" not in page.read_text(encoding="utf-8").lower()  # no external assets
+
+    flags = [
+        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+    ]  # fmt: skip
+    url = page.as_uri() + "#sort=runs:outcome:asc"
+    dom = subprocess.run(
+        [*flags, "--dump-dom", url], capture_output=True, text=True, timeout=180, check=True
+    ).stdout
+    parsed = _RunsTable()
+    parsed.feed(dom)
+    assert parsed.table_attrs.get("data-sortable") == "ready"  # the script ran
+    first_attrs, first_cells = parsed.rows[0]  # sorted ascending: the gated zero leads
+    assert first_attrs["class"] == "gated" and first_attrs["data-task"] == "log-rotate"
+    assert first_cells[4] == "0.000"
+    assert "IntegrityCatastrophic" in first_cells[8]
+    assert "task definition" in first_cells[8].lower()
+    assert all(attrs["class"] != "gated" for attrs, _ in parsed.rows[1:])
+
+    shot = tmp_path / "leaderboard.png"
+    subprocess.run(
+        [*flags, f"--screenshot={shot}", "--window-size=1280,900", url],
+        capture_output=True, timeout=180, check=True,
+    )  # fmt: skip
+    assert shot.stat().st_size > 10_000
