@@ -1,0 +1,141 @@
+"""``benchguard redaction``: eval, score and show, and clear exits for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from benchguard.cli import app
+from redaction_pressure.corpus import generate_task
+from redaction_pressure.policies import oracle
+from redaction_pressure.prompt import SYSTEM_PROMPT, render_prompt
+from redaction_pressure.splits import PRIVATE_SEED_ENV, PUBLIC_COMMITMENTS, public_task_seed
+
+runner = CliRunner()
+
+
+def test_eval_json_reports_split_and_policies() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "redaction",
+            "eval",
+            "--split",
+            "dev",
+            "--limit",
+            "3",
+            "--policy",
+            "oracle",
+            "--policy",
+            "first_character",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["split"] == "dev"
+    assert report["split_commitment"] == PUBLIC_COMMITMENTS["dev"]
+    rows = {row["policy"]: row for row in report["policies"]}
+    assert rows["oracle"]["mean_reward"] == 1.0
+    assert rows["oracle"]["clean_rate"] == 1.0
+    assert rows["first_character"]["mean_reward"] == 0.0
+
+
+def test_eval_table_names_the_split() -> None:
+    result = runner.invoke(
+        app, ["redaction", "eval", "--split", "train", "--limit", "1", "--policy", "inaction"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "split train" in result.stdout
+    assert "inaction" in result.stdout
+
+
+def test_score_reply_file_and_policy(tmp_path: Path) -> None:
+    task = generate_task(public_task_seed("dev", 4))
+    reply = tmp_path / "reply.json"
+    reply.write_text(oracle(task))
+    result = runner.invoke(
+        app,
+        [
+            "redaction",
+            "score",
+            "--split",
+            "dev",
+            "--index",
+            "4",
+            "--reply-file",
+            str(reply),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["split"] == "dev" and payload["index"] == 4
+    assert payload["reward"] == 1.0 and payload["valid"] is True and payload["errors"] == []
+    assert {"recall", "precision", "clean", "elapsed_ms"} <= payload.keys()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rules": [{"pattern": "(", "replacement": "[REDACTED]"}]}')
+    result = runner.invoke(
+        app, ["redaction", "score", "--index", "0", "--reply-file", str(bad), "--json"]
+    )
+    payload = json.loads(result.stdout)
+    assert payload["valid"] is False and payload["reward"] == 0.0
+    assert payload["errors"][0].startswith("rules[0]")
+
+
+def test_show_prints_the_prompt_exactly() -> None:
+    result = runner.invoke(app, ["redaction", "show", "--split", "dev", "--index", "9"])
+    assert result.exit_code == 0
+    task = generate_task(public_task_seed("dev", 9))
+    assert result.stdout == f"=== system ===\n{SYSTEM_PROMPT}\n=== user ===\n{render_prompt(task)}"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["eval", "--split", "test"], "unknown split 'test'"),
+        (["eval", "--split", "private_eval"], PRIVATE_SEED_ENV),
+        (["eval", "--policy", "cheat"], "unknown policy 'cheat'"),
+        (["score", "--split", "dev", "--index", "64", "--policy", "oracle"], "index 64 is outside"),
+        (
+            ["score", "--split", "private_eval", "--index", "0", "--policy", "oracle"],
+            "allowed: train, dev",
+        ),
+        (
+            ["score", "--index", "0", "--reply-file", "/no/such/reply.json"],
+            "cannot read reply file",
+        ),
+        (["score", "--index", "0"], "exactly one of --reply-file or --policy"),
+        (["show", "--split", "dev", "--index", "-1"], "index -1 is outside"),
+    ],
+)
+def test_bad_input_exits_2_without_traceback(
+    args: list[str], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(PRIVATE_SEED_ENV, raising=False)
+    result = runner.invoke(app, ["redaction", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_redaction_commands_do_not_import_verifiers() -> None:
+    """Guards CLI start-up: eval/score/show must stay usable without the RL stack."""
+    code = (
+        "import sys, typer\n"
+        "from typer.testing import CliRunner\n"
+        "from benchguard.cli import redaction_cmds\n"
+        "app = typer.Typer()\n"
+        "redaction_cmds.register(app)\n"
+        "r = CliRunner().invoke(app, ['redaction', 'score', '--index', '0', '--policy', 'oracle', '--json'])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "print('verifiers' in sys.modules)\n"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
