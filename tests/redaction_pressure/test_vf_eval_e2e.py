@@ -3,6 +3,7 @@ with the oracle's reply; the written traces must show the contract's 1.0."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -10,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeChatServer
 
 from redaction_pressure.corpus import generate_task
 from redaction_pressure.policies import oracle
@@ -18,6 +18,18 @@ from redaction_pressure.prompt import render_prompt
 from redaction_pressure.splits import PUBLIC_COMMITMENTS, public_task_seed
 
 TASKS = 2
+
+
+def _fake_chat_server_class() -> type:
+    # pytest runs with --import-mode=importlib, so sibling helpers are not importable
+    # by name; load the helper module from its file.
+    path = Path(__file__).with_name("fake_openai.py")
+    spec = importlib.util.spec_from_file_location("rp_fake_openai", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    server_class: type = module.FakeChatServer
+    return server_class
 
 
 @pytest.mark.slow
@@ -33,7 +45,7 @@ def test_vf_eval_oracle_run_writes_perfect_traces(tmp_path: Path) -> None:
     def answer(user_text: str) -> str:
         return replies.get(user_text, '{"rules": []}')
 
-    server = FakeChatServer(answer).start()
+    server = _fake_chat_server_class()(answer).start()
     try:
         bin_dir = Path(sys.executable).parent
         env = dict(os.environ)
