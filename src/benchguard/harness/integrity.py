@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,6 +109,7 @@ class HomeSnapshots:
         self._profile = profile
         self._lock = threading.Lock()
         self._batch: BatchInventory | None = None
+        self._interned: dict[Rule, Rule] = {}
 
     def before_batch(self) -> None:
         if not self._enabled:
@@ -134,12 +135,36 @@ class HomeSnapshots:
         # entry to "the task before" relies on one snapshot at a time.
         with self._lock:
             try:
-                return tuple(self._batch.before_task(task_name))
+                rules = self._batch.before_task(task_name)
+                # Equal rules from successive snapshots become the same objects: the
+                # detector remembers its compiled plan by rule identity, so an unchanged
+                # home costs one plan for the batch instead of one per record.
+                return tuple(self._interned.setdefault(rule, rule) for rule in rules)
             except Exception as exc:
                 log.warning(
                     "home inventory before %s failed (%s); no leftover rules", task_name, exc
                 )
                 return ()
+
+
+def authorized_for_prompt(
+    rules: Sequence[Rule],
+    prompt: str,
+    filter_rules: Callable[[Sequence[Rule], str], Sequence[Rule]],
+) -> tuple[Rule, ...]:
+    """``filter_rules`` applied only where it can change anything, with the same result.
+
+    A prompt can authorize an entry only by naming it, so a rule whose entry name is not
+    even a substring of the prompt always stays; only the few that are get the exact
+    whole-token test. With a home of a thousand entries this skips a thousand regex
+    compilations per record.
+    """
+    candidates = [r for r in rules if r.source is not None and r.source in prompt]
+    if not candidates:
+        return tuple(rules)
+    kept = {id(r) for r in filter_rules(candidates, prompt)}
+    dropped = {id(r) for r in candidates} - kept
+    return tuple(r for r in rules if id(r) not in dropped)
 
 
 def annotate(
@@ -166,8 +191,8 @@ def annotate(
 
     def rules_for(index: int, record: dict[str, Any]) -> Sequence[Rule]:
         prompt = record.get("input")
-        return tuple(
-            filter_rules_for_prompt(snapshots[index], prompt if isinstance(prompt, str) else "")
+        return authorized_for_prompt(
+            snapshots[index], prompt if isinstance(prompt, str) else "", filter_rules_for_prompt
         )
 
     try:
