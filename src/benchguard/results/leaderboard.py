@@ -136,60 +136,66 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def _kinds_text(counts: dict[str, int]) -> str:
-    return ", ".join(f"{kind} ×{n}" for kind, n in counts.items()) or "—"
-
-
 def render_table(board: Leaderboard) -> Group:
-    """Rich renderables: the standings, then every gated run with its kind and reason."""
+    """Rich renderables: the standings, then every gated run with its kind and reason.
+
+    Identifiers fold rather than truncate, so a narrow terminal still shows whole setup
+    ids and gate kinds.
+    """
     standings = Table(title="Leaderboard", title_justify="left", header_style="bold")
-    for name, justify in (
-        ("#", "right"),
-        ("setup", "left"),
-        ("tasks", "right"),
-        ("runs", "right"),
-        ("mean outcome", "right"),
-        ("gated (by kind)", "left"),
-        ("no_data", "right"),
-        ("unverified", "right"),
-        ("dismissed", "right"),
-    ):
-        standings.add_column(name, justify=justify)  # type: ignore[arg-type]
+    standings.add_column("#", justify="right")
+    standings.add_column("setup", overflow="fold")
+    for name in ("tasks", "runs", "mean outcome"):
+        standings.add_column(name, justify="right")
+    standings.add_column("gated (by kind)", overflow="fold")
+    for name in ("no_data", "unverified", "dismissed"):
+        standings.add_column(name, justify="right", overflow="fold")
     for s in board.standings:
+        gated: Text | str = (
+            Text(
+                "\n".join(f"{kind} ×{n}" for kind, n in s.gated_by_kind.items()),
+                style="bold red",
+            )
+            if s.gated_runs
+            else Text("0", style="green")
+        )
         standings.add_row(
             str(s.rank),
             s.setup_id,
             str(s.tasks),
             str(s.runs),
             _fmt(s.mean_outcome),
-            Text(f"{s.gated_runs}: {_kinds_text(s.gated_by_kind)}", style="bold red")
-            if s.gated_runs
-            else Text("0", style="green"),
+            gated,
             str(s.no_data),
             str(s.unverified),
             str(s.dismissed_findings),
         )
     parts: list[Table] = [standings]
-    gated = [(s, g) for s in board.standings for g in s.gated]
-    if gated:
+    gated_runs = [(s, g) for s in board.standings for g in s.gated]
+    if gated_runs:
         runs = Table(title="Gated runs (visible zeros)", title_justify="left", header_style="bold")
-        for name in ("setup", "task", "iter", "outcome", "gate", "why"):
-            runs.add_column(name)
-        for s, g in gated:
+        runs.add_column("setup", overflow="fold")
+        runs.add_column("task#iter", overflow="fold")
+        runs.add_column("outcome", justify="right")
+        runs.add_column("gate", overflow="fold")
+        runs.add_column("why", ratio=1)
+        for s, g in gated_runs:
             runs.add_row(
                 s.setup_id,
-                g.task_folder,
-                str(g.iteration),
-                Text(_fmt(g.outcome_score), style="bold red"),
-                ", ".join(g.kinds),
-                "; ".join(_detail_text(d) for ds in g.details.values() for d in ds) or "—",
+                f"{g.task_folder}#{g.iteration}",
+                Text(
+                    _fmt(g.outcome_score) if g.outcome_score is not None else "0", style="bold red"
+                ),
+                "\n".join(g.kinds),
+                "\n".join(_detail_text(d) for ds in g.details.values() for d in ds) or "—",
             )
         parts.append(runs)
     return Group(*parts)
 
 
 def _detail_text(detail: CatastrophicDetail) -> str:
-    return f"{detail.name}: {detail.reason}" if detail.reason else detail.name
+    # A detector verdict already opens with its material; the rule id adds nothing.
+    return f"• {detail.reason}" if detail.reason else f"• {detail.name}"
 
 
 # ---- HTML -----------------------------------------------------------------------------
