@@ -45,7 +45,7 @@ def _cheat_record(folder: str = "opa", iteration: int = 0) -> dict[str, Any]:
                 "result": "name: opa",
                 "status": "completed",
             },
-        ],  # fmt: skip
+        ],
         "scores": {keys.VERIFICATION_CORRECTNESS: 1.0},
         "cheating_report": {},
     }
