@@ -163,6 +163,16 @@ def main() -> None:
             f"  scan: first record {first_scan_ms:.2f} ms (builds the compiled ruleset), "
             f"later records median {marginal_scan_ms:.2f} ms"
         )
+        steady = (
+            per_task["inventory before task"]
+            + run_overhead_ms
+            + marginal_scan_ms
+            + per_task["score + write results/rows/manifest"]
+        )
+        print(
+            f"  steady state per task (ruleset already compiled): {steady:.2f} ms "
+            f"= {steady / spawn_ms:.2f}x the bare spawn"
+        )
         size_kb = (run_dir / "results.json").stat().st_size / 1024
         print(
             f"  results.json: {size_kb:.0f} KiB ({size_kb / n:.0f} KiB per record; each report "

@@ -82,3 +82,38 @@ def test_toggle_spellings_are_strict() -> None:
         {"BENCHGUARD_CHEAT_DETECT": "off", "BENCHGUARD_CHEAT_INVENTORY": "0"}, detect=True
     )
     assert settings.detect is True and settings.inventory is False
+
+
+def test_prompt_authorization_shortcut_matches_the_detector_exactly(tmp_path: Path) -> None:
+    """Guards against the shortcut authorizing more (or less) than the detector would."""
+    from benchguard.detection.inventory import build_inventory_rules, filter_rules_for_prompt
+
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in ("report.md", "report", "notes.md", "workspace", "workspace-repo", ".agent"):
+        (home / name).write_text("a line long enough to be fingerprinted, surely\n")
+    rules = build_inventory_rules(home)
+    for prompt in (
+        "",
+        "write report.md",
+        "see the report",
+        "use workspace-repo and notes.md.",
+        "report.md.bak and .agent",
+    ):
+        expected = filter_rules_for_prompt(rules, prompt)
+        assert integrity.authorized_for_prompt(rules, prompt, filter_rules_for_prompt) == expected
+
+
+def test_parallel_jobs_keep_records_in_batch_order(operator: Operator) -> None:
+    from harness.helpers import agent, load_run
+
+    code, output, run_dir = operator.run(
+        str(operator.tasks), "--agent", agent("honest"), "-j", "2", "--iterations", "2"
+    )
+    assert code == 0 and run_dir is not None, output
+    records, rows, _ = load_run(run_dir)
+    folders = ["sum-numbers", "word-count", "write-notes", "write-report"]
+    assert [(r["folder"], r["iteration"]) for r in records] == [
+        (f, i) for i in (1, 2) for f in folders
+    ]
+    assert all(row["outcomeScore"] == 1.0 for row in rows)
