@@ -27,11 +27,21 @@ class Operator:
     results: Path
     agent_home: Path
 
-    def run(self, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, Path | None]:
+    def run(
+        self, *args: str, env: dict[str, str] | None = None, home: Path | None = None
+    ) -> tuple[int, str, Path | None]:
         """``benchguard run`` in-process; returns exit code, stderr+stdout, run dir."""
         result = CliRunner().invoke(
             app,
-            ["run", *args, "--out", str(self.results), "--home", str(self.agent_home), "--quiet"],
+            [
+                "run",
+                *args,
+                "--out",
+                str(self.results),
+                "--home",
+                str(home or self.agent_home),
+                "--quiet",
+            ],
             env=env,
             catch_exceptions=False,
         )

@@ -135,3 +135,17 @@ def test_agent_directory_holding_the_tasks_is_refused(operator: Operator) -> Non
     code, output, _ = operator.run(str(operator.tasks), "--agent", str(leaky), "--sandbox", "bwrap")
     assert code == 2
     assert "would expose" in output and str(operator.tasks) in output
+
+
+def test_agent_home_holding_the_tasks_is_refused(operator: Operator) -> None:
+    """Guards against the read-write home bind re-exposing tasks that live under it."""
+    code, output, _ = operator.run(
+        str(operator.tasks),
+        "--agent",
+        agent("honest"),
+        "--sandbox",
+        "bwrap",
+        "--home",
+        str(operator.root),
+    )
+    assert code == 2 and "would expose" in output

@@ -117,6 +117,13 @@ def run(
         problems = exposure_problems(sandbox_read_only(agent_config, home_dir), (tasks_dir, out))
         if problems:
             raise _fail(console, "; ".join(problems))
+    if home_dir == Path.home().resolve():
+        console.print(
+            "[yellow]warning:[/] the agent home is your own home: the agent sees your files, "
+            "and every entry in it will read as a prior-run leftover (use --home)",
+            highlight=False,
+            soft_wrap=True,
+        )
     settings = BatchSettings(
         agent=agent_config,
         home=home_dir,

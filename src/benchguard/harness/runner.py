@@ -173,8 +173,9 @@ def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
 def run_job(job: Job, settings: BatchSettings) -> dict[str, Any]:
     """Run one agent on one task and verify it; never raises for an agent failure."""
     record = seed_record(job, settings)
-    scratch = make_scratch(job.task)
+    scratch: Scratch | None = None
     try:
+        scratch = make_scratch(job.task)
         argv, env = _command(job, settings, scratch)
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
         finished = run_process(
@@ -216,7 +217,8 @@ def run_job(job: Job, settings: BatchSettings) -> dict[str, Any]:
         log.exception("run %s#%s failed in the harness", job.task.folder, job.iteration)
         record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")
     finally:
-        scratch.remove()
+        if scratch is not None:
+            scratch.remove()
     record["errors"] = [e for e in [record["error"], *record["transcript_errors"]] if e]
     return record
 

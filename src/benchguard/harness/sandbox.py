@@ -114,21 +114,21 @@ def bwrap_argv(spec: SandboxSpec, command: Sequence[str], *, bwrap: str = "bwrap
     return args
 
 
-def exposure_problems(read_only: Sequence[Path], protected: Sequence[Path]) -> list[str]:
-    """Read-only binds that would bring protected material (tasks, results) into view.
+def exposure_problems(binds: Sequence[Path], protected: Sequence[Path]) -> list[str]:
+    """Binds that would bring protected material (tasks, results) into view.
 
     A bind of a directory shows everything under it, so an agent directory that happens
     to hold the tasks tree would silently undo the sandbox; this is refused up front.
     """
     problems = []
-    for bound in read_only:
+    for bound in binds:
         mount = bound.resolve()
         for material in protected:
             target = material.resolve()
             if target == mount or target.is_relative_to(mount):
                 problems.append(
-                    f"sandbox bind {mount} would expose {target}; keep agent programs and "
-                    "skills in a directory that holds no tasks or results"
+                    f"sandbox bind {mount} would expose {target}; keep the agent home, agent "
+                    "programs and skills in directories that hold no tasks or results"
                 )
     return problems
 
