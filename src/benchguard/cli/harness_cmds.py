@@ -114,7 +114,9 @@ def run(
             raise _fail(console, str(exc)) from None
     home_dir = prepare_home(home or Path(os.environ.get(HOME_ENV) or DEFAULT_AGENT_HOME))
     if sandbox_mode == "bwrap":
-        problems = exposure_problems(sandbox_read_only(agent_config, home_dir), (tasks_dir, out))
+        # The home is bound read-write: a home that holds the tasks would expose them.
+        binds = (*sandbox_read_only(agent_config, home_dir), home_dir)
+        problems = exposure_problems(binds, (tasks_dir, out))
         if problems:
             raise _fail(console, "; ".join(problems))
     if home_dir == Path.home().resolve():
