@@ -145,7 +145,6 @@ def test_agent_home_holding_the_tasks_is_refused(operator: Operator) -> None:
         agent("honest"),
         "--sandbox",
         "bwrap",
-        "--home",
-        str(operator.root),
+        home=operator.root,
     )
     assert code == 2 and "would expose" in output
