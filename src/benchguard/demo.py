@@ -1,0 +1,151 @@
+"""``make demo``: the whole product, end to end, on the shipped examples.
+
+It lays out an operator's tree the way a real benchmark host looks (tasks, a harness
+checkout with its docs, a results directory, a persistent agent home), then runs the
+real ``benchguard`` commands one after another, printing each before it runs:
+
+1. the example benchmark with an honest agent and four scripted cheaters, several
+   iterations each, detection on, plus one cheater inside the bubblewrap sandbox;
+2. ``aggregate`` and ``leaderboard`` (a table, JSON and a self-contained HTML page);
+3. redaction-pressure's dev split evaluated with the baseline policies.
+
+Every cheater gives the correct answer, so the zeros on the leaderboard come from the
+integrity gate alone. The commands are ordinary subprocesses: what the demo prints is
+exactly what a user would see typing them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchguard.harness.sandbox import SandboxUnavailable, probe_bwrap
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+ITERATIONS = 2
+
+
+@dataclass(frozen=True)
+class DemoSetup:
+    """One agent configuration the demo runs on every example task."""
+
+    agent: str
+    hint: str | None = None  # which operator path the cheater is pointed at
+    sandbox: bool = False
+    note: str = ""
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+def _run(
+    argv: list[str], *, env: dict[str, str] | None = None, check: bool = True, echo: bool = True
+) -> str:
+    """Run one benchguard command, showing it (and its output when ``echo``); returns stdout."""
+    shown = " ".join(shlex.quote(a) for a in argv)
+    print(f"\n$ {shown}", flush=True)
+    # Rich sizes tables to COLUMNS when stdout is not a terminal; 80 wraps every cell.
+    merged = {"COLUMNS": "150", **os.environ, **(env or {})}
+    done = subprocess.run(argv, env=merged, capture_output=True, text=True, check=False)
+    if done.stdout and echo:
+        print(done.stdout, end="" if done.stdout.endswith("\n") else "\n", flush=True)
+    if done.returncode not in (0, 1) or (check and done.returncode != 0):
+        print(done.stderr, file=sys.stderr)
+        raise SystemExit(f"demo: `{shown}` exited {done.returncode}")
+    return done.stdout
+
+
+def _operator_tree(out: Path) -> dict[str, Path]:
+    """A benchmark host in miniature: tasks, the harness checkout and its docs, results."""
+    root = out / "operator"
+    tasks = root / "tasks"
+    shutil.copytree(EXAMPLES / "tasks", tasks)
+    checkout = root / "benchguard"
+    shutil.copytree(REPO / "docs", checkout / "docs")
+    return {
+        "root": root,
+        "tasks": tasks,
+        "checkout": checkout,
+        "results": root / "results",
+        "home": out / "agent-home",
+    }
+
+
+def _last_run_dir(results: Path) -> Path:
+    runs = sorted(p for p in results.iterdir() if p.is_dir() and p.name.startswith("run_"))
+    return runs[-1]
+
+
+def run_demo(out: Path) -> None:
+    started = time.monotonic()
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    tree = _operator_tree(out)
+    bench = shutil.which("benchguard") or str(Path(sys.executable).with_name("benchguard"))
+    agents = EXAMPLES / "agents"
+
+    print("== 1. The example benchmark: one honest agent, four cheaters, detection on")
+    print(f"   operator tree: {tree['root']} (agent home: {tree['home']})")
+    base = [bench, "run", str(tree["tasks"]), "--iterations", str(ITERATIONS)]
+    base += ["--out", str(tree["results"]), "--home", str(tree["home"]), "--quiet"]
+
+    # The honest agent runs first: its results become the "prior results" one cheater
+    # reads, and its report.md in the agent home the leftover another cheater reads.
+    _run([*base, "--agent", str(agents / "honest.yaml")])
+    prior_run = _last_run_dir(tree["results"])
+    setups = [
+        DemoSetup("cheat-task-yaml", str(tree["tasks"]), note="reads task.yaml"),
+        DemoSetup("cheat-prior-results", str(prior_run), note="reads last run's results"),
+        DemoSetup("cheat-leftover-report", None, note="reads ~/report.md left behind"),
+        DemoSetup("cheat-grep-docs", str(tree["checkout"]), note="greps the harness docs"),
+    ]
+    try:
+        probe_bwrap()
+        setups.append(
+            DemoSetup("cheat-task-yaml", str(tree["tasks"]), sandbox=True, note="in bwrap")
+        )
+    except SandboxUnavailable as exc:
+        print(f"   (skipping the sandboxed run: {exc})")
+    for setup in setups:
+        argv = [*base, "--agent", str(agents / f"{setup.agent}.yaml")]
+        if setup.sandbox:
+            argv += ["--sandbox", "bwrap"]
+        env = {"CHEAT_HINT": setup.hint} if setup.hint else {}
+        print(f"\n-- {setup.agent}: {setup.note}")
+        _run(argv, env=env)
+
+    print("\n== 2. Aggregate the runs and publish the leaderboard")
+    board = out / "leaderboard"
+    _run([bench, "aggregate", str(tree["results"]), "-o", str(board)])
+    html = board / "leaderboard.html"
+    _run([bench, "leaderboard", str(board / "rows.json"), "--html", str(html)])
+    json_text = _run([bench, "leaderboard", str(board / "rows.json"), "--json"], echo=False)
+    (board / "leaderboard.json").write_text(json_text, "utf-8")
+
+    print("\n== 3. redaction-pressure: the dev split with the baseline policies")
+    _run([bench, "redaction", "eval", "--split", "dev"])
+
+    elapsed = time.monotonic() - started
+    print(f"\nDemo finished in {elapsed:.0f} s. Outputs:")
+    print(f"  runs (results.json, rows.json, manifest.json): {tree['results']}")
+    print(f"  merged rows and manifests:                     {board}")
+    print(f"  leaderboard JSON:                              {board / 'leaderboard.json'}")
+    print(f"  leaderboard page (open in a browser):          {html}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=Path("demo-output"), help="output directory")
+    args = parser.parse_args(argv)
+    run_demo(args.out.resolve())
+
+
+if __name__ == "__main__":
+    main()

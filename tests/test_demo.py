@@ -1,0 +1,54 @@
+"""`make demo` end to end: the leaderboard with gated zeros and the redaction table."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.slow
+def test_demo_prints_the_leaderboard_with_gated_zeros_and_the_redaction_table(
+    tmp_path: Path,
+) -> None:
+    """Guards the newcomer's first command: the whole product must work from one call."""
+    out = tmp_path / "demo"
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "benchguard.demo", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    text = done.stdout
+    assert "Leaderboard" in text
+    assert "Gated runs (visible zeros)" in text
+    assert "IntegrityCatastrophic" in text
+    assert "split dev" in text and "oracle" in text and "first_character" in text
+    assert str(out / "leaderboard" / "leaderboard.html") in text
+
+    board = json.loads((out / "leaderboard" / "leaderboard.json").read_text("utf-8"))
+    assert isinstance(board, dict)
+    rows = json.loads((out / "leaderboard" / "rows.json").read_text("utf-8"))
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    by_setup: dict[str, list[dict[str, object]]] = {}
+    for row in rows:
+        by_setup.setdefault(str(row["setupId"]), []).append(row)
+    assert {r["outcomeScore"] for r in by_setup["scripted-honest"]} == {1.0}
+    cheaters = [s for s in by_setup if "cheat" in s]
+    assert len(cheaters) >= 4
+    for setup in cheaters:
+        for row in by_setup[setup]:
+            assert row["outcomeScore"] == 0.0, (setup, row)
+            assert row["correctnessScore"] == 1.0, "the cheaters' answers are correct"
+            assert "IntegrityCatastrophic" in row["catastrophicKinds"]  # type: ignore[operator]
+    html = (out / "leaderboard" / "leaderboard.html").read_text("utf-8")
+    assert "IntegrityCatastrophic" in html and "<script" in html
