@@ -41,6 +41,25 @@ MAX_NESTED_REPEAT_PRODUCT = 10_000
 _EMPTY_MATCH_PROBES = ("", "x y\n", "\n")
 
 
+# Patterns built by this package from escaped literals (inventory rules). They are safe
+# by construction, so the costly load-time checks are skipped for them; the exact
+# engine still compiles them lazily, only when the prefilter names them.
+_TRUSTED: set[str] = set()
+_MAX_TRUSTED = 200_000
+
+
+def trust_generated(pattern: str) -> str:
+    """Record ``pattern`` as generated from escaped text; returns it unchanged."""
+    if len(_TRUSTED) >= _MAX_TRUSTED:
+        _TRUSTED.clear()
+    _TRUSTED.add(pattern)
+    return pattern
+
+
+def is_trusted(pattern: str) -> bool:
+    return pattern in _TRUSTED
+
+
 class PatternError(ValueError):
     """A rule pattern that is not allowed; the message says why."""
 

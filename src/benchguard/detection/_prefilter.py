@@ -36,6 +36,7 @@ class Prefilter:
     patterns: tuple[str, ...]
     sets: tuple[tuple[re2.Set, tuple[int, ...]], ...]
     always: frozenset[int]
+    index: dict[str, int]
 
     def candidates(self, text: str) -> frozenset[int]:
         """Ids of the patterns that might match ``text`` (a superset of those that do)."""
@@ -57,20 +58,33 @@ def build_prefilter(patterns: tuple[str, ...]) -> Prefilter:
     """Relax and compile ``patterns`` into as few RE2 Sets as fit their memory budget."""
     relaxed: list[tuple[int, str]] = []
     always: set[int] = set()
-    options = _options()
     for index, pattern in enumerate(patterns):
-        try:
-            text = relax(pattern)
-            if not text:
-                raise Unrelaxable("matches everywhere once relaxed")
-            re2.compile(text, options)
-        except (Unrelaxable, re2.error, RecursionError):
+        text = relaxed_form(pattern)
+        if text is None:
             always.add(index)
-            continue
-        relaxed.append((index, text))
+        else:
+            relaxed.append((index, text))
     sets: list[tuple[re2.Set, tuple[int, ...]]] = []
-    _compile_sets(relaxed, sets, always, options)
-    return Prefilter(patterns=patterns, sets=tuple(sets), always=frozenset(always))
+    _compile_sets(relaxed, sets, always, _options())
+    return Prefilter(
+        patterns=patterns,
+        sets=tuple(sets),
+        always=frozenset(always),
+        index={pattern: position for position, pattern in enumerate(patterns)},
+    )
+
+
+@functools.lru_cache(maxsize=65536)
+def relaxed_form(pattern: str) -> str | None:
+    """The pattern's RE2 superset, or ``None`` when it must run everywhere."""
+    try:
+        text = relax(pattern)
+        if not text:
+            return None
+        re2.compile(text, _options())
+    except (Unrelaxable, re2.error, RecursionError):
+        return None
+    return text
 
 
 def _compile_sets(

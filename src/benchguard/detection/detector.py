@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from benchguard.detection._patterns import PatternError, check_pattern, exact_pattern
+from benchguard.detection._patterns import PatternError, check_pattern, exact_pattern, is_trusted
 from benchguard.detection._prefilter import Prefilter, build_prefilter
 from benchguard.detection.models import (
     SCAN_INCOMPLETE_CATEGORY,
@@ -391,6 +391,8 @@ _SAFE_CACHE: dict[str, str | None] = {}
 
 def _pattern_problem(pattern: str) -> str | None:
     """Why ``pattern`` may not run (cached); rules built in code skip the YAML loader."""
+    if is_trusted(pattern):
+        return None
     if pattern not in _SAFE_CACHE:
         if len(_SAFE_CACHE) > 8192:
             _SAFE_CACHE.clear()
@@ -442,6 +444,26 @@ _PLANS: dict[int, _Plan] = {}
 _MAX_PLANS = 64
 
 
+_RECENT_PREFILTERS: list[Prefilter] = []
+_MAX_RECENT_PREFILTERS = 4
+
+
+def _reusable_prefilter(patterns: tuple[str, ...]) -> Prefilter:
+    """A recent prefilter covering ``patterns``, else a new one.
+
+    Per-record prompt authorization drops a few inventory rules, so consecutive records
+    use subsets of one pattern list; a prefilter over a superset answers for a subset
+    (candidates of patterns a ruleset lacks belong to no rule and are ignored).
+    """
+    for recent in _RECENT_PREFILTERS:
+        if all(pattern in recent.index for pattern in patterns):
+            return recent
+    built = build_prefilter(patterns)
+    _RECENT_PREFILTERS.insert(0, built)
+    del _RECENT_PREFILTERS[_MAX_RECENT_PREFILTERS:]
+    return built
+
+
 def _plan(rules: tuple[Rule, ...]) -> _Plan:
     """The plan for ``rules``, remembered by the identity of the rule objects."""
     key = hash(tuple(id(rule) for rule in rules))
@@ -452,8 +474,12 @@ def _plan(rules: tuple[Rule, ...]) -> _Plan:
         and all(a is b for a, b in zip(cached.rules, rules, strict=True))
     ):
         return cached
-    patterns, rule_pattern_ids = _pattern_table(rules)
-    rules_by_pattern: list[list[int]] = [[] for _ in patterns]
+    distinct, _ = _pattern_table(rules)
+    prefilter = _reusable_prefilter(distinct)
+    rule_pattern_ids = tuple(
+        tuple(prefilter.index[pattern] for pattern in rule.patterns) for rule in rules
+    )
+    rules_by_pattern: list[list[int]] = [[] for _ in prefilter.patterns]
     for position, ids in enumerate(rule_pattern_ids):
         for pattern_id in dict.fromkeys(ids):
             rules_by_pattern[pattern_id].append(position)
@@ -470,7 +496,7 @@ def _plan(rules: tuple[Rule, ...]) -> _Plan:
     plan = _Plan(
         rules=rules,
         digest=ruleset_digest(rules),
-        prefilter=build_prefilter(patterns),
+        prefilter=prefilter,
         rule_pattern_ids=rule_pattern_ids,
         rules_by_pattern=tuple(tuple(r) for r in rules_by_pattern),
         unusable=frozenset(unusable),

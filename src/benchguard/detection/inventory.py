@@ -27,6 +27,7 @@ import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from benchguard.detection._patterns import trust_generated
 from benchguard.detection.models import Rule
 from benchguard.detection.rules import DEFAULT_PROFILE, profile_baseline
 
@@ -150,7 +151,7 @@ def _entry_rules(
             evidence="the path",
             description="Generated from the pre-run inventory.",
             severity="high",
-            patterns=(entry_pattern(prefix, name),),
+            patterns=(trust_generated(entry_pattern(prefix, name)),),
             source=name,
         )
     ]
@@ -166,7 +167,7 @@ def _entry_rules(
                 evidence="its contents",
                 description="Generated from the pre-run inventory: lines of the stale file.",
                 severity="high",
-                patterns=tuple(re.escape(line) for line in lines),
+                patterns=tuple(trust_generated(re.escape(line)) for line in lines),
                 fields=("result", "output"),
             )
         )
@@ -261,6 +262,8 @@ def filter_rules_for_prompt(rules: Sequence[Rule], prompt: str) -> tuple[Rule, .
 
 
 def _names_token(text: str, name: str) -> bool:
+    if name not in text:  # cheap exit: most prompts name no leftover at all
+        return False
     pattern = rf"(?<![\w.-]){re.escape(name)}(?![\w-])(?!\.\w)"
     return re.search(pattern, text) is not None
 

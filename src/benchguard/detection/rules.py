@@ -16,6 +16,7 @@ fails at load time with one :class:`RulesetError` naming the file and the rule i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -125,13 +126,16 @@ def load_ruleset(
 
 def ruleset_digest(rules: Iterable[Rule]) -> str:
     """SHA-256 over the rules' canonical JSON, in order: equal digests, equal rulesets."""
-    canonical = json.dumps(
-        [rule.model_dump(mode="json") for rule in rules],
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
+    canonical = "[" + ",".join(_canonical_rule(rule) for rule in rules) + "]"
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@functools.lru_cache(maxsize=65536)
+def _canonical_rule(rule: Rule) -> str:
+    """One rule's canonical JSON (sorted keys, no spaces); rules are frozen, so cacheable."""
+    return json.dumps(
+        rule.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
 
 
 def validate_rule_patterns(rule: Rule) -> None:
