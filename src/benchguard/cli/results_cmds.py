@@ -3,7 +3,8 @@
 Thin: each parses, calls ``benchguard.scoring`` / ``benchguard.results``, prints. Exit
 codes: 0 ok; 1 outputs written but something needs attention (a record that could not
 be scored, a dismissal that matched nothing, a rows file skipped); 2 bad input, with a
-message naming the file and what is wrong, never a traceback.
+message naming the file and what is wrong, never a traceback. ``score`` takes many
+files or trees: a bad one is reported (exit 2) and every good one is still written.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import datetime as dt
 import json
 import os
 import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +24,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from benchguard.detection.models import CheatingReport, Rule
+from benchguard.engines import ENGINE_NAMES, EngineUnavailableError
 from benchguard.results.aggregate import (
     MANIFEST_FILENAME,
     MANIFESTS_FILENAME,
@@ -43,6 +48,7 @@ from benchguard.results.io import (
     write_text_atomic,
 )
 from benchguard.results.leaderboard import build_leaderboard, render_html, render_table
+from benchguard.results.rescore import BatchScan, rescan_documents, rescore_records
 from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
 
 DEFAULT_DISMISSALS_FILE = "dismissals.yaml"
@@ -62,12 +68,31 @@ def _warn(message: str) -> None:
 
 # ---- score ----------------------------------------------------------------------------
 
+RESULTS_FILENAME = "results.json"
+
+
+@dataclass
+class _ScoreInput:
+    """One results file being scored, and the directory its outputs go to."""
+
+    path: Path
+    document: ResultsDocument
+    manifest: Manifest
+    target: Path
+
 
 def score(
-    results: Annotated[Path, typer.Argument(help="A results.json (list or object layout).")],
-    profile: Annotated[str, typer.Option("--profile", help="Detection rule profile.")] = (
-        "benchguard"
-    ),
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            help="results.json files (list or object layout), or directories searched "
+            "(recursively, sorted) for results.json files.",
+            show_default=False,
+        ),
+    ],
+    profile: Annotated[
+        str, typer.Option("--profile", help="Detection rule profile name or profile YAML path.")
+    ] = "benchguard",
     rules: Annotated[
         Path | None, typer.Option("--rules", help="Extra rules YAML, appended to the profile.")
     ] = None,
@@ -75,58 +100,219 @@ def score(
         Path | None,
         typer.Option("--dismissals", help="Reviewed dismissals (YAML or JSON) to apply."),
     ] = None,
+    engine: Annotated[
+        str, typer.Option("--engine", help=f"Rescan engine: {', '.join(ENGINE_NAMES)}.")
+    ] = "serial",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            help="dask only: processes (default), threads, synchronous, or a distributed "
+            "scheduler address (needs the 'distributed' package).",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", min=1, help="dask local workers (default: CPU count).", show_default=False
+        ),
+    ] = None,
     out_dir: Annotated[
         Path | None,
         typer.Option(
-            "-o", "--out", help="Write here instead of beside RESULTS.", show_default=False
+            "-o",
+            "--out",
+            help="Write here instead of beside each input; with several inputs, each "
+            "input's location relative to their common directory is mirrored under DIR.",
+            show_default=False,
         ),
     ] = None,
 ) -> None:
-    """Rescan, apply dismissals, gate and finalize; write results.json, rows.json, manifest.json."""
-    from benchguard.detection.detector import scan_record
-    from benchguard.detection.rules import RulesetError, load_ruleset
-    from benchguard.results.dismissals import load_dismissals
-    from benchguard.results.rescore import rescore_records
+    """Rescan, apply dismissals, gate and finalize; write results.json, rows.json, manifest.json.
 
+    Exit 0 ok; 1 outputs written but something needs attention; 2 bad input (every
+    readable input is still scored and written).
+    """
+    from benchguard.detection.rules import RulesetError, load_ruleset, profile_names
+    from benchguard.results.dismissals import load_dismissals
+
+    if engine not in ENGINE_NAMES:
+        raise _fail(f"--engine {engine!r}: choose one of: {', '.join(ENGINE_NAMES)}")
+    if scheduler is not None and engine != "dask":
+        raise _fail("--scheduler applies only to --engine dask")
     try:
-        document = read_results(results)
-        manifest = _manifest_for(results, document)
         ruleset = load_ruleset(profile, rules)
         entries = load_dismissals(dismissals) if dismissals is not None else ()
-    except (ResultsFileError, RulesetError) as exc:
+    except RulesetError as exc:
+        raise _fail(f"{exc} (built-in profiles: {', '.join(profile_names())})") from None
+    except ResultsFileError as exc:
         raise _fail(str(exc)) from None
-    for position in document.non_object_positions():
-        _warn(f"{results}: record {position} is not an object; kept as it is, with no row")
-    outcome = rescore_records(
-        document.records,
-        rules=ruleset,
-        scan=scan_record,
-        dismissals=entries,
-        run_id=manifest.run_id,
-    )
-    rows = build_rows(document.records, manifest)
-    if document.layout == "object":
-        document.manifest = manifest.to_json()
-        document.run_id, document.t = manifest.run_id, manifest.t
-    target = out_dir if out_dir is not None else results.parent
+
+    files, bad = collect_results_files(results, exclude=out_dir)
+    inputs = _read_inputs(files, bad)
+    inputs = _assign_targets(inputs, out_dir, bad)
+    if not inputs:
+        for message in bad:
+            _err.print(Text.assemble(("error: ", "bold red"), message))
+        raise typer.Exit(code=2)
+
+    scan_batch = _engine_scan(engine, scheduler, workers)
     try:
-        write_files_atomic(
-            {
-                target / "results.json": dumps(document.to_json()),
-                target / ROWS_FILENAME: dumps([row.to_json() for row in rows]),
-                target / MANIFEST_FILENAME: dumps(manifest.to_json()),
-            }
+        verdicts = rescan_documents([i.document.records for i in inputs], ruleset, scan_batch)
+    except (EngineUnavailableError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+
+    attention: list[str] = []
+    used = [False] * len(entries)
+    summaries: list[tuple[str, list[ResultRow], int]] = []
+    written: list[Path] = []
+    for item, fresh in zip(inputs, verdicts, strict=True):
+        document, manifest = item.document, item.manifest
+        for position in document.non_object_positions():
+            _warn(f"{item.path}: record {position} is not an object; kept as it is, with no row")
+        outcome = rescore_records(
+            document.records,
+            rules=ruleset,
+            verdicts=fresh,
+            dismissals=entries,
+            run_id=manifest.run_id,
         )
-    except OSError as exc:
-        raise _fail(f"{target}: cannot write outputs: {exc.strerror or exc}") from None
-    _out.print(_score_summary(rows, outcome.dismissed_findings))
-    for message in outcome.errors:
+        used = [a or b for a, b in zip(used, outcome.dismissals_used, strict=True)]
+        attention.extend(f"{item.path}: {m}" for m in (*outcome.errors, *outcome.stale_dismissals))
+        rows = build_rows(document.records, manifest)
+        if document.layout == "object":
+            document.manifest = manifest.to_json()
+            document.run_id, document.t = manifest.run_id, manifest.t
+        try:
+            write_files_atomic(
+                {
+                    item.target / RESULTS_FILENAME: dumps(document.to_json()),
+                    item.target / ROWS_FILENAME: dumps([row.to_json() for row in rows]),
+                    item.target / MANIFEST_FILENAME: dumps(manifest.to_json()),
+                }
+            )
+        except OSError as exc:
+            bad.append(f"{item.target}: cannot write outputs: {exc.strerror or exc}")
+            continue
+        summaries.append((str(item.path), rows, outcome.dismissed_findings))
+        written.append(item.target)
+    attention.extend(
+        f"dismissal {i} ({d.describe()}) matched no finding"
+        for i, d in enumerate(entries)
+        if not used[i]
+    )
+
+    if summaries:
+        _out.print(_score_summary(summaries))
+    for message in attention:
         _warn(message)
-    for message in outcome.unmatched_dismissals:
-        _warn(message)
-    _out.print(f"wrote {target / 'results.json'}, {target / ROWS_FILENAME}")
-    if outcome.errors or outcome.unmatched_dismissals:
+    for message in bad:
+        _err.print(Text.assemble(("error: ", "bold red"), message))
+    for target in written:
+        _out.print(f"wrote {target / RESULTS_FILENAME}, {target / ROWS_FILENAME}")
+    if bad:
+        raise typer.Exit(code=2)
+    if attention:
         raise typer.Exit(code=1)
+
+
+def collect_results_files(
+    paths: Sequence[Path], *, exclude: Path | None = None
+) -> tuple[list[Path], list[str]]:
+    """The results files to score, in order, without repeats; and the paths that gave none.
+
+    A named file is taken whatever its name (reading it reports any problem). A directory
+    is walked recursively in sorted order for files named results.json, skipping hidden
+    entries and anything under ``exclude`` (the output directory, so a second run does
+    not score its own outputs); rows.json and manifest.json are never picked.
+    """
+    skip = Path(os.path.abspath(exclude)) if exclude is not None else None
+    files: list[Path] = []
+    problems: list[str] = []
+    seen: set[Path] = set()
+
+    def add(path: Path) -> None:
+        key = Path(os.path.abspath(path))
+        if key not in seen:
+            seen.add(key)
+            files.append(path)
+
+    for path in paths:
+        if not path.is_dir():
+            add(path)
+            continue
+        found = [
+            candidate
+            for candidate in sorted(path.rglob(RESULTS_FILENAME))
+            if candidate.is_file()
+            and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
+            and (skip is None or not Path(os.path.abspath(candidate)).is_relative_to(skip))
+        ]
+        if not found:
+            problems.append(f"{path}: no {RESULTS_FILENAME} files found")
+        for candidate in found:
+            add(candidate)
+    return files, problems
+
+
+def _read_inputs(files: Sequence[Path], bad: list[str]) -> list[_ScoreInput]:
+    inputs = []
+    for path in files:
+        try:
+            document = read_results(path)
+            manifest = _manifest_for(path, document)
+        except ResultsFileError as exc:
+            bad.append(str(exc))
+            continue
+        inputs.append(_ScoreInput(path, document, manifest, path.parent))
+    return inputs
+
+
+def _assign_targets(
+    inputs: list[_ScoreInput], out_dir: Path | None, bad: list[str]
+) -> list[_ScoreInput]:
+    """Each input's output directory: beside it, or under ``out_dir`` at its location
+    relative to the inputs' common directory. Two inputs that would write the same
+    directory are refused (the first keeps it): one would silently overwrite the other."""
+    if out_dir is not None and inputs:
+        parents = [Path(os.path.abspath(item.path.parent)) for item in inputs]
+        base = Path(os.path.commonpath(parents))
+        for item, parent in zip(inputs, parents, strict=True):
+            item.target = out_dir / parent.relative_to(base)
+    kept: list[_ScoreInput] = []
+    owners: dict[Path, Path] = {}
+    for item in inputs:
+        key = Path(os.path.abspath(item.target))
+        if key in owners:
+            bad.append(
+                f"{item.path}: its outputs would overwrite those of {owners[key]} in "
+                f"{item.target}; score it on its own with -o DIR"
+            )
+            continue
+        owners[key] = item.path
+        kept.append(item)
+    return kept
+
+
+def _engine_scan(engine: str, scheduler: str | None, workers: int | None) -> BatchScan:
+    from benchguard.engines import scan_records
+
+    def scan_batch(
+        records: Sequence[Mapping[str, Any]],
+        rules: Sequence[Rule],
+        dynamic_rules: Sequence[Sequence[Rule]],
+    ) -> list[CheatingReport]:
+        return scan_records(
+            records,
+            rules,
+            engine="dask" if engine == "dask" else "serial",
+            scheduler=scheduler,
+            workers=workers,
+            dynamic_rules=dynamic_rules,
+        )
+
+    return scan_batch
 
 
 def _manifest_for(results: Path, document: ResultsDocument) -> Manifest:
@@ -150,8 +336,12 @@ def _manifest_for(results: Path, document: ResultsDocument) -> Manifest:
     )
 
 
-def _score_summary(rows: list[ResultRow], dismissed: int) -> Table:
+def _score_summary(summaries: Sequence[tuple[str, list[ResultRow], int]]) -> Table:
+    """One line per scored file, and a total line when there are several."""
+    several = len(summaries) > 1
     table = Table(title="Scored", title_justify="left", header_style="bold")
+    if several:
+        table.add_column("results", overflow="fold")
     for name in (
         "runs",
         "scored",
@@ -163,15 +353,25 @@ def _score_summary(rows: list[ResultRow], dismissed: int) -> Table:
         "dismissed",
     ):
         table.add_column(name, justify="right")
+    for label, rows, dismissed in summaries:
+        label_cell = [label] if several else []
+        table.add_row(*label_cell, *_summary_cells(rows, dismissed))
+    if several:
+        every = [row for _, rows, _ in summaries for row in rows]
+        total = sum(dismissed for _, _, dismissed in summaries)
+        table.add_row(Text("total", style="bold"), *_summary_cells(every, total))
+    return table
+
+
+def _summary_cells(rows: Sequence[ResultRow], dismissed: int) -> list[str | Text]:
     status = [r.integrity_status for r in rows]
-    table.add_row(
+    return [
         str(len(rows)),
         str(sum(r.outcome_score is not None for r in rows)),
         Text(str(sum(r.catastrophic for r in rows)), style="bold red"),
         *(str(status.count(s)) for s in ("clean", "flagged", "no_data", "unverified")),
         str(dismissed),
-    )
-    return table
+    ]
 
 
 # ---- aggregate ------------------------------------------------------------------------

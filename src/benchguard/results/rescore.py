@@ -6,13 +6,17 @@ before the run still applies); dismissals then edit that verdict; only then does
 scoring pipeline gate and compose. Dismissals already recorded on a stored report are
 carried forward, so a reviewed dismissal survives rescoring even without its file.
 
-A record whose rescan fails keeps its stored report (never a silent clean), with the
-failure reported.
+Rescanning is its own phase (:func:`rescan_documents`) so that many documents can go
+to a scan engine as one batch; :func:`rescore_records` then applies the verdicts. A
+record whose stored dynamic rules cannot be read, or whose per-record scan raises,
+keeps its stored report (never a silent clean), with the failure reported. A fresh
+verdict that is incomplete (the scan hit a bound, or an engine's fail-closed report
+for a scan that raised) is kept, since it reads flagged, and is reported too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,34 +31,136 @@ from benchguard.scoring.pipeline import record_label, score_records
 
 # scan(record, rules, *, dynamic_rules=...) -> CheatingReport: the detector's scan_record.
 Scan = Callable[..., CheatingReport]
+# scan_batch(records, rules, dynamic_rules_per_record) -> one report per record, in
+# order: ``benchguard.engines.scan_records`` with an engine chosen.
+BatchScan = Callable[
+    [Sequence[Mapping[str, Any]], Sequence[Rule], Sequence[Sequence[Rule]]],
+    Sequence[CheatingReport],
+]
+
+
+@dataclass(frozen=True)
+class RescanFailure:
+    """Why a record could not be rescanned; its stored report is kept."""
+
+    message: str
+
+
+Verdict = CheatingReport | RescanFailure
 
 
 @dataclass
 class RescoreOutcome:
     errors: list[str] = field(default_factory=list)
+    # Stale carried dismissals and dismissals of the given list that matched nothing.
     unmatched_dismissals: list[str] = field(default_factory=list)
     dismissed_findings: int = 0
+    # Per entry of the ``dismissals`` argument: did it match a finding here? A caller
+    # rescoring several documents with one dismissal file decides "matched nothing"
+    # over all of them.
+    dismissals_used: list[bool] = field(default_factory=list)
+    # Only the carried dismissals that no longer match (a subset of the above).
+    stale_dismissals: list[str] = field(default_factory=list)
+
+
+def stored_dynamic_rules(record: Mapping[str, Any]) -> tuple[Rule, ...]:
+    """The dynamic (inventory) rules the record's stored report was scanned with.
+
+    ``ValueError`` naming the rule when they cannot be read: rescanning without them
+    would silently drop a leftover-file rule.
+    """
+    stored = record.get("cheating_report")
+    raw = stored.get("dynamic_rules") if isinstance(stored, dict) else None
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ValueError("the stored report's dynamic_rules is not a list")
+    rules = []
+    for index, item in enumerate(raw):
+        try:
+            rules.append(Rule.model_validate(item))
+        except ValidationError as exc:
+            raise ValueError(
+                f"stored dynamic rule {index} is invalid: {exc.errors()[0]['msg']}"
+            ) from None
+    return tuple(rules)
+
+
+def rescan_documents(
+    documents: Sequence[Sequence[Any]], rules: Sequence[Rule], scan_batch: BatchScan
+) -> list[dict[int, Verdict]]:
+    """Fresh verdicts for every object record of every document, from one batch scan.
+
+    Returns, per document, a verdict by record position (non-object records have none).
+    Each record is scanned with ``rules`` plus its own stored dynamic rules. Errors of
+    the batch itself (an engine that is not installed) propagate: nothing is rescored.
+    """
+    verdicts: list[dict[int, Verdict]] = [{} for _ in documents]
+    positions: list[tuple[int, int]] = []
+    batch: list[Mapping[str, Any]] = []
+    dynamic: list[tuple[Rule, ...]] = []
+    for doc_index, records in enumerate(documents):
+        for index, record in enumerate(records):
+            if not isinstance(record, dict):
+                continue
+            try:
+                record_rules = stored_dynamic_rules(record)
+            except ValueError as exc:
+                verdicts[doc_index][index] = _failure(exc)
+                continue
+            positions.append((doc_index, index))
+            batch.append(record)
+            dynamic.append(record_rules)
+    reports = list(scan_batch(batch, rules, dynamic)) if batch else []
+    if len(reports) != len(batch):
+        raise RuntimeError(f"the scan returned {len(reports)} reports for {len(batch)} records")
+    for (doc_index, index), report in zip(positions, reports, strict=True):
+        verdicts[doc_index][index] = report
+    return verdicts
+
+
+def rescan_each(records: Sequence[Any], rules: Sequence[Rule], scan: Scan) -> dict[int, Verdict]:
+    """Fresh verdicts one record at a time; a scan that raises is a failure, not a crash."""
+    verdicts: dict[int, Verdict] = {}
+    for index, record in enumerate(records):
+        if not isinstance(record, dict):
+            continue
+        try:
+            verdicts[index] = scan(record, rules, dynamic_rules=stored_dynamic_rules(record))
+        except Exception as exc:  # one record's failure must not stop the others
+            verdicts[index] = _failure(exc)
+    return verdicts
 
 
 def rescore_records(
     records: list[Any],
     *,
     rules: Sequence[Rule],
-    scan: Scan,
+    scan: Scan | None = None,
+    verdicts: Mapping[int, Verdict] | None = None,
     dismissals: Sequence[Dismissal] = (),
     run_id: str | None = None,
     judge: Judge | None = None,
 ) -> RescoreOutcome:
-    """Rescan, dismiss, gate and finalize every record in place."""
-    outcome = RescoreOutcome()
-    used = [False] * len(dismissals)
+    """Rescan (or take ``verdicts`` from :func:`rescan_documents`), dismiss, gate and
+    finalize every record in place. Give exactly one of ``scan`` and ``verdicts``."""
+    fresh: Mapping[int, Verdict]
+    if scan is not None and verdicts is None:
+        fresh = rescan_each(records, rules, scan)
+    elif verdicts is not None and scan is None:
+        fresh = verdicts
+    else:
+        raise TypeError("rescore_records needs exactly one of scan= or verdicts=")
+    outcome = RescoreOutcome(dismissals_used=[False] * len(dismissals))
     for index, record in enumerate(records):
         if not isinstance(record, dict):
             continue  # score_records reports it
         label = record_label(index, record)
         task, iteration = _identity(record)
         stored = record.get("cheating_report")
-        report, rescanned = _fresh_verdict(record, stored, rules, scan, outcome.errors, label)
+        report, rescanned = _apply_verdict(
+            record, stored, fresh.get(index, RescanFailure("not rescanned")), outcome.errors, label
+        )
         if report is None:
             continue
         mine = [
@@ -71,63 +177,47 @@ def rescore_records(
         )
         report, matched = apply_dismissals(report, [*(dismissals[i] for i in mine), *carried])
         for i in mine:
-            used[i] = used[i] or dismissals[i].rule in matched
+            outcome.dismissals_used[i] = outcome.dismissals_used[i] or dismissals[i].rule in matched
         for previous in carried:
             if previous.rule not in matched:
-                outcome.unmatched_dismissals.append(
+                outcome.stale_dismissals.append(
                     f"{label}: the recorded dismissal of rule {previous.rule!r} by "
                     f"{previous.reviewer} no longer matches any finding"
                 )
         outcome.dismissed_findings += len(report.dismissed)
         record["cheating_report"] = report.model_dump(mode="json")
         record["integrity_checked"] = True
+    outcome.unmatched_dismissals.extend(outcome.stale_dismissals)
     outcome.unmatched_dismissals.extend(
         f"dismissal {i} ({d.describe()}) matched no finding"
         for i, d in enumerate(dismissals)
-        if not used[i]
+        if not outcome.dismissals_used[i]
     )
     outcome.errors.extend(score_records(records, judge=judge))
     return outcome
 
 
-def _fresh_verdict(
-    record: dict[str, Any],
-    stored: Any,
-    rules: Sequence[Rule],
-    scan: Scan,
-    errors: list[str],
-    label: str,
+def _apply_verdict(
+    record: dict[str, Any], stored: Any, verdict: Verdict, errors: list[str], label: str
 ) -> tuple[CheatingReport | None, bool]:
-    """The rescanned report and True; on failure the stored report (parsed, dismissals
+    """The fresh report and True; on failure the stored report (parsed, dismissals
     kept) and False, or ``None`` to leave the record's stored report exactly as it was."""
-    try:
-        dynamic = _stored_dynamic_rules(stored)
-        return scan(record, rules, dynamic_rules=dynamic), True
-    except Exception as exc:
-        errors.append(
-            f"{label}: rescan failed ({type(exc).__name__}: {exc}); kept the stored report"
-        )
+    if isinstance(verdict, CheatingReport):
+        if verdict.incomplete:
+            errors.append(
+                f"{label}: the rescan is incomplete ({verdict.incomplete_reason}); "
+                "the record reads flagged until a complete rescan"
+            )
+        return verdict, True
+    errors.append(f"{label}: {verdict.message}; kept the stored report")
     kept = report_from_record(record)
     if kept is None and isinstance(stored, dict) and stored:
         errors.append(f"{label}: the stored report is not a usable report; left as it was")
     return kept, False
 
 
-def _stored_dynamic_rules(stored: Any) -> tuple[Rule, ...]:
-    raw = stored.get("dynamic_rules") if isinstance(stored, dict) else None
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise ValueError("the stored report's dynamic_rules is not a list")
-    rules = []
-    for index, item in enumerate(raw):
-        try:
-            rules.append(Rule.model_validate(item))
-        except ValidationError as exc:
-            raise ValueError(
-                f"stored dynamic rule {index} is invalid: {exc.errors()[0]['msg']}"
-            ) from None
-    return tuple(rules)
+def _failure(exc: Exception) -> RescanFailure:
+    return RescanFailure(f"rescan failed ({type(exc).__name__}: {exc})")
 
 
 def _identity(record: dict[str, Any]) -> tuple[str, int]:
