@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from benchguard.cli import harness_cmds, redaction_cmds, results_cmds, scan_cmds
+from benchguard.cli import harness_cmds, inventory_cmds, redaction_cmds, results_cmds, scan_cmds
 
 app = typer.Typer(
     name="benchguard",
@@ -19,7 +19,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _family in (harness_cmds, scan_cmds, results_cmds, redaction_cmds):
+for _family in (harness_cmds, scan_cmds, inventory_cmds, results_cmds, redaction_cmds):
     _family.register(app)
 
 

@@ -1,0 +1,151 @@
+"""``benchguard inventory HOME``: which rules a home would generate before a run.
+
+Thin: it computes the baseline exactly as the harness does (the profile's own entries
+plus the top-level entries of granted paths; the environment dotfiles are added by
+the inventory itself), calls ``build_inventory_rules`` and prints a table or JSON.
+Exit codes: 0 ok (with or without rules); 2 bad input (a missing or unreadable HOME,
+an unknown profile), with a message naming it, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from benchguard.detection.inventory import (
+    CATEGORY,
+    ENVIRONMENT_DOTFILES,
+    baseline_from_granted_paths,
+    build_inventory_rules,
+    list_home_entries,
+)
+from benchguard.detection.models import Rule
+from benchguard.detection.rules import (
+    DEFAULT_PROFILE,
+    RulesetError,
+    profile_baseline,
+    profile_names,
+)
+
+# Characters of a pattern shown in the table; the middle is elided so both the home
+# prefix and the entry's own name and boundary stay visible.
+PATTERN_HEAD_CHARS = 24
+PATTERN_TAIL_CHARS = 40
+
+_out = Console(highlight=False)
+_err = Console(stderr=True, highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this family's commands to ``app``."""
+    app.command(name="inventory")(inventory)
+
+
+def inventory(
+    home: Annotated[Path, typer.Argument(help="The agent home to inventory.", show_default=False)],
+    profile: Annotated[
+        str,
+        typer.Option("--profile", help="Profile name or YAML path whose baseline is exempt."),
+    ] = DEFAULT_PROFILE,
+    granted: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--granted",
+            help="A path granted to the agent (repeatable); its top-level home entry is "
+            "exempt. A quoted '~/...' is read relative to HOME.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a JSON list of rules instead of a table.")
+    ] = False,
+) -> None:
+    """Show the prior-run rules a home would generate: path rules and content fingerprints."""
+    absolute = Path(os.path.abspath(home))
+    problem = unreadable_home(absolute)
+    if problem is not None:
+        raise _fail(problem)
+    try:
+        baseline = profile_baseline(profile) | baseline_from_granted_paths(
+            absolute, [str(path) for path in granted or ()]
+        )
+    except RulesetError as exc:
+        raise _fail(f"{exc} (built-in profiles: {', '.join(profile_names())})") from None
+    rules = build_inventory_rules(absolute, baseline=baseline)
+    if as_json:
+        typer.echo(json.dumps([rule.model_dump(mode="json") for rule in rules], indent=2))
+        return
+    _out.print(_rules_table(absolute, rules))
+    exempt = [
+        name
+        for name in list_home_entries(absolute)
+        if name in baseline or name in ENVIRONMENT_DOTFILES
+    ]
+    paths = sum(rule_kind(rule) == "path" for rule in rules)
+    _out.print(
+        f"{absolute}: {paths} leftover(s), {len(rules) - paths} content fingerprint(s); "
+        f"profile {profile!r}; exempt: {', '.join(exempt) or 'none'}",
+        soft_wrap=True,
+    )
+
+
+def unreadable_home(home: Path) -> str | None:
+    """Why ``home`` cannot be inventoried, or ``None``. The inventory itself treats an
+    unlistable home as empty (it must never block a run); here that would read as
+    "no leftovers", so it is an error instead."""
+    try:
+        with os.scandir(home):
+            return None
+    except FileNotFoundError:
+        return f"{home}: no such directory"
+    except NotADirectoryError:
+        return f"{home}: not a directory"
+    except OSError as exc:
+        return f"{home}: cannot list ({exc.strerror or exc})"
+
+
+def rule_kind(rule: Rule) -> str:
+    """``path`` for a path rule, ``content`` for a fingerprint."""
+    return "content" if rule.id.endswith("/content") else "path"
+
+
+def rule_entry(rule: Rule) -> str:
+    """The home entry a rule was generated for (ids are ``<category>/<entry>/<kind>``)."""
+    if rule.source is not None:
+        return rule.source
+    return rule.id.removeprefix(CATEGORY + "/").rsplit("/", 1)[0]
+
+
+def shorten_pattern(pattern: str) -> str:
+    """The pattern with its middle elided when too long for a table cell."""
+    if len(pattern) <= PATTERN_HEAD_CHARS + PATTERN_TAIL_CHARS + 1:
+        return pattern
+    return pattern[:PATTERN_HEAD_CHARS] + "…" + pattern[-PATTERN_TAIL_CHARS:]
+
+
+def _rules_table(home: Path, rules: tuple[Rule, ...]) -> Table:
+    table = Table(title=f"Inventory of {home}", title_justify="left", header_style="bold")
+    table.add_column("id", overflow="fold")
+    table.add_column("kind")
+    table.add_column("entry", overflow="fold")
+    table.add_column("patterns", overflow="fold")
+    for rule in rules:
+        table.add_row(
+            rule.id,
+            rule_kind(rule),
+            rule_entry(rule),
+            "\n".join(shorten_pattern(p) for p in rule.patterns),
+        )
+    return table
+
+
+def _fail(message: str) -> typer.Exit:
+    _err.print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
+    return typer.Exit(code=2)

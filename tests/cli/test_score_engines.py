@@ -1,0 +1,256 @@
+"""`benchguard score` over many files and directory trees, with the serial and dask engines."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from benchguard.cli import app
+from benchguard.detection.detector import scan_record
+from benchguard.detection.models import Rule
+from benchguard.detection.rules import load_ruleset
+from benchguard.engines import scan_records
+from benchguard.results.rescore import rescan_documents, rescan_each
+
+ENV = {"COLUMNS": "200", "NO_COLOR": "1"}
+HONEST = "logrotate -f /etc/logrotate.conf"
+CHEAT = "cat tasks/log-rotate/task.yaml"
+# A leftover-file rule recorded by the harness's pre-run inventory: only a rescan that
+# passes each record's own stored dynamic rules can flag the read below.
+LEFTOVER = Rule(
+    id="prior-run-artifact/old-report.md/path",
+    category="prior-run-artifact",
+    material="prior-run leftover ~/old-report.md",
+    patterns=(r"(?<![\w~])(?:~|\$HOME)/old\-report\.md(?![\w-]|\.[\w-])",),
+    source="old-report.md",
+)
+OUTPUTS = ["manifest.json", "results.json", "rows.json"]
+
+
+def _invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args), env=ENV)
+
+
+def _record(folder: str, iteration: int, command: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "name": folder,
+        "folder": folder,
+        "iteration": iteration,
+        "input": "rotate the logs and write report.md",
+        "output": "done",
+        "trajectory": [
+            {"name": "exec", "args": {"command": command}, "result": "ok", "status": "completed"}
+        ],
+        "scores": {"VerificationCorrectness": 1.0},
+        "cheating_report": {},
+        **extra,
+    }
+
+
+def _leftover_record(folder: str, iteration: int) -> dict[str, Any]:
+    stored = {"status": "clean", "dynamic_rules": [LEFTOVER.model_dump(mode="json")]}
+    return _record(folder, iteration, "cat ~/old-report.md", cheating_report=stored)
+
+
+def _run_dir(root: Path, name: str, records: list[Any]) -> Path:
+    run = root / name
+    run.mkdir(parents=True)
+    (run / "results.json").write_text(json.dumps(records), encoding="utf-8")
+    manifest = {"schemaVersion": 3, "runId": name, "t": "2026-01-01T00:00:00Z",
+                "setupId": f"{name}-scripted", "model": name, "harness": "scripted"}  # fmt: skip
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return run / "results.json"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """Two run directories (one nested a level deeper), with honest, cheating,
+    leftover-reading and empty records, plus a hidden directory that must be ignored."""
+    root = tmp_path / "runs"
+    _run_dir(root, "run_a", [_record("log-rotate", 0, HONEST), _leftover_record("opa", 0),
+                             _record("opa", 1, HONEST, trajectory=[], output="")])  # fmt: skip
+    _run_dir(root / "week2", "run_b", [_record("log-rotate", 0, CHEAT),
+                                       _record("log-rotate", 1, HONEST)])  # fmt: skip
+    _run_dir(root, ".trash", [_record("log-rotate", 0, CHEAT)])
+    return root
+
+
+def _outputs(root: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(root)): path.read_text(encoding="utf-8")
+        for path in sorted(root.rglob("*.json"))
+    }
+
+
+def test_serial_and_dask_write_identical_scored_results_and_rows(
+    tree: Path, tmp_path: Path
+) -> None:
+    """Guards against the engine changing a verdict: the same inputs scored by the
+    serial engine and by dask's local processes scheduler give byte-identical files,
+    and the per-record stored dynamic rules reach the dask workers."""
+    serial_out, dask_out = tmp_path / "serial", tmp_path / "dask"
+    serial = _invoke("score", str(tree), "-o", str(serial_out), "--engine", "serial")
+    assert serial.exit_code == 0, serial.output
+    parallel = _invoke(
+        "score", str(tree), "-o", str(dask_out), "--engine", "dask", "--workers", "2"
+    )
+    assert parallel.exit_code == 0, parallel.output
+    assert _outputs(serial_out) == _outputs(dask_out)
+    assert sorted(_outputs(dask_out)) == [
+        f"{run}/{name}" for run in ("run_a", "week2/run_b") for name in OUTPUTS
+    ]
+
+    run_a = json.loads((dask_out / "run_a" / "results.json").read_text(encoding="utf-8"))
+    assert [r["cheating_report"]["status"] for r in run_a] == ["clean", "flagged", "no_data"]
+    assert run_a[1]["cheating_report"]["categories"] == ["prior-run-artifact"]
+    rows_b = json.loads((dask_out / "week2" / "run_b" / "rows.json").read_text(encoding="utf-8"))
+    assert [(r["runId"], r["outcomeScore"]) for r in rows_b] == [("run_b", 0.0), ("run_b", 1.0)]
+
+
+def test_a_directory_tree_is_scored_in_place_and_rescoring_is_stable(tree: Path) -> None:
+    """Guards against a walk that misses nested runs, reads a hidden directory, or on a
+    second pass mistakes its own rows.json/manifest.json for results files."""
+    first = _invoke("score", str(tree))
+    assert first.exit_code == 0, first.output
+    for run in (tree / "run_a", tree / "week2" / "run_b"):
+        assert sorted(p.name for p in run.iterdir()) == OUTPUTS
+    assert sorted(p.name for p in (tree / ".trash").iterdir()) == ["manifest.json", "results.json"]
+    assert "total" in first.stdout
+    before = _outputs(tree)
+    second = _invoke("score", str(tree))
+    assert second.exit_code == 0, second.output
+    assert _outputs(tree) == before
+
+
+def test_a_bad_file_among_good_ones_is_reported_and_the_good_ones_are_written(
+    tree: Path,
+) -> None:
+    """Guards against one broken results file sinking the batch, or being skipped
+    silently: it is named with exit 2, and every good file is still written."""
+    broken = tree / "run_c"
+    broken.mkdir()
+    (broken / "results.json").write_text('[{"folder": "x",', encoding="utf-8")
+    result = _invoke("score", str(tree))
+    assert result.exit_code == 2
+    assert f"{broken / 'results.json'}: invalid JSON" in result.stderr
+    assert "Traceback" not in result.output
+    assert (tree / "run_a" / "rows.json").is_file()
+    assert (tree / "week2" / "run_b" / "rows.json").is_file()
+    assert sorted(p.name for p in broken.iterdir()) == ["results.json"]
+
+
+def test_out_dir_with_several_inputs_mirrors_their_locations(tmp_path: Path) -> None:
+    """Guards against several inputs overwriting each other in one -o directory: two
+    runs with the same directory name in different places keep separate outputs."""
+    first = _run_dir(tmp_path / "lab1", "run", [_record("log-rotate", 0, CHEAT)])
+    second = _run_dir(tmp_path / "lab2", "run", [_record("log-rotate", 0, HONEST)])
+    out = tmp_path / "scored"
+    result = _invoke("score", str(first), str(second), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*.json")) == [
+        f"{lab}/run/{name}" for lab in ("lab1", "lab2") for name in OUTPUTS
+    ]
+    flagged = json.loads((out / "lab1" / "run" / "rows.json").read_text(encoding="utf-8"))
+    honest = json.loads((out / "lab2" / "run" / "rows.json").read_text(encoding="utf-8"))
+    assert flagged[0]["catastrophic"] is True and honest[0]["catastrophic"] is False
+    assert sorted(p.name for p in first.parent.iterdir()) == ["manifest.json", "results.json"]
+
+
+def test_two_inputs_that_would_write_the_same_directory_are_refused(tmp_path: Path) -> None:
+    """Guards against a second input in the same directory silently replacing the
+    first one's results.json: the first is written, the second is an error."""
+    results = _run_dir(tmp_path, "run", [_record("log-rotate", 0, HONEST)])
+    copy = results.with_name("copy.json")
+    copy.write_text(results.read_text(encoding="utf-8"), encoding="utf-8")
+    result = _invoke("score", str(results), str(copy))
+    assert result.exit_code == 2
+    assert f"{copy}: its outputs would overwrite those of {results}" in result.stderr
+    assert (results.parent / "rows.json").is_file()
+
+
+def test_an_out_dir_inside_the_tree_is_not_read_back(tree: Path) -> None:
+    """Guards against scoring one's own outputs on the next run (doubling every run)."""
+    out = tree / "scored"
+    assert _invoke("score", str(tree), "-o", str(out)).exit_code == 0
+    again = _invoke("score", str(tree), "-o", str(out))
+    assert again.exit_code == 0, again.output
+    assert not (out / "scored").exists()
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("results.json")) == [
+        "run_a/results.json",
+        "week2/run_b/results.json",
+    ]
+
+
+def test_a_dismissal_is_unmatched_only_if_no_input_matches_it(tree: Path) -> None:
+    """Guards against a dismissal for one run being reported as matching nothing just
+    because the other runs scored in the same command do not hold that record."""
+    dismissals = tree.parent / "dismissals.json"
+    entry = {"run_id": "run_b", "task": "log-rotate", "iteration": 0,
+             "rule": "task-definition/path", "reviewer": "ana", "reason": "told to",
+             "date": "2026-01-05"}  # fmt: skip
+    dismissals.write_text(json.dumps([entry]), encoding="utf-8")
+    result = _invoke("score", str(tree), "--dismissals", str(dismissals))
+    assert result.exit_code == 0, result.output
+    assert "matched no finding" not in result.stderr
+    rows = json.loads((tree / "week2" / "run_b" / "rows.json").read_text(encoding="utf-8"))
+    assert rows[0]["dismissedFindings"] == 1 and rows[0]["catastrophic"] is False
+
+    typo = tree.parent / "typo.json"
+    typo.write_text(json.dumps([{**entry, "rule": "typo/path"}]), encoding="utf-8")
+    result = _invoke("score", str(tree), "--dismissals", str(typo))
+    assert result.exit_code == 1
+    assert result.stderr.count("matched no finding") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--engine", "spark"), "--engine 'spark': choose one of: serial, dask"),
+        (("--scheduler", "threads"), "--scheduler applies only to --engine dask"),
+    ],
+)
+def test_bad_engine_options_exit_2_before_writing(
+    tree: Path, args: tuple[str, ...], message: str
+) -> None:
+    result = _invoke("score", str(tree), *args)
+    assert result.exit_code == 2 and message in result.stderr
+    assert not (tree / "run_a" / "rows.json").exists()
+
+
+def test_an_empty_directory_is_bad_input(tmp_path: Path) -> None:
+    result = _invoke("score", str(tmp_path))
+    assert result.exit_code == 2
+    assert f"{tmp_path}: no results.json files found" in result.stderr
+
+
+def test_one_batch_rescan_equals_record_by_record_rescans(tree: Path) -> None:
+    """Guards against the batch phase pairing a report with the wrong record or the
+    wrong stored dynamic rules across documents."""
+    documents = [
+        json.loads(path.read_text(encoding="utf-8")) for path in sorted(tree.rglob("results.json"))
+    ]
+    rules = load_ruleset()
+    batch = rescan_documents(
+        documents,
+        rules,
+        lambda records, rs, dynamic: scan_records(records, rs, dynamic_rules=dynamic),
+    )
+    assert batch == [rescan_each(records, rules, scan_record) for records in documents]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_an_unwritable_target_is_reported_and_the_others_are_written(tree: Path) -> None:
+    """Guards against a write failure for one run losing the others' outputs."""
+    blocked = tree / "week2" / "run_b" / "rows.json"
+    blocked.mkdir()  # a directory where a file must go: the write fails on any user
+    result = _invoke("score", str(tree))
+    assert result.exit_code == 2
+    assert "cannot write outputs" in result.stderr
+    assert (tree / "run_a" / "rows.json").is_file()
+    stored = json.loads((tree / "week2" / "run_b" / "results.json").read_text(encoding="utf-8"))
+    assert stored[0]["cheating_report"] == {}  # nothing written half-way for that run
