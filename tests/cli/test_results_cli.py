@@ -131,6 +131,24 @@ def test_score_reports_a_non_object_record_and_keeps_it(tmp_path: Path) -> None:
     assert json.loads(results.read_text(encoding="utf-8"))[1] == "junk"
 
 
+def test_an_incomplete_rescan_is_written_flagged_and_reported(tmp_path: Path) -> None:
+    """Guards against a rescan that stopped at a bound passing quietly: the record is
+    written flagged (gated), and the command names it and exits 1."""
+    from benchguard.detection.detector import MAX_SURFACE_CHARS
+
+    huge = _record("log-rotate", 0, HONEST)
+    huge["trajectory"][0]["result"] = "x" * (MAX_SURFACE_CHARS + 1)
+    results = _run_dir(tmp_path, "run", "m", [huge, _record("opa", 0, HONEST)])
+    result = _invoke("score", str(results))
+    assert result.exit_code == 1
+    assert "record 0 (log-rotate#0): the rescan is incomplete" in result.stderr
+    rows = json.loads((results.parent / "rows.json").read_text(encoding="utf-8"))
+    assert [(r["integrityStatus"], r["catastrophic"]) for r in rows] == [
+        ("flagged", True),
+        ("clean", False),
+    ]
+
+
 def test_dismiss_then_rescore_clears_the_gate_and_keeps_the_audit_trail(scored_root: Path) -> None:
     results = scored_root / "run_b" / "results.json"
     result = _invoke(
