@@ -186,3 +186,27 @@ def test_sanitized_reason_survives_a_rebatch_round_trip() -> None:
     twice = rebatch_rows([once.to_json()], run_id="r3", t="2026-03-01T00:00:00Z")[0]
     assert twice.catastrophic_details == row.catastrophic_details
     assert twice.run_id == "r3"
+
+
+@pytest.mark.parametrize(
+    "cheating_report",
+    [
+        {"status": "clean", "incomplete": True},
+        {"status": "clean", "incomplete": "yes"},
+        {"status": "clean", "categories": ["harness-repo"]},
+        {"status": "clean", "categories": "harness-repo"},
+        {"status": "no_data", "findings": [{"rule": "task-definition/path"}]},
+    ],
+)
+def test_self_contradictory_report_is_published_flagged_and_gated(
+    cheating_report: dict[str, Any],
+) -> None:
+    """Guards against the row and the gate drifting apart on a malformed stored report:
+    the row must say flagged exactly when the gate zeroed the run, never clean or no_data."""
+    rec = record("t", scores={keys.VERIFICATION_CORRECTNESS: 1.0}, cheating_report=cheating_report)
+    (row,) = _scored(rec)
+    assert row.integrity_status == "flagged"
+    assert row.outcome_score == 0.0
+    assert row.catastrophic_kinds == (keys.INTEGRITY_CATASTROPHIC,)
+    details = row.catastrophic_details[keys.INTEGRITY_CATASTROPHIC]
+    assert details and all(len(d.name) > 1 for d in details)

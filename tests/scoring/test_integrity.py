@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from benchguard.scoring.integrity import integrity_entry
+from benchguard.scoring.integrity import gate_status, integrity_entry
 
 
 def _flagged(**overrides: Any) -> dict[str, Any]:
@@ -94,3 +94,52 @@ def test_category_names_are_sanitized() -> None:
     assert entry is not None
     assert "\u202e" not in entry["reason"] and "\x07" not in entry["reason"]
     assert "evil-cat" in entry["reason"]
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        {"status": "clean", "incomplete": True},
+        {"status": "clean", "incomplete": "yes"},
+        {"status": "clean", "incomplete": 1},
+        {"status": "clean", "categories": ["harness-repo"]},
+        {"status": "clean", "categories": "harness-repo"},
+        {"status": "clean", "categories": {"harness-repo": 1}},
+        {"status": "clean", "categories": 7},
+        {"status": "clean", "findings": "lots"},
+        {"status": "no_data", "findings": [{"rule": "task-definition/path"}]},
+        {"status": "no_data", "incomplete": True},
+        {"status": "no_data", "categories": ["harness-repo"]},
+    ],
+)
+def test_self_contradictory_clean_or_no_data_report_fails_closed(report: dict[str, Any]) -> None:
+    """Guards against failing open on a malformed stored report: a clean or no_data
+    verdict that is incomplete or carries findings or categories must still gate."""
+    assert gate_status(report) == "flagged"
+    entry = integrity_entry(report)
+    assert entry is not None
+    assert entry["score"] == 0.0 and entry["success"] is False
+    assert "h, a, r" not in entry["reason"]
+
+
+def test_incomplete_report_reason_names_the_scan_incomplete_category() -> None:
+    entry = integrity_entry({"status": "clean", "incomplete": True})
+    assert entry is not None and "scan-incomplete" in entry["reason"]
+
+
+@pytest.mark.parametrize(
+    ("report", "expected"),
+    [
+        ({"status": "clean"}, "clean"),
+        ({"status": "clean", "findings": [], "categories": [], "incomplete": False}, "clean"),
+        ({"status": "clean", "incomplete": None, "findings": None}, "clean"),
+        ({"status": "no_data", "findings": [], "categories": []}, "no_data"),
+        ({"status": "flagged", "categories": "harness-repo"}, "flagged"),
+        ({"status": "unknown", "findings": [{"rule": "x"}]}, None),
+        ({}, None),
+        ("clean", None),
+    ],
+)
+def test_consistent_reports_keep_their_status(report: Any, expected: str | None) -> None:
+    """Guards against the fail-closed reading over-reaching onto genuinely clean reports."""
+    assert gate_status(report) == expected

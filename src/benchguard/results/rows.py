@@ -20,6 +20,7 @@ from pydantic.alias_generators import to_camel
 
 from benchguard.detection.summary import describe_findings
 from benchguard.scoring import keys
+from benchguard.scoring.integrity import gate_status
 from benchguard.scoring.outcome import fired_catastrophic_keys
 from benchguard.scoring.text import sanitize_text
 from benchguard.scoring.values import read_optional_score
@@ -152,17 +153,12 @@ def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
 
 def integrity_status(record: Mapping[str, Any]) -> IntegrityStatus:
     """``unverified`` when detection did not run or left no usable report; otherwise the
-    report's status (a "clean" report listing findings counts as flagged, like the gate)."""
-    report = record.get("cheating_report")
-    if record.get("integrity_checked") is False or not isinstance(report, Mapping):
+    status the integrity gate acted on (:func:`gate_status`), so a self-contradictory
+    clean or no_data report is published as flagged, exactly as it was gated."""
+    if record.get("integrity_checked") is False:
         return "unverified"
-    status = report.get("status")
-    findings = report.get("findings")
-    if status == "clean" and isinstance(findings, list | tuple) and findings:
-        return "flagged"
-    if status in ("clean", "flagged", "no_data"):
-        return status  # type: ignore[no-any-return]
-    return "unverified"
+    status = gate_status(record.get("cheating_report"))
+    return "unverified" if status is None else status
 
 
 def _details(

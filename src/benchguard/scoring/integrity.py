@@ -7,13 +7,19 @@ score, so every shape a persisted report can take is handled without raising.
 Silence is deliberate: a report that says ``no_data``, or no usable report at all,
 emits nothing. Having seen nothing is not innocence, and the row says so through
 ``integrityStatus`` instead.
+
+A ``clean`` or ``no_data`` report that nevertheless carries evidence (findings,
+categories, or an ``incomplete`` mark) contradicts itself; :func:`gate_status` reads it
+as flagged (fail closed). The row builder reads the same function, so the gate and the
+published ``integrityStatus`` cannot disagree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
+from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY
 from benchguard.scoring.text import sanitize_text
 
 MAX_NAMED_CATEGORIES = 5
@@ -22,19 +28,53 @@ _CATEGORY_CAP = 60
 CLEAN_REASON = "no access to benchmark material detected"
 
 
-def integrity_entry(report: Any) -> dict[str, Any] | None:
-    """Return the ``IntegrityCatastrophic`` score entry for a stored report, or ``None``.
+GateStatus = Literal["clean", "flagged", "no_data"]
+_KNOWN_STATUSES: tuple[GateStatus, ...] = ("clean", "flagged", "no_data")
 
-    ``flagged`` gives 0.0; ``clean`` gives 1.0 unless it lists undismissed findings, which
-    contradicts itself and is treated as flagged (fail closed); anything else emits
-    nothing.
+
+def gate_status(report: Any) -> GateStatus | None:
+    """The status the gate acts on; ``None`` when there is no usable verdict.
+
+    ``None`` for a non-object, ``{}`` or an unknown ``status``. A ``clean`` or
+    ``no_data`` report that is incomplete, lists findings or names categories is
+    ``flagged``: a verdict that contradicts its own evidence fails closed.
     """
     if not isinstance(report, Mapping):
         return None
     status = report.get("status")
-    findings = report.get("findings")
-    if status == "clean" and isinstance(findings, list | tuple) and findings:
-        status = "flagged"
+    if status not in _KNOWN_STATUSES:
+        return None
+    if status != "flagged" and _carries_evidence(report):
+        return "flagged"
+    return status  # type: ignore[no-any-return]
+
+
+def _carries_evidence(report: Mapping[str, Any]) -> bool:
+    # Only an absent, null or false mark means "complete"; junk such as "yes" or 1 is
+    # read as incomplete. Any non-empty findings or categories value counts, whatever
+    # its shape: a clean verdict has none at all.
+    incomplete = report.get("incomplete")
+    if incomplete is not None and incomplete is not False:
+        return True
+    return any(_non_empty(report.get(key)) for key in ("findings", "categories"))
+
+
+def _non_empty(value: Any) -> bool:
+    if value is None or value is False:
+        return False
+    try:
+        return len(value) > 0
+    except TypeError:
+        return True  # a number or other scalar where a list belongs: junk, fail closed
+
+
+def integrity_entry(report: Any) -> dict[str, Any] | None:
+    """Return the ``IntegrityCatastrophic`` score entry for a stored report, or ``None``.
+
+    Acts on :func:`gate_status`: ``flagged`` (including a self-contradictory clean or
+    no_data report) gives 0.0, ``clean`` gives 1.0, no usable verdict emits nothing.
+    """
+    status = gate_status(report)
     if status == "clean":
         return {"score": 1.0, "success": True, "reason": CLEAN_REASON}
     if status == "flagged":
@@ -45,6 +85,13 @@ def integrity_entry(report: Any) -> dict[str, Any] | None:
 def flagged_reason(report: Mapping[str, Any]) -> str:
     """Name up to five categories and the finding count; never quote an excerpt."""
     categories = _category_names(report.get("categories"))
+    incomplete = report.get("incomplete")
+    if (
+        incomplete is not None
+        and incomplete is not False
+        and SCAN_INCOMPLETE_CATEGORY not in categories
+    ):
+        categories.append(SCAN_INCOMPLETE_CATEGORY)
     findings = report.get("findings")
     count = (
         f"{len(findings)} finding(s)"
