@@ -14,24 +14,37 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from benchguard.cli._output import labelled, plain_console, print_error, print_warning
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfigError, resolve_agent
 from benchguard.harness.runner import BatchSettings, Job, SandboxMode, run_batch, sandbox_read_only
 from benchguard.harness.sandbox import SandboxUnavailable, exposure_problems, probe_bwrap
 from benchguard.harness.tasks import TaskDirError, load_tasks
-from benchguard.harness.workspace import DEFAULT_AGENT_HOME, prepare_home
+from benchguard.harness.workspace import (
+    DEFAULT_AGENT_HOME,
+    WorkspaceError,
+    ensure_directory,
+    prepare_home,
+)
 
 HOME_ENV = "BENCHGUARD_AGENT_HOME"
 
 
 def _fail(console: Console, message: str) -> typer.Exit:
-    console.print(
-        f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True
-    )
+    print_error(console, message)
     return typer.Exit(code=2)
+
+
+def _home_source(home: Path | None) -> tuple[str, Path]:
+    """Where the agent home comes from (flag, environment or default) and its path."""
+    if home is not None:
+        return "--home", home
+    from_env = os.environ.get(HOME_ENV)
+    if from_env:
+        return HOME_ENV, Path(from_env)
+    return "the default agent home", DEFAULT_AGENT_HOME
 
 
 def run(
@@ -44,7 +57,10 @@ def run(
     sandbox: Annotated[
         str, typer.Option("--sandbox", help="none, or bwrap (bubblewrap isolation).")
     ] = "none",
-    out: Annotated[Path, typer.Option("--out", help="Results root directory.")] = Path("results"),
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Results root directory (created with any missing parents)."),
+    ] = Path("results"),
     home: Annotated[
         Path | None,
         typer.Option("--home", help=f"Persistent agent home (env {HOME_ENV}).", show_default=False),
@@ -78,7 +94,8 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Run AGENT on every task in TASKS_DIR, then detect, gate, score and write results."""
-    console = Console(stderr=True)
+    # Markup off: task names, paths and error texts print as themselves.
+    console = plain_console(stderr=True)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if sandbox not in ("none", "bwrap"):
         raise _fail(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
@@ -95,9 +112,7 @@ def run(
     except TaskDirError as exc:
         raise _fail(console, str(exc)) from None
     for message in loaded.errors:
-        console.print(
-            f"[yellow]skipped task:[/] {escape(message)}", highlight=False, soft_wrap=True
-        )
+        console.print(labelled("skipped task: ", "yellow", message), soft_wrap=True)
     if not loaded.tasks:
         raise _fail(console, f"{tasks_dir}: no valid task to run")
     try:
@@ -112,7 +127,17 @@ def run(
             bwrap = probe_bwrap()
         except SandboxUnavailable as exc:
             raise _fail(console, str(exc)) from None
-    home_dir = prepare_home(home or Path(os.environ.get(HOME_ENV) or DEFAULT_AGENT_HOME))
+    # Both directories are checked (and created) before any agent starts: a regular file
+    # in the way would otherwise fail the batch halfway, with a traceback.
+    home_source, home_path = _home_source(home)
+    try:
+        home_dir = prepare_home(home_path)
+    except WorkspaceError as exc:
+        raise _fail(console, f"{home_source} {exc}") from None
+    try:
+        ensure_directory(out)
+    except WorkspaceError as exc:
+        raise _fail(console, f"--out {exc}") from None
     if sandbox_mode == "bwrap":
         # The home is bound read-write: a home that holds the tasks would expose them.
         binds = (*sandbox_read_only(agent_config, home_dir), home_dir)
@@ -120,11 +145,10 @@ def run(
         if problems:
             raise _fail(console, "; ".join(problems))
     if home_dir == Path.home().resolve():
-        console.print(
-            "[yellow]warning:[/] the agent home is your own home: the agent sees your files, "
+        print_warning(
+            console,
+            "the agent home is your own home: the agent sees your files, "
             "and every entry in it will read as a prior-run leftover (use --home)",
-            highlight=False,
-            soft_wrap=True,
         )
     settings = BatchSettings(
         agent=agent_config,
@@ -139,7 +163,8 @@ def run(
     )
     total = len(loaded.tasks) * iterations
     with Progress(
-        TextColumn("[bold]{task.description}"),
+        # The description is a task folder: shown verbatim, never parsed as markup.
+        TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
@@ -154,7 +179,7 @@ def run(
 
         result = run_batch(loaded.tasks, settings, static_rules=static_rules, on_done=done)
     for message in result.errors:
-        console.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
+        print_warning(console, message)
     _summary(console, result.records)
     typer.echo(str(result.run_dir))
 
@@ -166,7 +191,7 @@ def _judge(provider: str | None, console: Console) -> Any:
 
     chosen, reason = judge_or_null(provider, os.environ)
     if reason:
-        console.print(f"[yellow]warning:[/] {escape(reason)}", highlight=False, soft_wrap=True)
+        print_warning(console, reason)
     return chosen
 
 
@@ -181,8 +206,6 @@ def _summary(console: Console, records: list[dict[str, Any]]) -> None:
         console.print(
             f"{record['folder']}#{record['iteration']}: {record['status']}, outcome {shown}, "
             f"integrity {verdict}{' (' + categories + ')' if categories else ''}",
-            highlight=False,
-            markup=False,
             soft_wrap=True,
         )
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from benchguard.cli._output import plain_console, print_error
 from benchguard.detection.inventory import (
     CATEGORY,
     ENVIRONMENT_DOTFILES,
@@ -31,7 +31,6 @@ from benchguard.detection.rules import (
     DEFAULT_PROFILE,
     RulesetError,
     profile_baseline,
-    profile_names,
 )
 
 # Characters of a pattern shown in the table; the middle is elided so both the home
@@ -39,8 +38,9 @@ from benchguard.detection.rules import (
 PATTERN_HEAD_CHARS = 24
 PATTERN_TAIL_CHARS = 40
 
-_out = Console(highlight=False)
-_err = Console(stderr=True, highlight=False)
+# Markup off: home entries and patterns (``z[bold]``, ``a[/b]``) print as themselves.
+_out = plain_console()
+_err = plain_console(stderr=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -77,7 +77,8 @@ def inventory(
             absolute, [str(path) for path in granted or ()]
         )
     except RulesetError as exc:
-        raise _fail(f"{exc} (built-in profiles: {', '.join(profile_names())})") from None
+        # An unknown profile's message already lists the built-in ones.
+        raise _fail(str(exc)) from None
     rules = build_inventory_rules(absolute, baseline=baseline)
     if as_json:
         typer.echo(json.dumps([rule.model_dump(mode="json") for rule in rules], indent=2))
@@ -131,21 +132,21 @@ def shorten_pattern(pattern: str) -> str:
 
 
 def _rules_table(home: Path, rules: tuple[Rule, ...]) -> Table:
-    table = Table(title=f"Inventory of {home}", title_justify="left", header_style="bold")
+    table = Table(title=Text(f"Inventory of {home}"), title_justify="left", header_style="bold")
     table.add_column("id", overflow="fold")
     table.add_column("kind")
     table.add_column("entry", overflow="fold")
     table.add_column("patterns", overflow="fold")
     for rule in rules:
         table.add_row(
-            rule.id,
+            Text(rule.id),
             rule_kind(rule),
-            rule_entry(rule),
-            "\n".join(shorten_pattern(p) for p in rule.patterns),
+            Text(rule_entry(rule)),
+            Text("\n".join(shorten_pattern(p) for p in rule.patterns)),
         )
     return table
 
 
 def _fail(message: str) -> typer.Exit:
-    _err.print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
+    print_error(_err, message)
     return typer.Exit(code=2)

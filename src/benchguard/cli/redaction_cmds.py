@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import statistics
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from redaction_pressure.splits import SplitSeeds
 
 redaction_app = typer.Typer(
     name="redaction",
@@ -78,7 +81,7 @@ def _bad_input(message: str) -> NoReturn:
     raise typer.Exit(code=2)
 
 
-def _seeds(split: str, *, public_only: bool = False) -> object:
+def _seeds(split: str, *, public_only: bool = False) -> SplitSeeds:
     from redaction_pressure.splits import SplitError, SplitSeeds
 
     if public_only and split not in ("train", "dev"):
@@ -89,10 +92,9 @@ def _seeds(split: str, *, public_only: bool = False) -> object:
         _bad_input(str(error))
 
 
-def _task_seed(seeds: object, index: int) -> int:
-    from redaction_pressure.splits import SplitError, SplitSeeds
+def _task_seed(seeds: SplitSeeds, index: int) -> int:
+    from redaction_pressure.splits import SplitError
 
-    assert isinstance(seeds, SplitSeeds)
     try:
         return seeds.seed(index)
     except SplitError as error:
@@ -121,11 +123,9 @@ def eval_command(
     from redaction_pressure.corpus import generate_task
     from redaction_pressure.policies import POLICIES
     from redaction_pressure.reward import score_reply
-    from redaction_pressure.splits import SplitSeeds
 
     names = _check_policies(policy or list(POLICIES))
     seeds = _seeds(split)
-    assert isinstance(seeds, SplitSeeds)
     count = min(seeds.size, limit) if limit is not None else seeds.size
     tasks = [generate_task(seeds.seed(index)) for index in range(count)]
     rows = []
@@ -156,8 +156,10 @@ def eval_command(
 
 
 def _print_table(report: EvalReport, split_label: str) -> None:
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from benchguard.cli._output import plain_console
 
     table = Table(
         title=f"redaction-pressure baselines · split {split_label} · {report.tasks} tasks",
@@ -167,7 +169,7 @@ def _print_table(report: EvalReport, split_label: str) -> None:
         table.add_column(column, justify="left" if column == "policy" else "right")
     for row in report.policies:
         table.add_row(
-            row.policy,
+            Text(row.policy),
             f"{row.mean_reward:.4f}",
             f"{row.mean_recall:.4f}",
             f"{row.mean_precision:.4f}",
@@ -175,7 +177,7 @@ def _print_table(report: EvalReport, split_label: str) -> None:
             f"{row.invalid_rate:.2%}",
             f"{row.mean_scoring_ms:.2f}",
         )
-    Console(width=120).print(table)
+    plain_console(width=120).print(table)
 
 
 @redaction_app.command("score")
@@ -192,22 +194,21 @@ def score_command(
     from redaction_pressure.corpus import generate_task
     from redaction_pressure.policies import policy_reply
     from redaction_pressure.reward import score_reply
-    from redaction_pressure.splits import SplitSeeds
 
     if (reply_file is None) == (policy is None):
         _bad_input("give exactly one of --reply-file or --policy")
     seeds = _seeds(split, public_only=True)
-    assert isinstance(seeds, SplitSeeds)
     task = generate_task(_task_seed(seeds, index))
     if policy is not None:
         _check_policies([policy])
         reply = policy_reply(policy, task)
-    else:
-        assert reply_file is not None
+    elif reply_file is not None:
         try:
             reply = reply_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             _bad_input(f"cannot read reply file {reply_file}: {error}")
+    else:  # unreachable after the check above; explicit, so it survives python -O
+        _bad_input("give exactly one of --reply-file or --policy")
     result = score_reply(reply, task.evaluation)
     report = ScoreReport(
         split=seeds.identity.split,
@@ -246,10 +247,8 @@ def show_command(
     """Print the prompt exactly as the model receives it (system, then user message)."""
     from redaction_pressure.corpus import generate_task
     from redaction_pressure.prompt import SYSTEM_PROMPT, render_prompt
-    from redaction_pressure.splits import SplitSeeds
 
     seeds = _seeds(split, public_only=True)
-    assert isinstance(seeds, SplitSeeds)
     task = generate_task(_task_seed(seeds, index))
     typer.echo(f"=== system ===\n{SYSTEM_PROMPT}\n=== user ===\n{render_prompt(task)}", nl=False)
 

@@ -20,10 +20,10 @@ from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from benchguard.cli._output import plain_console, print_error, print_warning
 from benchguard.detection.models import CheatingReport, Rule
 from benchguard.engines import ENGINE_NAMES, EngineUnavailableError
 from benchguard.results.aggregate import (
@@ -53,17 +53,18 @@ from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_fo
 
 DEFAULT_DISMISSALS_FILE = "dismissals.yaml"
 
-_out = Console(highlight=False)
-_err = Console(stderr=True, highlight=False)
+# Markup off: paths, task folders and setup ids in these files print as themselves.
+_out = plain_console()
+_err = plain_console(stderr=True)
 
 
 def _fail(message: str) -> typer.Exit:
-    _err.print(Text.assemble(("error: ", "bold red"), message))
+    print_error(_err, message)
     return typer.Exit(code=2)
 
 
 def _warn(message: str) -> None:
-    _err.print(Text.assemble(("warning: ", "bold yellow"), message))
+    print_warning(_err, message)
 
 
 # ---- score ----------------------------------------------------------------------------
@@ -124,7 +125,8 @@ def score(
             "-o",
             "--out",
             help="Write here instead of beside each input; with several inputs, each "
-            "input's location relative to their common directory is mirrored under DIR.",
+            "input's location relative to their common directory is mirrored under DIR "
+            "(created with any missing parents).",
             show_default=False,
         ),
     ] = None,
@@ -134,7 +136,7 @@ def score(
     Exit 0 ok; 1 outputs written but something needs attention; 2 bad input (every
     readable input is still scored and written).
     """
-    from benchguard.detection.rules import RulesetError, load_ruleset, profile_names
+    from benchguard.detection.rules import RulesetError, load_ruleset
     from benchguard.results.dismissals import load_dismissals
 
     if engine not in ENGINE_NAMES:
@@ -145,7 +147,8 @@ def score(
         ruleset = load_ruleset(profile, rules)
         entries = load_dismissals(dismissals) if dismissals is not None else ()
     except RulesetError as exc:
-        raise _fail(f"{exc} (built-in profiles: {', '.join(profile_names())})") from None
+        # An unknown profile's message already lists the built-in ones.
+        raise _fail(str(exc)) from None
     except ResultsFileError as exc:
         raise _fail(str(exc)) from None
 
@@ -154,7 +157,7 @@ def score(
     inputs = _assign_targets(inputs, out_dir, bad)
     if not inputs:
         for message in bad:
-            _err.print(Text.assemble(("error: ", "bold red"), message))
+            print_error(_err, message)
         raise typer.Exit(code=2)
 
     scan_batch = _engine_scan(engine, scheduler, workers)
@@ -208,7 +211,7 @@ def score(
     for message in attention:
         _warn(message)
     for message in bad:
-        _err.print(Text.assemble(("error: ", "bold red"), message))
+        print_error(_err, message)
     for target in written:
         _out.print(f"wrote {target / RESULTS_FILENAME}, {target / ROWS_FILENAME}")
     if bad:
@@ -354,7 +357,7 @@ def _score_summary(summaries: Sequence[tuple[str, list[ResultRow], int]]) -> Tab
     ):
         table.add_column(name, justify="right")
     for label, rows, dismissed in summaries:
-        label_cell = [label] if several else []
+        label_cell = [Text(label)] if several else []
         table.add_row(*label_cell, *_summary_cells(rows, dismissed))
     if several:
         every = [row for _, rows, _ in summaries for row in rows]
@@ -381,7 +384,12 @@ def aggregate_cmd(
     root: Annotated[Path, typer.Argument(help="Directory holding per-task rows.json files.")],
     out_dir: Annotated[
         Path | None,
-        typer.Option("-o", "--out", help="Output directory (default: ROOT).", show_default=False),
+        typer.Option(
+            "-o",
+            "--out",
+            help="Output directory (default: ROOT); created with any missing parents.",
+            show_default=False,
+        ),
     ] = None,
     run_id: Annotated[
         str | None, typer.Option("--run-id", help="Run id for the batch.", show_default=False)
@@ -401,7 +409,7 @@ def aggregate_cmd(
     result = aggregate(files, run_id=run_id or new_run_id(now, os.getpid()), t=t or iso_t(now))
     if not result.sources:
         for message in result.problems:
-            _err.print(Text(message))
+            print_error(_err, message)
         raise _fail(f"{root}: none of the {len(files)} rows files could be read")
     try:
         write_files_atomic(
@@ -430,7 +438,12 @@ def leaderboard(
         list[Path], typer.Argument(help="rows.json files, or directories searched for them.")
     ],
     html_file: Annotated[
-        Path | None, typer.Option("--html", help="Write the HTML page here.", show_default=False)
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the HTML page here (missing parent directories are created).",
+            show_default=False,
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:

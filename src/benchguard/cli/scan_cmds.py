@@ -17,10 +17,13 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset, profile_names
+from benchguard.cli._output import labelled, plain_console, print_error, print_warning
+from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset
 from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, FileScan, scan_files
 from benchguard.importers.registry import FORMAT_NAMES
+from benchguard.results.io import write_text_atomic
 
 # Suffixes picked up when walking a directory; a file named on the command line is
 # read whatever its name.
@@ -110,7 +113,11 @@ def scan(
     out: Annotated[
         Path | None,
         typer.Option(
-            "-o", "--out", help="Write every file's reports as JSON here.", show_default=False
+            "-o",
+            "--out",
+            help="Write every file's reports as JSON here (missing parent directories are "
+            "created).",
+            show_default=False,
         ),
     ] = None,
     as_json: Annotated[
@@ -121,7 +128,8 @@ def scan(
 
     Exit code 0 when nothing is flagged, 1 when any record is flagged, 2 for bad input.
     """
-    err = Console(stderr=True, highlight=False)
+    # Markup off: file names, record names and error texts print as themselves.
+    err = plain_console(stderr=True)
     if format_name is not None and format_name not in FORMAT_NAMES:
         raise _fail(
             err,
@@ -135,7 +143,8 @@ def scan(
     try:
         rules = load_ruleset(profile, rules_file)
     except RulesetError as exc:
-        raise _fail(err, f"{exc} (built-in profiles: {', '.join(profile_names())})") from None
+        # An unknown profile's message already lists the built-in ones.
+        raise _fail(err, str(exc)) from None
     files, missing = collect_files(paths)
     named = {path for path, explicit in files if explicit}
     try:
@@ -153,21 +162,24 @@ def scan(
     skipped = [s for s in scans if s.error_kind == "unknown-format" and s.path not in named]
     failed = [s for s in scans if s.error and s not in skipped]
     for problem in missing:
-        err.print(f"[bold red]error:[/] {problem}", soft_wrap=True)
+        print_error(err, problem)
     for bad in failed:
-        err.print(f"[bold red]error:[/] {bad.error}", soft_wrap=True)
+        print_error(err, bad.error or "")
     for scanned in scans:
         for problem in scanned.problems:
-            err.print(f"[yellow]warning:[/] {problem}", soft_wrap=True)
+            print_warning(err, problem)
     for skip in skipped:
-        err.print(f"[dim]skipped {skip.path}: not a log format we read[/]", soft_wrap=True)
+        err.print(
+            labelled("skipped ", "dim", f"{skip.path}: not a log format we read"), soft_wrap=True
+        )
 
     if out is not None:
         _write_out(err, out, scans, profile, engine)
     if as_json:
         typer.echo(json.dumps(_json_entries(scans), indent=2, ensure_ascii=False))
-    else:
-        _print_table(Console(highlight=False), scans)
+    elif not (missing or failed) or any(_shown(s) for s in scans):
+        # After bad input, a table is printed only if some file could be reported.
+        _print_table(plain_console(), scans)
 
     flagged = any(r.report.status == "flagged" for s in scans for r in s.records)
     if missing or failed:
@@ -176,8 +188,13 @@ def scan(
 
 
 def _fail(console: Console, message: str) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    print_error(console, message)
     return typer.Exit(EXIT_BAD_INPUT)
+
+
+def _shown(scanned: FileScan) -> bool:
+    """Whether the table has a line for this file (a file that failed outright has none)."""
+    return bool(scanned.records) or not scanned.error
 
 
 def _json_entries(scans: list[FileScan]) -> list[dict[str, Any]]:
@@ -200,10 +217,8 @@ def _write_out(err: Console, out: Path, scans: list[FileScan], profile: str, eng
         "engine": engine,
         "files": [s.model_dump(mode="json") for s in scans],
     }
-    tmp = out.with_name(out.name + ".tmp")
     try:
-        tmp.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        tmp.replace(out)
+        write_text_atomic(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     except OSError as exc:
         raise _fail(err, f"{out}: cannot write ({exc.strerror or exc})") from None
 
@@ -214,20 +229,20 @@ def _print_table(console: Console, scans: list[FileScan]) -> None:
         table.add_column(column, overflow="fold")
     counts = {"flagged": 0, "clean": 0, "no_data": 0}
     for scanned in scans:
-        if scanned.error and not scanned.records:
+        if not _shown(scanned):
             continue
         if not scanned.records:
-            table.add_row(scanned.path, "-", "[dim]no records[/]", "", "0")
+            table.add_row(Text(scanned.path), "-", Text("no records", style="dim"), "", "0")
         for rec in scanned.records:
             report = rec.report
             counts[report.status] += 1
             style = {"flagged": "bold red", "clean": "green", "no_data": "yellow"}[report.status]
             label = rec.name or f"#{rec.index}"
             table.add_row(
-                scanned.path,
-                label,
-                f"[{style}]{report.status}[/]",
-                ", ".join(report.categories),
+                Text(scanned.path),
+                Text(label),
+                Text(report.status, style=style),
+                Text(", ".join(report.categories)),
                 str(len(report.findings)),
             )
     console.print(table)

@@ -9,6 +9,7 @@ situation the per-task inventory exists to catch.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -55,11 +56,34 @@ def make_scratch(task: Task) -> Scratch:
     return scratch
 
 
-def prepare_home(home: Path) -> Path:
-    """The agent home, created if missing, as an absolute path."""
-    resolved = home.expanduser().resolve()
-    resolved.mkdir(parents=True, exist_ok=True)
+class WorkspaceError(Exception):
+    """A directory the harness needs cannot be used; the message names the path and why."""
+
+
+def ensure_directory(path: Path) -> Path:
+    """``path`` as an absolute directory, created with any missing parents.
+
+    Checked before any agent starts, so a path that is a regular file, cannot be created
+    or cannot be written to is reported instead of failing halfway through a batch.
+    """
+    resolved = path.expanduser().resolve()
+    if resolved.exists() and not resolved.is_dir():
+        raise WorkspaceError(f"{path}: exists and is not a directory")
+    try:
+        resolved.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WorkspaceError(
+            f"{path}: cannot create the directory ({exc.strerror or exc})"
+        ) from None
+    if not os.access(resolved, os.W_OK | os.X_OK):
+        raise WorkspaceError(f"{path}: the directory is not writable")
     return resolved
+
+
+def prepare_home(home: Path) -> Path:
+    """The agent home, created if missing, as an absolute path (``WorkspaceError`` if it
+    cannot be a directory)."""
+    return ensure_directory(home)
 
 
 def granted_paths(skills: tuple[str, ...], home: Path) -> tuple[Path, ...]:

@@ -140,7 +140,8 @@ def render_table(board: Leaderboard) -> Group:
     """Rich renderables: the standings, then every gated run with its kind and reason.
 
     Identifiers fold rather than truncate, so a narrow terminal still shows whole setup
-    ids and gate kinds.
+    ids and gate kinds. Every value from a rows file is a ``Text`` cell, never a plain
+    string: a setup id or reason like ``x[/b]`` must print as itself, not as Rich markup.
     """
     standings = Table(title="Leaderboard", title_justify="left", header_style="bold")
     standings.add_column("#", justify="right")
@@ -161,7 +162,7 @@ def render_table(board: Leaderboard) -> Group:
         )
         standings.add_row(
             str(s.rank),
-            s.setup_id,
+            Text(s.setup_id),
             str(s.tasks),
             str(s.runs),
             _fmt(s.mean_outcome),
@@ -181,13 +182,13 @@ def render_table(board: Leaderboard) -> Group:
         runs.add_column("why", ratio=1)
         for s, g in gated_runs:
             runs.add_row(
-                s.setup_id,
-                f"{g.task_folder}#{g.iteration}",
+                Text(s.setup_id),
+                Text(f"{g.task_folder}#{g.iteration}"),
                 Text(
                     _fmt(g.outcome_score) if g.outcome_score is not None else "0", style="bold red"
                 ),
-                "\n".join(g.kinds),
-                "\n".join(_detail_text(d) for ds in g.details.values() for d in ds) or "—",
+                Text("\n".join(g.kinds)),
+                Text("\n".join(_detail_text(d) for ds in g.details.values() for d in ds) or "—"),
             )
         parts.append(runs)
     return Group(*parts)

@@ -1,0 +1,31 @@
+"""Consoles and message lines for the CLI, safe for untrusted text.
+
+File names, record fields, task names, rule ids, patterns and error messages come from
+files and flags the operator does not control. Rich would read ``[/i]`` in them as
+markup (and crash on an unmatched closing tag, or swallow ``[bold]``) and ``:smile:``
+as an emoji code. Every console made here has markup and emoji replacement off, so a
+plain string prints as itself; the only styling is what a ``Text`` span adds.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+
+def plain_console(*, stderr: bool = False, width: int | None = None) -> Console:
+    """A console that never interprets markup, emoji codes or highlighting in strings."""
+    return Console(stderr=stderr, width=width, markup=False, emoji=False, highlight=False)
+
+
+def labelled(label: str, style: str, message: str) -> Text:
+    """``label`` styled, then ``message`` verbatim."""
+    return Text.assemble((label, style), message)
+
+
+def print_error(console: Console, message: str) -> None:
+    console.print(labelled("error: ", "bold red", message), soft_wrap=True)
+
+
+def print_warning(console: Console, message: str) -> None:
+    console.print(labelled("warning: ", "bold yellow", message), soft_wrap=True)
