@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import re2
 
-from benchguard.detection._relax import Unrelaxable, relax
+from benchguard.detection._relax import Unrelaxable, relax, remembered_relaxed
 
 # RE2 program memory per Set. A Set that does not fit is split in two, recursively.
 _SET_MAX_MEM = 64 << 20
@@ -77,6 +77,11 @@ def build_prefilter(patterns: tuple[str, ...]) -> Prefilter:
 @functools.lru_cache(maxsize=65536)
 def relaxed_form(pattern: str) -> str | None:
     """The pattern's RE2 superset, or ``None`` when it must run everywhere."""
+    known = remembered_relaxed(pattern)
+    if known is not None:
+        # Built from parts that each compile; should the Set still refuse it, the
+        # split below isolates it and it runs everywhere (slower, never wrong).
+        return known or None
     try:
         text = relax(pattern)
         if not text:

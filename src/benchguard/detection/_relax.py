@@ -21,6 +21,7 @@ every surface by the exact engine (slower, never wrong).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from typing import Any
@@ -68,6 +69,44 @@ def relax(pattern: str) -> str:
     except (re.error, RecursionError, OverflowError) as exc:
         raise Unrelaxable(str(exc)) from None
     return _seq(list(parsed), ignore_case=True)
+
+
+def relax_literal(text: str) -> str:
+    """``relax(re.escape(text))`` without parsing: one cached class per character.
+
+    An escaped literal parses to one ``LITERAL`` node per character, so its relaxed
+    form is the concatenation of the characters' relaxed forms (a test checks this on
+    every character up to U+07FF and the case-folding traps).
+    """
+    return "".join(_relaxed_char(char) for char in text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _relaxed_char(char: str) -> str:
+    return _class_text(*_literal_members(ord(char), True))
+
+
+# Relaxed forms of generated patterns, given by the code that builds them (inventory
+# rules: one home prefix plus an escaped name or line). Parsing thousands of them one
+# by one is most of a large home's first-scan cost; the forms are identical.
+_REMEMBERED: dict[str, str] = {}
+_MAX_REMEMBERED = 200_000
+
+
+def remember_relaxed(pattern: str, relaxed: str) -> str:
+    """Record ``relaxed`` as the relaxed form of ``pattern``; returns ``pattern``.
+
+    Only for patterns whose form is derived exactly (a tested concatenation of
+    :func:`relax` and :func:`relax_literal` parts), never as an approximation.
+    """
+    if len(_REMEMBERED) >= _MAX_REMEMBERED:
+        _REMEMBERED.clear()
+    _REMEMBERED[pattern] = relaxed
+    return pattern
+
+
+def remembered_relaxed(pattern: str) -> str | None:
+    return _REMEMBERED.get(pattern)
 
 
 def _seq(items: list[tuple[Any, Any]], *, ignore_case: bool) -> str:

@@ -134,13 +134,18 @@ def annotate_records(
     A failure on one record (including in ``dynamic_rules_for``) leaves that record's
     report as ``{}`` and adds one message to the returned list; other records are not
     touched by it. Running twice gives the same reports (idempotent).
+
+    Each stored report equals ``report.model_dump(mode="json")``, except that records
+    scanned with the same rule objects share the dumped ``dynamic_rules`` (one list,
+    the same rule dicts): a thousand-entry home would otherwise be dumped, and later
+    encoded, once per record. Treat stored rules as read-only.
     """
     errors: list[str] = []
     for index, record in enumerate(records):
         try:
             dynamic = tuple(dynamic_rules_for(index, record)) if dynamic_rules_for else ()
             report = scan_record(record, rules, dynamic_rules=dynamic)
-            record["cheating_report"] = report.model_dump(mode="json")
+            record["cheating_report"] = _DYNAMIC_DUMPS.report_json(report)
         except Exception as exc:  # one bad record must never sink the batch
             errors.append(f"record {index}: {type(exc).__name__}: {exc}")
             try:
@@ -148,6 +153,59 @@ def annotate_records(
             except Exception as inner:
                 errors.append(f"record {index}: cannot store a report: {inner}")
     return errors
+
+
+_REPORT_FIELDS = tuple(CheatingReport.model_fields)
+
+
+class _DynamicRuleDumps:
+    """JSON dumps of dynamic rules, shared by every report made from the same objects.
+
+    The harness hands every record of an unchanged home the same rule objects, so one
+    dump serves the batch (and the results writer encodes each rule once).
+    """
+
+    MAX_RULES = 65_536
+    MAX_LISTS = 16
+
+    def __init__(self) -> None:
+        # Keyed by object ids; the values keep the rules alive, so ids stay unique.
+        self._rules: dict[int, tuple[Rule, dict[str, Any]]] = {}
+        self._lists: dict[tuple[int, ...], tuple[tuple[Rule, ...], list[dict[str, Any]]]] = {}
+
+    def report_json(self, report: CheatingReport) -> dict[str, Any]:
+        if not report.dynamic_rules:
+            return report.model_dump(mode="json")
+        dumped = report.model_dump(mode="json", exclude={"dynamic_rules"})
+        shared = self._list(report.dynamic_rules)
+        # Same keys in the same order as a full dump.
+        return {
+            name: shared if name == "dynamic_rules" else dumped[name]
+            for name in _REPORT_FIELDS
+            if name == "dynamic_rules" or name in dumped
+        }
+
+    def _list(self, rules: tuple[Rule, ...]) -> list[dict[str, Any]]:
+        key = tuple(id(rule) for rule in rules)
+        cached = self._lists.get(key)
+        if cached is None:
+            cached = (rules, [self._rule(rule) for rule in rules])
+            if len(self._lists) >= self.MAX_LISTS:
+                self._lists.clear()
+            self._lists[key] = cached
+        return cached[1]
+
+    def _rule(self, rule: Rule) -> dict[str, Any]:
+        cached = self._rules.get(id(rule))
+        if cached is None:
+            cached = (rule, rule.model_dump(mode="json"))
+            if len(self._rules) >= self.MAX_RULES:
+                self._rules.clear()
+            self._rules[id(rule)] = cached
+        return cached[1]
+
+
+_DYNAMIC_DUMPS = _DynamicRuleDumps()
 
 
 def report_from_record(record: Mapping[str, Any]) -> CheatingReport | None:

@@ -21,13 +21,16 @@ error yields fewer rules, never an exception: inventory must not block a run.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from benchguard.detection._patterns import trust_generated
+from benchguard.detection._relax import Unrelaxable, relax, relax_literal, remember_relaxed
 from benchguard.detection.models import Rule
 from benchguard.detection.rules import DEFAULT_PROFILE, profile_baseline
 
@@ -82,19 +85,28 @@ MAX_INVENTORY_ENTRIES = 5000
 
 def list_home_entries(home: Path) -> tuple[str, ...]:
     """Top-level entry names of ``home``, sorted; ``()`` if it cannot be listed."""
+    return tuple(name for name, _ in _listing(home))
+
+
+def _listing(root: Path) -> list[tuple[str, os.DirEntry[str]]]:
+    """Entries of ``root`` by name, sorted; ``[]`` if it cannot be listed."""
     try:
-        with os.scandir(home) as listing:
-            names = [entry.name for entry in listing]
+        with os.scandir(root) as listing:
+            entries = [(entry.name, entry) for entry in listing]
     except OSError:
-        return ()
-    return tuple(sorted(names))
+        return []
+    entries.sort(key=lambda item: item[0])
+    return entries
 
 
 def leftover_names(home: Path, *, baseline: frozenset[str] = DEFAULT_BASELINE) -> tuple[str, ...]:
     """Entries of ``home`` that are neither baseline nor environment dotfiles."""
+    return tuple(name for name, _ in _leftover_listing(home, baseline))
+
+
+def _leftover_listing(home: Path, baseline: frozenset[str]) -> list[tuple[str, os.DirEntry[str]]]:
     skip = baseline | ENVIRONMENT_DOTFILES
-    names = [name for name in list_home_entries(home) if name not in skip]
-    return tuple(names[:MAX_INVENTORY_ENTRIES])
+    return [item for item in _listing(home) if item[0] not in skip][:MAX_INVENTORY_ENTRIES]
 
 
 def home_prefix(home: Path | str) -> str:
@@ -103,9 +115,13 @@ def home_prefix(home: Path | str) -> str:
     return rf"(?<![\w~])(?:~|\$HOME|\$\{{HOME\}}|{literal})"
 
 
+# Right boundary of a path rule: ``~/report.md`` is not ``~/report.md.bak``.
+_PATH_END = r"(?![\w-]|\.[\w-])"
+
+
 def entry_pattern(prefix: str, name: str) -> str:
     """Regex for one entry under ``prefix``; the right boundary stops ``report.md.bak``."""
-    return prefix + "/" + re.escape(name) + r"(?![\w-]|\.[\w-])"
+    return prefix + "/" + re.escape(name) + _PATH_END
 
 
 def build_inventory_rules(
@@ -121,84 +137,224 @@ def build_inventory_rules(
     rules are always built). Extra roots have no baseline: every entry is a leftover,
     matched only through the root's literal path.
     """
-    rules: list[Rule] = []
-    prefix = home_prefix(home)
-    for name in leftover_names(home, baseline=baseline):
-        rules.extend(_entry_rules(home, name, prefix, "~/" + name, fingerprint_only))
-    for root in extra_roots:
-        literal = rf"(?<![\w~]){re.escape(str(root).rstrip('/'))}"
-        for name in list_home_entries(root)[:MAX_INVENTORY_ENTRIES]:
-            shown = f"{str(root).rstrip('/')}/{name}"
-            rules.extend(_entry_rules(root, name, literal, shown, fingerprint_only, id_root=shown))
-    return tuple(rules)
+    listings = _RootListings.take(home, baseline, extra_roots)
+    return EntryRuleCache().rules(listings, fingerprint_only)
 
 
-def _entry_rules(
-    root: Path,
-    name: str,
-    prefix: str,
-    shown: str,
-    fingerprint_only: frozenset[str] | None,
-    *,
-    id_root: str | None = None,
-) -> list[Rule]:
-    rule_name = id_root or name
-    rules = [
-        Rule(
-            id=f"{CATEGORY}/{rule_name}/path",
-            category=CATEGORY,
-            material=f"prior-run leftover {shown}",
-            evidence="the path",
-            description="Generated from the pre-run inventory.",
-            severity="high",
-            patterns=(trust_generated(entry_pattern(prefix, name)),),
-            source=name,
-        )
-    ]
-    if fingerprint_only is not None and name not in fingerprint_only:
-        return rules
-    lines = fingerprint_lines(root / name)
-    if lines:
-        rules.append(
-            Rule(
-                id=f"{CATEGORY}/{rule_name}/content",
+class _RootListings:
+    """One listing of the home (leftovers only) and of each extra root."""
+
+    def __init__(self, roots: list[tuple[Path, bool, list[tuple[str, os.DirEntry[str]]]]]) -> None:
+        # (root, is_home, sorted entries)
+        self.roots = roots
+
+    @classmethod
+    def take(
+        cls, home: Path, baseline: frozenset[str], extra_roots: Sequence[Path]
+    ) -> _RootListings:
+        roots = [(home, True, _leftover_listing(home, baseline))]
+        for root in extra_roots:
+            roots.append((root, False, _listing(root)[:MAX_INVENTORY_ENTRIES]))
+        return cls(roots)
+
+    def names(self) -> list[str]:
+        return [name for _, _, entries in self.roots for name, _ in entries]
+
+
+# How recently a file may have changed and still have its fingerprint reused: within
+# this window a rewrite could keep size and timestamps (coarse file-system clocks,
+# 1-2 s on some), so such a file is read again next time ("racy" entries, as in git).
+RACY_WINDOW_NS = 2_000_000_000
+
+_StatKey = tuple[int, int, int, int, int, int]
+
+
+def _stat_key(info: os.stat_result) -> _StatKey:
+    return (
+        info.st_dev,
+        info.st_ino,
+        info.st_mode,
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+    )
+
+
+class EntryRuleCache:
+    """Inventory rules per entry, rebuilt only when the entry changes on disk.
+
+    A path rule depends on the entry's name alone and is built once. A fingerprint is
+    kept with the ``lstat`` identity of the file it was read from (device, inode, mode,
+    size, mtime, ctime) and reused while the entry's ``lstat`` still shows exactly that;
+    a file changed within :data:`RACY_WINDOW_NS` of its read is read again. Unchanged
+    entries therefore yield the *same* rule objects, which the detector's compiled-plan
+    cache keys on.
+    """
+
+    def __init__(self) -> None:
+        self._path_rules: dict[tuple[str, str], Rule] = {}
+        self._content: dict[tuple[str, str], tuple[_StatKey, Rule | None]] = {}
+        self._prefixes: dict[str, tuple[str, str]] = {}
+        # Entries whose fingerprint was computed afresh (tests and the benchmark read it).
+        self.refreshed = 0
+
+    def rules(
+        self, listings: _RootListings, fingerprint_only: frozenset[str] | None
+    ) -> tuple[Rule, ...]:
+        rules: list[Rule] = []
+        seen: set[tuple[str, str]] = set()
+        for root, is_home, entries in listings.roots:
+            root_text = str(root)
+            prefix, relaxed_prefix = self._prefix(root, is_home)
+            for name, entry in entries:
+                key = (root_text, name)
+                seen.add(key)
+                shown = "~/" + name if is_home else f"{root_text.rstrip('/')}/{name}"
+                id_root = None if is_home else shown
+                rules.append(self._path_rule(key, prefix, relaxed_prefix, shown, id_root))
+                if fingerprint_only is not None and name not in fingerprint_only:
+                    continue
+                content = self._content_rule(key, entry, shown, id_root)
+                if content is not None:
+                    rules.append(content)
+        # Entries that left the listing are forgotten, so the cache stays the home's size.
+        for stale in [k for k in self._content if k not in seen]:
+            del self._content[stale]
+        return tuple(rules)
+
+    def _prefix(self, root: Path, is_home: bool) -> tuple[str, str]:
+        label = ("home:" if is_home else "root:") + str(root)
+        cached = self._prefixes.get(label)
+        if cached is None:
+            if is_home:
+                prefix = home_prefix(root)
+            else:
+                prefix = rf"(?<![\w~]){re.escape(str(root).rstrip('/'))}"
+            cached = (prefix, _relaxed_prefix(prefix))
+            self._prefixes[label] = cached
+        return cached
+
+    def _path_rule(
+        self,
+        key: tuple[str, str],
+        prefix: str,
+        relaxed_prefix: str,
+        shown: str,
+        id_root: str | None,
+    ) -> Rule:
+        rule = self._path_rules.get(key)
+        if rule is None:
+            name = key[1]
+            pattern = trust_generated(entry_pattern(prefix, name))
+            if relaxed_prefix:
+                remember_relaxed(pattern, relaxed_prefix + relax_literal("/" + name))
+            rule = Rule(
+                id=f"{CATEGORY}/{id_root or name}/path",
+                category=CATEGORY,
+                material=f"prior-run leftover {shown}",
+                evidence="the path",
+                description="Generated from the pre-run inventory.",
+                severity="high",
+                patterns=(pattern,),
+                source=name,
+            )
+            self._path_rules[key] = rule
+        return rule
+
+    def _content_rule(
+        self, key: tuple[str, str], entry: os.DirEntry[str], shown: str, id_root: str | None
+    ) -> Rule | None:
+        try:
+            current: _StatKey | None = _stat_key(entry.stat(follow_symlinks=False))
+        except OSError:
+            current = None
+        cached = self._content.get(key)
+        if cached is not None and current is not None and cached[0] == current:
+            return cached[1]
+        self.refreshed += 1
+        read = _read_fingerprint(Path(entry.path))
+        rule = None
+        if read.lines:
+            rule = Rule(
+                id=f"{CATEGORY}/{id_root or key[1]}/content",
                 category=CATEGORY,
                 material=f"prior-run leftover {shown}",
                 evidence="its contents",
                 description="Generated from the pre-run inventory: lines of the stale file.",
                 severity="high",
-                patterns=tuple(trust_generated(re.escape(line)) for line in lines),
+                patterns=tuple(_literal_pattern(line) for line in read.lines),
                 fields=("result", "output"),
             )
-        )
-    return rules
+        if read.key is not None and read.settled:
+            self._content[key] = (read.key, rule)
+        else:
+            self._content.pop(key, None)
+        return rule
+
+
+def _literal_pattern(text: str) -> str:
+    pattern = trust_generated(re.escape(text))
+    return remember_relaxed(pattern, relax_literal(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _relaxed_prefix(prefix: str) -> str:
+    """The prefix's relaxed form, or ``""`` to let the prefilter relax whole patterns."""
+    try:
+        return relax(prefix)
+    except Unrelaxable:
+        return ""
+
+
+class _FingerprintRead:
+    """What one fingerprint read saw: the lines, the file's identity, whether settled."""
+
+    __slots__ = ("key", "lines", "settled")
+
+    def __init__(
+        self, lines: tuple[str, ...] = (), key: _StatKey | None = None, settled: bool = True
+    ) -> None:
+        self.lines = lines
+        self.key = key
+        self.settled = settled
 
 
 def fingerprint_lines(path: Path) -> tuple[str, ...]:
     """The file's fingerprint lines, or ``()`` for links, non-files, big or binary files."""
+    return _read_fingerprint(path).lines
+
+
+def _read_fingerprint(path: Path) -> _FingerprintRead:
     try:
         info = path.lstat()
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FINGERPRINT_FILE_BYTES:
-            return ()
+            # Decided by type and size alone, both part of the key: safe to reuse.
+            return _FingerprintRead(key=_stat_key(info))
+        started_ns = time.time_ns()
         # O_NOFOLLOW: a file swapped for a symlink after the lstat is still never read.
         fd = os.open(
             path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         )
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return ()
+            opened = os.fstat(fd)
+            if not stat.S_ISREG(opened.st_mode):
+                return _FingerprintRead()
             data = os.read(fd, MAX_FINGERPRINT_FILE_BYTES + 1)
         finally:
             os.close(fd)
     except OSError:
-        return ()
+        return _FingerprintRead()
+    # The identity is the opened file's, so a swap after the lstat cannot be cached
+    # under the old entry's identity.
+    key = _stat_key(opened)
+    settled = started_ns - max(opened.st_mtime_ns, opened.st_ctime_ns) > RACY_WINDOW_NS
     if len(data) > MAX_FINGERPRINT_FILE_BYTES:
-        return ()
+        return _FingerprintRead(key=key, settled=settled)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return ()
-    return select_fingerprint_lines(text.splitlines())
+        return _FingerprintRead(key=key, settled=settled)
+    return _FingerprintRead(select_fingerprint_lines(text.splitlines()), key, settled)
 
 
 def select_fingerprint_lines(lines: Iterable[str]) -> tuple[str, ...]:
@@ -253,12 +409,43 @@ def filter_rules_for_prompt(rules: Sequence[Rule], prompt: str) -> tuple[Rule, .
     (static rules, content fingerprints) always stay.
     """
     text = prompt if isinstance(prompt, str) else ""
-    kept = []
-    for rule in rules:
-        if rule.source is not None and text and _names_token(text, rule.source):
-            continue
-        kept.append(rule)
-    return tuple(kept)
+    if not text:
+        return tuple(rules)
+    named = PromptNames(text)
+    return tuple(rule for rule in rules if rule.source is None or not named(rule.source))
+
+
+# A whole token names an entry when it is not preceded by [\w.-] and not followed by
+# [\w-] or by a period that continues into a word: (?<![\w.-])NAME(?![\w-])(?!\.\w).
+_TOKEN_CHARS = re.compile(r"[\w.-]+")
+_WORD_CHAR = re.compile(r"\w")
+
+
+class PromptNames:
+    r"""Which entry names a prompt names as whole tokens, with one pass over the prompt.
+
+    A name made only of ``[\w.-]`` characters can match only at the start of a maximal
+    run of those characters and end either at the run's end or just before a period
+    not followed by a word character; those strings are collected once and names are
+    tested by set membership. Any other name (a space, a ``+``...) gets the regex.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._tokens: set[str] = set()
+        for run in _TOKEN_CHARS.findall(text):
+            self._tokens.add(run)
+            dot = run.find(".", 1)
+            while dot != -1:
+                following = run[dot + 1 : dot + 2]
+                if not following or _WORD_CHAR.match(following) is None:
+                    self._tokens.add(run[:dot])
+                dot = run.find(".", dot + 1)
+
+    def __call__(self, name: str) -> bool:
+        if _TOKEN_CHARS.fullmatch(name):
+            return name in self._tokens
+        return _names_token(self._text, name)
 
 
 def _names_token(text: str, name: str) -> bool:
@@ -289,31 +476,27 @@ class BatchInventory:
         self.home = home
         self.baseline = baseline
         self.extra_roots = tuple(extra_roots)
-        self.pre_existing: frozenset[str] = frozenset(self._current())
+        # Kept for the whole batch: an unchanged entry is not read again, and yields
+        # the same rule objects task after task.
+        self.cache = EntryRuleCache()
+        self.pre_existing: frozenset[str] = frozenset(self._listings().names())
         self.created_by: dict[str, str | None] = {}
         self._previous_task: str | None = None
 
-    def _current(self) -> tuple[str, ...]:
-        names = list(leftover_names(self.home, baseline=self.baseline))
-        for root in self.extra_roots:
-            names.extend(list_home_entries(root)[:MAX_INVENTORY_ENTRIES])
-        return tuple(names)
+    def _listings(self) -> _RootListings:
+        return _RootListings.take(self.home, self.baseline, self.extra_roots)
 
     def before_task(self, task_name: str) -> tuple[Rule, ...]:
         """The inventory rules for the task about to run (call once per run, in order)."""
-        for name in self._current():
+        listings = self._listings()
+        for name in listings.names():
             if name not in self.pre_existing and name not in self.created_by:
                 self.created_by[name] = self._previous_task
         fingerprintable = self.pre_existing | {
             name for name, creator in self.created_by.items() if creator != task_name
         }
         self._previous_task = task_name
-        return build_inventory_rules(
-            self.home,
-            baseline=self.baseline,
-            fingerprint_only=frozenset(fingerprintable),
-            extra_roots=self.extra_roots,
-        )
+        return self.cache.rules(listings, frozenset(fingerprintable))
 
     @property
     def mid_batch_entries(self) -> dict[str, str | None]:
@@ -324,7 +507,10 @@ class BatchInventory:
 __all__ = [
     "DEFAULT_BASELINE",
     "ENVIRONMENT_DOTFILES",
+    "RACY_WINDOW_NS",
     "BatchInventory",
+    "EntryRuleCache",
+    "PromptNames",
     "baseline_from_granted_paths",
     "build_inventory_rules",
     "filter_rules_for_prompt",

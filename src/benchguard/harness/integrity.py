@@ -109,7 +109,6 @@ class HomeSnapshots:
         self._profile = profile
         self._lock = threading.Lock()
         self._batch: BatchInventory | None = None
-        self._interned: dict[Rule, Rule] = {}
 
     def before_batch(self) -> None:
         if not self._enabled:
@@ -135,11 +134,10 @@ class HomeSnapshots:
         # entry to "the task before" relies on one snapshot at a time.
         with self._lock:
             try:
-                rules = self._batch.before_task(task_name)
-                # Equal rules from successive snapshots become the same objects: the
-                # detector remembers its compiled plan by rule identity, so an unchanged
-                # home costs one plan for the batch instead of one per record.
-                return tuple(self._interned.setdefault(rule, rule) for rule in rules)
+                # Unchanged entries come back as the same rule objects (the batch
+                # inventory caches them): the detector remembers its compiled plan by
+                # rule identity, so an unchanged home costs one plan for the batch.
+                return self._batch.before_task(task_name)
             except Exception as exc:
                 log.warning(
                     "home inventory before %s failed (%s); no leftover rules", task_name, exc
@@ -152,19 +150,14 @@ def authorized_for_prompt(
     prompt: str,
     filter_rules: Callable[[Sequence[Rule], str], Sequence[Rule]],
 ) -> tuple[Rule, ...]:
-    """``filter_rules`` applied only where it can change anything, with the same result.
+    """``filter_rules`` applied to one record's snapshot, as a tuple.
 
-    A prompt can authorize an entry only by naming it, so a rule whose entry name is not
-    even a substring of the prompt always stays; only the few that are get the exact
-    whole-token test. With a home of a thousand entries this skips a thousand regex
-    compilations per record.
+    The inventory's filter reads the prompt once and tests each entry name by set
+    membership, so a home of a thousand entries costs no regex per rule.
     """
-    candidates = [r for r in rules if r.source is not None and r.source in prompt]
-    if not candidates:
+    if not prompt:
         return tuple(rules)
-    kept = {id(r) for r in filter_rules(candidates, prompt)}
-    dropped = {id(r) for r in candidates} - kept
-    return tuple(r for r in rules if id(r) not in dropped)
+    return tuple(filter_rules(rules, prompt))
 
 
 def annotate(
