@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchguard.detection import describe_findings, load_profile, scan_record
+import pytest
+
+from benchguard.detection import Rule, describe_findings, load_profile, scan_record
+from benchguard.detection.summary import INCOMPLETE_SENTENCE
 
 
 def _finding(
@@ -134,5 +137,82 @@ def test_incomplete_scan_is_named_in_the_verdict() -> None:
             "incomplete_reason": "budget\x1b[31m",
         }
     )
-    assert verdicts[0]["name"] == "scan-incomplete"
-    assert "could not be verified" in verdicts[0]["reason"] and "\x1b" not in verdicts[0]["reason"]
+    assert verdicts == [{"name": "scan-incomplete", "reason": INCOMPLETE_SENTENCE}]
+    assert "could not be verified" in verdicts[0]["reason"]
+
+
+FINGERPRINT_LINE = "expected_output: ANSWER-KEY-42"
+
+
+def test_fingerprint_pattern_in_incomplete_reason_is_never_published() -> None:
+    """Guards against the detector's incomplete note, which quotes a pattern prefix (for a
+    fingerprint rule: a line of a leftover answer file), reaching catastrophicDetails."""
+    rule_id = "leftover/answers.txt/content"
+    verdicts = describe_findings(
+        {
+            "status": "flagged",
+            "categories": ["scan-incomplete"],
+            "findings": [],
+            "dynamic_rules": [{"id": rule_id, "patterns": [FINGERPRINT_LINE]}],
+            "incomplete": True,
+            "incomplete_reason": f"rule {rule_id!r} pattern {FINGERPRINT_LINE!r} ran out of "
+            "the record's time budget on the result surface of step 3",
+        }
+    )
+    assert FINGERPRINT_LINE not in repr(verdicts) and "ANSWER-KEY" not in repr(verdicts)
+    assert verdicts == [
+        {
+            "name": "scan-incomplete",
+            "reason": f"{INCOMPLETE_SENTENCE} (rules involved: {rule_id})",
+        }
+    ]
+
+
+def test_rule_mention_inside_a_quoted_pattern_is_not_published() -> None:
+    """Guards against a leftover-file line shaped like "rule 'SECRET'" smuggling its text
+    out as a rule id: only ids the report or a built-in profile defines are named."""
+    verdicts = describe_findings(
+        {
+            "status": "flagged",
+            "incomplete": True,
+            "incomplete_reason": "rule 'task-definition/path' pattern \"rule 'ANSWER-42'\" "
+            "ran out of the record's time budget",
+        }
+    )
+    assert "ANSWER-42" not in repr(verdicts)
+    assert verdicts[-1]["reason"] == f"{INCOMPLETE_SENTENCE} (rules involved: task-definition/path)"
+
+
+def test_unusable_fingerprint_pattern_never_reaches_the_verdict_end_to_end() -> None:
+    """Guards against a real detector note quoting a leftover-file line: a fingerprint
+    rule whose pattern cannot run makes the scan incomplete, and the note names it."""
+    rule = Rule(
+        id="leftover/answers.txt/content",
+        category="leftover",
+        material="leftover file",
+        patterns=(f"{FINGERPRINT_LINE}|",),  # matches the empty string: unusable
+    )
+    record = {"output": "x", "trajectory": [{"name": "exec", "args": {"command": "ls"}}]}
+    report = scan_record(record, [], dynamic_rules=[rule])
+    assert report.incomplete and FINGERPRINT_LINE in (report.incomplete_reason or "")
+    verdicts = describe_findings(report)
+    assert FINGERPRINT_LINE not in repr(verdicts)
+    assert verdicts[-1]["name"] == "scan-incomplete"
+    assert "leftover/answers.txt/content" in verdicts[-1]["reason"]
+
+
+@pytest.mark.parametrize(
+    ("report", "names"),
+    [
+        ({"status": "no_data", "findings": [_finding("a/x", "args", 0)]}, ["a/x"]),
+        ({"status": "clean", "categories": ["harness-repo"]}, ["harness-repo"]),
+        ({"status": "clean", "categories": "harness-repo"}, ["harness-repo"]),
+        ({"status": "clean", "incomplete": "yes"}, ["scan-incomplete"]),
+        ({"status": "weird", "findings": [_finding("a/x", "args", 0)]}, []),
+    ],
+)
+def test_self_contradictory_reports_are_described_like_flagged(
+    report: dict[str, Any], names: list[str]
+) -> None:
+    """Guards against a report the gate fails closed on publishing no reason at all."""
+    assert [v["name"] for v in describe_findings(report)] == names

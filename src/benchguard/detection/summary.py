@@ -4,18 +4,36 @@ Excerpts can hold answer keys or secret names, so they stay in results.json. A f
 on ``args`` is *typed* access ("read by the agent"); one on ``result`` or ``output`` is
 a *passive sighting* ("... appeared in <tool> output"). Typed groups come first, then
 by severity, then by the earliest step.
+
+A scan that hit its bound is published as one fixed sentence, never with the detector's
+``incomplete_reason``: that note may quote a pattern, and an inventory fingerprint
+pattern is a line of a leftover file (possibly an answer key). At most the ids of the
+rules it names are added, and only ids known independently of the note.
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport
+from benchguard.detection.rules import RulesetError, load_profile, profile_names
 
 _SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
 _MAX_LISTED_READS = 3
+_MAX_NAMED_BOUND_RULES = 3
+INCOMPLETE_SENTENCE = (
+    "scan incomplete: the detector stopped at a bound (time, size, or a rule it could not "
+    "run) before it finished, so the run could not be verified"
+)
+# How the detector names a rule in its notes: ``rule 'id'`` (Python repr quoting).
+_RULE_MENTION = re.compile(r"""\brule (?:'([^'\\\n]{1,200})'|"([^"\\\n]{1,200})")""")
+_KNOWN_STATUSES = ("flagged", "clean", "no_data", None)
+# A foreign note can be any size; the detector's own notes name their rules early.
+_NOTE_SCAN_CHARS = 4000
 
 
 @dataclass
@@ -30,31 +48,74 @@ class _Group:
 
 
 def describe_findings(report: CheatingReport | Mapping[str, Any]) -> list[dict[str, str]]:
-    """``[{name, reason}]`` for a flagged report; ``[]`` for clean, no_data or junk."""
+    """``[{name, reason}]`` for a report with evidence; ``[]`` for clean, no_data or junk.
+
+    A clean or no_data report that nevertheless lists findings, names categories or is
+    marked incomplete is described like a flagged one: the integrity gate treats it as
+    flagged (fail closed), so its published details must say why.
+    """
     if isinstance(report, CheatingReport):
         raw: Mapping[str, Any] = report.model_dump(mode="json")
     elif isinstance(report, Mapping):
         raw = report
     else:
         return []
-    if raw.get("status") not in ("flagged", None) and raw.get("incomplete") is not True:
+    if raw.get("status") not in _KNOWN_STATUSES:
         return []
     findings = raw.get("findings")
     findings = findings if isinstance(findings, list | tuple) else []
     verdicts = _rule_verdicts([f for f in findings if isinstance(f, Mapping)])
-    if not verdicts and raw.get("status") == "flagged":
+    if not verdicts:
         verdicts = _category_fallback(raw.get("categories"))
-    if raw.get("incomplete") is True:
-        reason = raw.get("incomplete_reason")
-        verdicts.append(
-            {
-                "name": SCAN_INCOMPLETE_CATEGORY,
-                "reason": "the scan stopped at its bound before it finished, so the run could "
-                "not be verified"
-                + (f" ({_clean(reason)})" if isinstance(reason, str) and reason else ""),
-            }
-        )
+    incomplete = raw.get("incomplete")
+    if incomplete is not None and incomplete is not False:
+        verdicts.append({"name": SCAN_INCOMPLETE_CATEGORY, "reason": _incomplete_sentence(raw)})
     return verdicts
+
+
+def _incomplete_sentence(raw: Mapping[str, Any]) -> str:
+    """The fixed sentence, plus the ids of rules the note names that are known rule ids."""
+    note = raw.get("incomplete_reason")
+    if not isinstance(note, str) or not note:
+        return INCOMPLETE_SENTENCE
+    known = _report_rule_ids(raw) | _builtin_rule_ids()
+    named: list[str] = []
+    for match in _RULE_MENTION.finditer(note[:_NOTE_SCAN_CHARS]):
+        rule_id = match.group(1) or match.group(2)
+        # A mention inside a quoted pattern could name anything; only an id that exists
+        # as a rule independently of the note is safe to publish.
+        if rule_id in known and rule_id not in named:
+            named.append(rule_id)
+    if not named:
+        return INCOMPLETE_SENTENCE
+    listed = ", ".join(_clean(r) for r in named[:_MAX_NAMED_BOUND_RULES])
+    extra = len(named) - _MAX_NAMED_BOUND_RULES
+    more = f" +{extra} more" if extra > 0 else ""
+    return f"{INCOMPLETE_SENTENCE} (rules involved: {listed}{more})"
+
+
+def _report_rule_ids(raw: Mapping[str, Any]) -> set[str]:
+    ids: set[str] = set()
+    for key, field_name in (("findings", "rule"), ("dynamic_rules", "id")):
+        items = raw.get(key)
+        if not isinstance(items, list | tuple):
+            continue
+        for item in items:
+            value = item.get(field_name) if isinstance(item, Mapping) else None
+            if isinstance(value, str) and value:
+                ids.add(value)
+    return ids
+
+
+@functools.lru_cache(maxsize=1)
+def _builtin_rule_ids() -> frozenset[str]:
+    ids: set[str] = set()
+    for name in profile_names():
+        try:
+            ids.update(rule.id for rule in load_profile(name))
+        except RulesetError:
+            continue  # a broken profile names no rule; the sentence stands alone
+    return frozenset(ids)
 
 
 def _rule_verdicts(findings: list[Mapping[str, Any]]) -> list[dict[str, str]]:
