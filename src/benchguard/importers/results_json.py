@@ -1,11 +1,16 @@
 """Our own records: a ``results.json`` or a JSONL file of records.
 
 ``results.json`` comes in two layouts: the harness writes an object ``{schema_version,
-run_id, t, manifest, records: [...]}``; the reference's layout is a bare list.
+run_id, t, manifest, records: [...], dynamic_rulesets}``; the reference's layout is a
+bare list.
 
 Records are taken as they are, ``{name, input, output, trajectory, ...}``: nothing is
-added or renamed, so a rescan sees exactly what the harness recorded. An entry that is
-not an object is reported by position and skipped; the valid records beside it stay.
+added or renamed, so a rescan sees exactly what the harness recorded. The one exception
+is the on-disk sharing of dynamic rules (schema 2): each report's ``dynamic_rules`` is
+put back from the file's table by :func:`benchguard.results.io.inflate_records`, the
+same code every results reader uses. An entry that is not an object, or whose report
+names a rules list the file does not hold, is reported by position and skipped; the
+valid records beside it stay.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchguard.importers.transcript import ImportedFile, UnreadableLogError
+from benchguard.results.io import DYNAMIC_RULESETS_KEY, inflate_records
 
 FORMAT_NAME = "benchguard"
 _RECORD_KEYS = frozenset({"trajectory", "cheating_report"})
@@ -66,8 +72,10 @@ def _import_document(path: Path) -> ImportedFile:
         document = json.loads(path.read_bytes())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableLogError(f"{path}: not valid JSON ({exc})") from exc
+    table = None
     if looks_like_results_document(document):
         entries = document["records"]
+        table = document.get(DYNAMIC_RULESETS_KEY)
         label = "records"
     elif isinstance(document, list):
         entries = document
@@ -79,10 +87,13 @@ def _import_document(path: Path) -> ImportedFile:
         raise UnreadableLogError(
             f"{path}: expected a JSON list of records or an object with a 'records' list"
         )
+    unresolved = dict(inflate_records(entries, table))
     records: list[dict[str, Any]] = []
     problems: list[str] = []
     for position, record in enumerate(entries):
-        if isinstance(record, dict):
+        if position in unresolved:
+            problems.append(f"{path}: {label}[{position}]: {unresolved[position]}; skipped")
+        elif isinstance(record, dict):
             records.append(record)
         else:
             problems.append(
@@ -104,7 +115,11 @@ def _import_lines(path: Path) -> ImportedFile:
                 except json.JSONDecodeError as exc:
                     problems.append(f"{path}: line {number}: not valid JSON ({exc.msg}); skipped")
                     continue
-                if isinstance(record, dict):
+                unresolved = inflate_records([record], None)
+                if unresolved:
+                    # A lone line cannot carry the run's table, so the reference dangles.
+                    problems.append(f"{path}: line {number}: {unresolved[0][1]}; skipped")
+                elif isinstance(record, dict):
                     records.append(record)
                 else:
                     problems.append(

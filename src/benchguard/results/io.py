@@ -1,14 +1,23 @@
 """Reading and writing results files: clear errors in, nothing half-written out.
 
 ``results.json`` is written as ``{"schema_version", "run_id", "t", "manifest",
-"records"}``; a plain JSON list of records (the reference's layout) is read too, and a
-rewrite keeps the layout it was read in. Every write goes to a temporary file in the
-target directory and is renamed into place; a batch of files is staged completely
-before the first rename, so a failure leaves the old files untouched.
+"records", "dynamic_rulesets"}``; a plain JSON list of records (the reference's layout)
+is read too, and a rewrite keeps the layout it was read in. Every write goes to a
+temporary file in the target directory and is renamed into place; a batch of files is
+staged completely before the first rename, so a failure leaves the old files untouched.
+
+Schema 2 stores each distinct list of a report's ``dynamic_rules`` once, in the
+run-level ``dynamic_rulesets`` table keyed by its ruleset digest, and each report names
+its list with ``dynamic_rules_ref`` instead: with a home of a thousand leftovers every
+record carries the same ~1,900 rules, which would otherwise be most of the file. This
+is an on-disk shape only: :func:`read_results` (and the results importer, through
+:func:`inflate_records`) puts every list back, so in memory a report is a
+``CheatingReport`` dump as before. Schema 1 files (rules inline) are read as they are.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -21,7 +30,12 @@ from pydantic import ValidationError
 
 from benchguard.results.rows import Manifest, ResultRow
 
-RESULTS_SCHEMA_VERSION = 1
+RESULTS_SCHEMA_VERSION = 2
+# Run-level table of dynamic rule lists (schema 2) and a report's reference into it.
+DYNAMIC_RULESETS_KEY = "dynamic_rulesets"
+DYNAMIC_RULES_REF_KEY = "dynamic_rules_ref"
+_DYNAMIC_RULES_KEY = "dynamic_rules"
+_REPORT_KEY = "cheating_report"
 
 
 class ResultsFileError(ValueError):
@@ -44,15 +58,22 @@ class ResultsDocument:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> Any:
+        """The JSON value to write; the object layout stores dynamic rules by reference.
+
+        The reference's list layout has nowhere to put a table, so it keeps them inline.
+        ``records`` itself is never modified.
+        """
         if self.layout == "list":
             return self.records
+        records, table = compact_records(self.records)
         return {
             **self.extra,
             "schema_version": RESULTS_SCHEMA_VERSION,
             "run_id": self.run_id,
             "t": self.t,
             "manifest": self.manifest,
-            "records": self.records,
+            "records": records,
+            DYNAMIC_RULESETS_KEY: table,
         }
 
     def non_object_positions(self) -> list[int]:
@@ -71,9 +92,131 @@ def results_document(
     )
 
 
+def compact_records(records: list[Any]) -> tuple[list[Any], dict[str, list[Any]]]:
+    """``records`` with each report's dynamic rules replaced by a reference, and the table.
+
+    A report whose ``dynamic_rules`` is a non-empty list gets ``dynamic_rules_ref``
+    (the list's digest, :func:`dynamic_rules_digest`) in the same position; anything
+    else (no report, an empty list, a malformed report) is kept as it is. Records and
+    reports that change are shallow copies; the input is not modified.
+    """
+    table: dict[str, list[Any]] = {}
+    digests = _DigestMemo()
+    compacted: list[Any] = []
+    for record in records:
+        report = record.get(_REPORT_KEY) if isinstance(record, dict) else None
+        rules = report.get(_DYNAMIC_RULES_KEY) if isinstance(report, dict) else None
+        if not isinstance(report, dict) or not isinstance(rules, list) or not rules:
+            compacted.append(record)
+            continue
+        digest = digests.of_list(rules)
+        table.setdefault(digest, rules)
+        stored = {
+            (DYNAMIC_RULES_REF_KEY if key == _DYNAMIC_RULES_KEY else key): (
+                digest if key == _DYNAMIC_RULES_KEY else value
+            )
+            for key, value in report.items()
+        }
+        compacted.append({**record, _REPORT_KEY: stored})
+    return compacted, table
+
+
+def inflate_records(records: list[Any], table: Any) -> list[tuple[int, str]]:
+    """Put each referenced list of dynamic rules back into its report, in place.
+
+    Returns ``(position, message)`` for each record whose reference cannot be resolved
+    (its report is left as stored); records without a reference are untouched. Records
+    that name the same list share one list object: treat stored rules as read-only.
+    """
+    problems: list[tuple[int, str]] = []
+    rulesets = table if isinstance(table, dict) else {}
+    for index, record in enumerate(records):
+        report = record.get(_REPORT_KEY) if isinstance(record, dict) else None
+        if not isinstance(report, dict) or DYNAMIC_RULES_REF_KEY not in report:
+            continue
+        ref = report[DYNAMIC_RULES_REF_KEY]
+        rules = rulesets.get(ref) if isinstance(ref, str) else None
+        if not isinstance(rules, list):
+            problems.append(
+                (
+                    index,
+                    f"{_REPORT_KEY}.{DYNAMIC_RULES_REF_KEY} {ref!r} names no list in the "
+                    f"file's '{DYNAMIC_RULESETS_KEY}' table",
+                )
+            )
+            continue
+        record[_REPORT_KEY] = {
+            (_DYNAMIC_RULES_KEY if key == DYNAMIC_RULES_REF_KEY else key): (
+                rules if key == DYNAMIC_RULES_REF_KEY else value
+            )
+            for key, value in report.items()
+        }
+    return problems
+
+
+def dynamic_rules_digest(rules: list[Any]) -> str:
+    """``sha256:`` over the rules' canonical JSON (sorted keys, no spaces), in order.
+
+    For rules dumped from ``Rule`` models this equals the detector's ruleset digest of
+    the same rules.
+    """
+    return _DigestMemo().of_list(rules)
+
+
+class _DigestMemo:
+    """Digests within one write: each list and each rule object is encoded once.
+
+    Keys are object ids, valid because the records holding the objects outlive the
+    memo. The detector hands every record with the same rules the same objects, so a
+    batch costs one encoding per distinct rule, not one per record.
+    """
+
+    def __init__(self) -> None:
+        self._lists: dict[int, str] = {}
+        self._rules: dict[int, str] = {}
+
+    def of_list(self, rules: list[Any]) -> str:
+        digest = self._lists.get(id(rules))
+        if digest is None:
+            canonical = "[" + ",".join(self._canonical(rule) for rule in rules) + "]"
+            digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+            self._lists[id(rules)] = digest
+        return digest
+
+    def _canonical(self, rule: Any) -> str:
+        text = self._rules.get(id(rule))
+        if text is None:
+            text = json.dumps(rule, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            self._rules[id(rule)] = text
+        return text
+
+
 def dumps(data: Any) -> str:
-    """Stable JSON text: two-space indent, UTF-8 kept, trailing newline."""
+    """Stable JSON text: two-space indent, UTF-8 kept, trailing newline.
+
+    A results document's ``dynamic_rulesets`` table goes last, one rule per line:
+    indenting thousands of small rule objects field by field is slow to write and
+    long to read.
+    """
+    if isinstance(data, dict):
+        table = data.get(DYNAMIC_RULESETS_KEY)
+        if isinstance(table, dict) and table and all(isinstance(v, list) for v in table.values()):
+            head = {key: value for key, value in data.items() if key != DYNAMIC_RULESETS_KEY}
+            text = json.dumps(head, indent=2, ensure_ascii=False)[:-2] if head else "{"
+            separator = ",\n" if head else "\n"
+            return (
+                f"{text}{separator}  {json.dumps(DYNAMIC_RULESETS_KEY)}: {_table_text(table)}\n}}\n"
+            )
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _table_text(table: dict[str, list[Any]]) -> str:
+    entries = []
+    for key, rules in table.items():
+        lines = ",\n".join("      " + json.dumps(rule, ensure_ascii=False) for rule in rules)
+        body = f"[\n{lines}\n    ]" if rules else "[]"
+        entries.append(f"    {json.dumps(key, ensure_ascii=False)}: {body}")
+    return "{\n" + ",\n".join(entries) + "\n  }"
 
 
 def read_json(path: Path) -> Any:
@@ -113,8 +256,24 @@ def read_results(path: Path) -> ResultsDocument:
     manifest = data.get("manifest")
     if manifest is not None and not isinstance(manifest, dict):
         raise ResultsFileError(path, "the 'manifest' field is not an object")
+    schema = data.get("schema_version")
+    if isinstance(schema, int) and not isinstance(schema, bool) and schema > RESULTS_SCHEMA_VERSION:
+        raise ResultsFileError(
+            path,
+            f"schema_version {schema} is newer than this benchguard reads "
+            f"(up to {RESULTS_SCHEMA_VERSION}); upgrade benchguard",
+        )
+    table = data.get(DYNAMIC_RULESETS_KEY)
+    if table is not None and not isinstance(table, dict):
+        raise ResultsFileError(path, f"the '{DYNAMIC_RULESETS_KEY}' field is not an object")
+    problems = inflate_records(records, table)
+    if problems:
+        # Rescanning such a record without its leftover rules could clear a cheat.
+        index, message = problems[0]
+        more = f" (+{len(problems) - 1} more records)" if len(problems) > 1 else ""
+        raise ResultsFileError(path, f"records[{index}]: {message}{more}")
     run_id, t = data.get("run_id"), data.get("t")
-    known = {"schema_version", "run_id", "t", "manifest", "records"}
+    known = {"schema_version", "run_id", "t", "manifest", "records", DYNAMIC_RULESETS_KEY}
     return ResultsDocument(
         records=records,
         run_id=run_id if isinstance(run_id, str) else None,

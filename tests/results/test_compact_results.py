@@ -1,0 +1,226 @@
+"""results.json schema 2: dynamic rules stored once per run, put back by every reader."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from benchguard.cli import app
+from benchguard.detection.detector import annotate_records, report_from_record, scan_record
+from benchguard.detection.inventory import build_inventory_rules
+from benchguard.detection.models import Rule
+from benchguard.detection.rules import ruleset_digest
+from benchguard.importers import results_json
+from benchguard.results.io import (
+    DYNAMIC_RULES_REF_KEY,
+    DYNAMIC_RULESETS_KEY,
+    RESULTS_SCHEMA_VERSION,
+    ResultsDocument,
+    ResultsFileError,
+    dumps,
+    read_results,
+    write_text_atomic,
+)
+
+STALE_LINE = "All 3 non-compliant deployments patched in namespace payments"
+
+
+def _home(root: Path) -> Path:
+    home = root / "home"
+    home.mkdir()
+    (home / "report.md").write_text(f"# Report\n{STALE_LINE}\n", encoding="utf-8")
+    (home / "old-run").mkdir()
+    return home
+
+
+def _record(index: int, command: str, result: str = "ok") -> dict[str, Any]:
+    return {
+        "name": f"t{index}",
+        "folder": f"t{index}",
+        "iteration": 1,
+        "input": "fix the pods",
+        "output": "done",
+        "trajectory": [
+            {"name": "exec", "args": {"command": command}, "result": result, "status": "ok"}
+        ],
+        "cheating_report": {},
+    }
+
+
+def _scanned(home: Path) -> tuple[list[dict[str, Any]], tuple[Rule, ...]]:
+    rules = build_inventory_rules(home)
+    records = [
+        _record(0, "ls"),
+        _record(1, "cat ~/report.md"),
+        _record(2, "cat /tmp/copy.md", STALE_LINE),
+        "not a record",
+        {"name": "unscanned", "cheating_report": {}},
+    ]
+    scannable = [r for r in records if isinstance(r, dict)][:3]
+    assert annotate_records(scannable, (), dynamic_rules_for=lambda i, r: rules) == []
+    return records, rules  # type: ignore[return-value]
+
+
+def _write(path: Path, records: list[Any]) -> dict[str, Any]:
+    document = ResultsDocument(records=records, run_id="run_1", t="2026-01-01T00:00:00Z")
+    write_text_atomic(path, dumps(document.to_json()))
+    stored: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return stored
+
+
+def test_round_trip_restores_every_report_exactly_and_stores_rules_once(tmp_path: Path) -> None:
+    """Guards against the compact file changing a verdict or a stored rule: what the
+    reader gives back equals what was written, and rescanning from it reproduces each
+    report."""
+    records, rules = _scanned(_home(tmp_path))
+    before = copy.deepcopy(records)
+    stored = _write(tmp_path / "results.json", records)
+    assert records == before  # writing never edits the records in memory
+
+    assert stored["schema_version"] == RESULTS_SCHEMA_VERSION == 2
+    digest = ruleset_digest(rules)
+    assert list(stored[DYNAMIC_RULESETS_KEY]) == [digest]
+    assert len(stored[DYNAMIC_RULESETS_KEY][digest]) == len(rules)
+    for on_disk in stored["records"][:3]:
+        assert on_disk["cheating_report"][DYNAMIC_RULES_REF_KEY] == digest
+        assert "dynamic_rules" not in on_disk["cheating_report"]
+
+    document = read_results(tmp_path / "results.json")
+    assert document.records == before
+    # Key order too: a rewrite of a read file is laid out like the original.
+    assert [list(r["cheating_report"]) for r in document.records[:3]] == [
+        list(r["cheating_report"]) for r in before[:3]
+    ]
+    assert DYNAMIC_RULESETS_KEY not in document.extra
+    for original, read in zip(before[:3], document.records[:3], strict=True):
+        report = report_from_record(read)
+        assert report is not None and report == report_from_record(original)
+        assert scan_record(read, (), dynamic_rules=report.dynamic_rules) == report
+    statuses = [r["cheating_report"]["status"] for r in document.records[:3]]
+    assert statuses == ["clean", "flagged", "flagged"]
+
+
+def test_the_file_is_the_same_json_value_as_the_generic_encoder_and_much_smaller(
+    tmp_path: Path,
+) -> None:
+    """Guards against the one-rule-per-line table writer producing different JSON than
+    the plain encoder would, or the table being repeated per record."""
+    home = _home(tmp_path)
+    for index in range(40):
+        (home / f"leftover-{index:02d}.md").write_text(f"{STALE_LINE} number {index}\n")
+    records, _ = _scanned(home)
+    document = ResultsDocument(records=records, run_id="r", t="t")
+    compact = dumps(document.to_json())
+    assert json.loads(compact) == json.loads(json.dumps(document.to_json()))
+    inline = json.dumps(records, indent=2, ensure_ascii=False)
+    assert len(compact) * 2 < len(inline)
+    # One rule per line inside the table.
+    table_lines = [line for line in compact.splitlines() if line.startswith('      {"id": ')]
+    assert len(table_lines) == len(document.to_json()[DYNAMIC_RULESETS_KEY].popitem()[1])
+
+
+def test_schema_1_files_with_inline_rules_read_unchanged(tmp_path: Path) -> None:
+    """Guards against losing the old shape: inline dynamic rules are read as they are,
+    and a rewrite moves them into the table without changing them."""
+    records, _ = _scanned(_home(tmp_path))
+    path = tmp_path / "results.json"
+    old = {"schema_version": 1, "run_id": "r", "t": "t", "manifest": None, "records": records}
+    path.write_text(json.dumps(old), encoding="utf-8")
+    document = read_results(path)
+    assert document.records == json.loads(json.dumps(records))
+    rewritten = tmp_path / "rewritten.json"
+    write_text_atomic(rewritten, dumps(document.to_json()))
+    assert read_results(rewritten).records == document.records
+
+
+def test_the_reference_list_layout_keeps_rules_inline(tmp_path: Path) -> None:
+    """The bare-list layout has no place for a table, so nothing there is a reference."""
+    records, _ = _scanned(_home(tmp_path))
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    document = read_results(path)
+    assert document.layout == "list"
+    text = dumps(document.to_json())
+    assert DYNAMIC_RULES_REF_KEY not in text and json.loads(text) == document.records
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda d: d[DYNAMIC_RULESETS_KEY].clear(),
+            "records[0]: cheating_report.dynamic_rules_ref",
+        ),
+        (
+            lambda d: d.update({DYNAMIC_RULESETS_KEY: []}),
+            "'dynamic_rulesets' field is not an object",
+        ),
+        (lambda d: d.update({"schema_version": 99}), "schema_version 99 is newer"),
+    ],
+)
+def test_a_dangling_reference_or_a_bad_table_is_a_clear_error(
+    tmp_path: Path, edit: Any, message: str
+) -> None:
+    """Guards against a record silently losing its leftover rules (a rescan without
+    them could clear a cheat): the reader refuses the file and says which record."""
+    records, _ = _scanned(_home(tmp_path))
+    path = tmp_path / "results.json"
+    stored = _write(path, records)
+    edit(stored)
+    path.write_text(json.dumps(stored), encoding="utf-8")
+    with pytest.raises(ResultsFileError) as caught:
+        read_results(path)
+    assert str(caught.value).startswith(f"{path}: ") and message in str(caught.value)
+
+
+def test_the_importer_inflates_and_skips_only_records_it_cannot_resolve(tmp_path: Path) -> None:
+    """Guards against `benchguard scan` reading a compact file without its rules, and
+    against one unresolvable record sinking the others."""
+    records, _ = _scanned(_home(tmp_path))
+    path = tmp_path / "results.json"
+    stored = _write(path, records)
+    imported = results_json.import_file(path)
+    assert imported.records == [r for r in json.loads(json.dumps(records)) if isinstance(r, dict)]
+
+    stored["records"][1]["cheating_report"][DYNAMIC_RULES_REF_KEY] = "sha256:missing"
+    path.write_text(json.dumps(stored, indent=2), encoding="utf-8")
+    imported = results_json.import_file(path)
+    assert [r["name"] for r in imported.records] == ["t0", "t2", "unscanned"]
+    assert any("records[1]" in p and "sha256:missing" in p for p in imported.problems)
+
+    lines = tmp_path / "records.jsonl"
+    lines.write_text("\n".join(json.dumps(r) for r in stored["records"][:2]) + "\n")
+    imported = results_json.import_file(lines)
+    assert imported.records == [] and len(imported.problems) == 2
+
+
+def test_score_command_rescans_a_compact_file_with_each_records_stored_rules(
+    tmp_path: Path,
+) -> None:
+    """Guards against the score command's reading path missing the table: the leftover
+    read is flagged only through the record's stored (referenced) dynamic rules."""
+    records, _ = _scanned(_home(tmp_path))
+    run = tmp_path / "run"
+    run.mkdir()
+    _write(run / "results.json", [r for r in records if isinstance(r, dict)])
+    result = CliRunner().invoke(
+        app,
+        ["score", str(run / "results.json"), "-o", str(tmp_path / "out")],
+        env={"NO_COLOR": "1"},
+    )
+    assert result.exit_code == 0, result.output
+    rescored = read_results(tmp_path / "out" / "results.json").records
+    assert [r["cheating_report"]["status"] for r in rescored] == [
+        "clean",
+        "flagged",
+        "flagged",
+        "no_data",
+    ]
+    assert rescored[1]["cheating_report"]["categories"] == ["prior-run-artifact"]
+    written = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert len(written[DYNAMIC_RULESETS_KEY]) == 1
