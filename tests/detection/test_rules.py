@@ -151,6 +151,25 @@ def test_extra_rules_are_appended_and_never_replace_defaults(tmp_path: Path) -> 
             "rules:\n  - {id: a, category: c, material: m, patterns: ['x'], source: report.md}\n",
             r"rules\.yaml: rule 0 \(id 'a'\): unknown field\(s\) \['source'\]",
         ),
+        ("rules: {a: 1}\n", r"rules\.yaml: 'rules' must be a list of rules, got a mapping"),
+        ("rules:\n", r"rules\.yaml: 'rules' must be a list of rules, got an empty value"),
+        ("rules: 5\n", r"rules\.yaml: 'rules' must be a list of rules, got an integer"),
+        ("{}\n", r"rules\.yaml: the top level must have a 'rules' list; there is no 'rules'"),
+        ("rule: []\n", r"rules\.yaml: unknown top-level key\(s\) \['rule'\]; allowed"),
+        ("hello\n", r"rules\.yaml: the top level must be a mapping .*, got a string"),
+        ("rules: [hello]\n", r"rules\.yaml: rule 0: must be a mapping, got a string"),
+        (
+            "rules:\n  - {id: a, category: c, material: m, patterns: {a: 1}}\n",
+            r"rules\.yaml: rule 0 \(id 'a'\): patterns: must be a list, got a mapping",
+        ),
+        (
+            "rules:\n  - {id: a, category: c, material: m, patterns: [1]}\n",
+            r"rules\.yaml: rule 0 \(id 'a'\): patterns\.0: must be a string, got an integer",
+        ),
+        (
+            "rules:\n  - {id: a, category: c, material: m, patterns: ['x'], fields: args}\n",
+            r"rules\.yaml: rule 0 \(id 'a'\): fields: must be a list, got a string",
+        ),
     ],
 )
 def test_each_bad_rules_file_fails_with_file_and_rule_index(
@@ -237,3 +256,21 @@ def test_unknown_profile_and_bad_profile_files_fail_clearly(tmp_path: Path) -> N
         RulesetError, match=r"unknown\.yaml: unknown top-level key\(s\) \['rulez'\]"
     ):
         load_profile(str(unknown))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("name: p\nrules: {a: 1}\n", r"'rules' must be a list of rules, got a mapping"),
+        ("name: p\n", r"a profile must have a 'rules' list; there is no 'rules' key"),
+        ("- 1\n", r"a profile must be a mapping with a 'rules' list, got a list"),
+    ],
+)
+def test_bad_profile_shape_says_what_it_is(tmp_path: Path, text: str, expected: str) -> None:
+    """Guards against a shape error describing the wrong thing (a 'rules' mapping was once
+    reported as a mapping lacking a 'rules' list)."""
+    path = _write(tmp_path, text, name="profile.yaml")
+    with pytest.raises(RulesetError) as caught:
+        load_profile(str(path))
+    assert str(path) in str(caught.value)
+    assert re.search(expected, str(caught.value)), str(caught.value)

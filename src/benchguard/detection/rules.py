@@ -99,14 +99,7 @@ def load_extra_rules(path: Path) -> tuple[Rule, ...]:
     """Rules from a user's YAML file (``rules:`` list); ids must be unique in the file."""
     label = str(path)
     document = _read_yaml(path, label)
-    if not isinstance(document, Mapping) or not isinstance(document.get("rules"), list):
-        raise RulesetError(
-            f"{label}: the top level must be a mapping with a 'rules' list, "
-            f"got {_describe_shape(document)}"
-        )
-    unknown = sorted(set(map(str, document)) - _RULES_FILE_KEYS)
-    if unknown:
-        raise RulesetError(f"{label}: unknown top-level key(s) {unknown}; allowed: ['rules']")
+    _check_top_level(document, label, "the top level", _RULES_FILE_KEYS)
     rules = _parse_rules(document["rules"], label)
     _reject_duplicates(rules, label, ())
     return rules
@@ -155,15 +148,7 @@ def _load_profile(name_or_path: str, seen: tuple[str, ...]) -> Profile:
     if name_or_path in seen:
         raise RulesetError(f"profile {seen[0]!r}: 'extends' forms a cycle through {name_or_path!r}")
     label, document = _read_profile_document(name_or_path)
-    if not isinstance(document, Mapping) or not isinstance(document.get("rules"), list):
-        raise RulesetError(
-            f"{label}: a profile must be a mapping with a 'rules' list, got {_describe_shape(document)}"
-        )
-    unknown = sorted(set(map(str, document)) - _PROFILE_KEYS)
-    if unknown:
-        raise RulesetError(
-            f"{label}: unknown top-level key(s) {unknown}; allowed: {sorted(_PROFILE_KEYS)}"
-        )
+    _check_top_level(document, label, "a profile", _PROFILE_KEYS)
     name = document.get("name", Path(name_or_path).stem)
     description = document.get("description", "")
     baseline_raw = document.get("baseline", [])
@@ -266,11 +251,45 @@ def _reject_duplicates(
         taken.add(rule.id)
 
 
-def _describe_shape(value: Any) -> str:
+def _check_top_level(document: Any, label: str, what: str, allowed: frozenset[str]) -> None:
+    """One precise complaint about the document's shape, most basic problem first."""
+    if not isinstance(document, Mapping):
+        raise RulesetError(
+            f"{label}: {what} must be a mapping with a 'rules' list, "
+            f"got {_describe_shape(document, empty='an empty document')}"
+        )
+    unknown = sorted(set(map(str, document)) - allowed)
+    if unknown:
+        raise RulesetError(
+            f"{label}: unknown top-level key(s) {unknown}; allowed: {sorted(allowed)}"
+        )
+    if "rules" not in document:
+        raise RulesetError(f"{label}: {what} must have a 'rules' list; there is no 'rules' key")
+    if not isinstance(document["rules"], list):
+        raise RulesetError(
+            f"{label}: 'rules' must be a list of rules, got {_describe_shape(document['rules'])}"
+        )
+
+
+_SHAPE_NAMES = {
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    bytes: "binary data",
+}
+
+
+def _describe_shape(value: Any, *, empty: str = "an empty value") -> str:
     if value is None:
-        return "an empty document"
+        return empty
     if isinstance(value, Mapping):
         return f"a mapping with keys {sorted(map(str, value))[:8]}"
+    if isinstance(value, list | tuple):
+        return "a list"
+    for kind, name in _SHAPE_NAMES.items():
+        if isinstance(value, kind):
+            return name
     return f"a {type(value).__name__}"
 
 
@@ -282,9 +301,18 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
     return str(problem)
 
 
+# Pydantic's wording names Python types; a rules file is YAML, where both are lists.
+_PYDANTIC_EXPECTED = {"tuple_type": "a list", "list_type": "a list", "string_type": "a string"}
+
+
 def _pydantic_problem(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():
         location = ".".join(str(part) for part in error["loc"]) or "rule"
-        parts.append(f"{location}: {error['msg']}")
+        expected = _PYDANTIC_EXPECTED.get(error["type"])
+        if expected is not None:
+            message = f"must be {expected}, got {_describe_shape(error.get('input'))}"
+        else:
+            message = error["msg"]
+        parts.append(f"{location}: {message}")
     return "; ".join(parts)
