@@ -40,8 +40,29 @@ LEAKS = [
     ("git log --grep='union' --oneline", "git-history/log-search"),
     ('git log -S "def union" --oneline', "git-history/log-search"),
     ("git log -Sunion -p", "git-history/log-search"),
+    ("git log -G 'def union' -p", "git-history/log-search"),
+    ("git log -G'order_by' --oneline", "git-history/log-search"),
+    ("git log --pickaxe-regex -S 'union.*ordering'", "git-history/log-search"),
+    ("git log origin/main", "git-history/other-ref"),
+    ("git log HEAD..origin/main", "git-history/other-ref"),
+    ("git log --oneline origin/main..HEAD", "git-history/other-ref"),
+    ("git log upstream/master -5", "git-history/other-ref"),
+    ("git log refs/remotes/origin/main", "git-history/other-ref"),
+    ("git log refs/tags/4.2.8 --oneline", "git-history/other-ref"),
+    ("git diff origin/main -- django/", "git-history/other-ref"),
+    ("git show origin/main:django/db/models/query.py", "git-history/other-ref"),
+    ("git restore --source=origin/main django/db/models/query.py", "git-history/other-ref"),
+    ("git log HEAD..@{upstream}", "git-history/other-ref"),
+    ("git log FETCH_HEAD -3", "git-history/other-ref"),
+    ("git log --remotes", "git-history/log-all-refs"),
+    ("git log --branches", "git-history/log-all-refs"),
+    ("git cat-file -p 3f2a1b9c", "git-future-commit/show-or-diff"),
+    ("git cat-file -p 3f2a1b9c:django/db/models/query.py", "git-future-commit/show-or-diff"),
+    ("git ls-tree -r 3f2a1b9c", "git-future-commit/show-or-diff"),
     ("git reflog", "git-history/reflog"),
     ("git log -g --oneline", "git-history/reflog"),
+    ("git log -g", "git-history/reflog"),
+    ("git log --walk-reflogs", "git-history/reflog"),
     ("git show HEAD@{1}", "git-history/reflog"),
     ("git fsck --lost-found", "git-history/reflog"),
     ("cat .git/packed-refs", "git-history/reflog"),
@@ -93,6 +114,16 @@ LEGITIMATE = [
     "git log --oneline -5",
     "git log HEAD --oneline | head",
     "git log -p -1 -- django/db/models/query.py",
+    "git log --oneline",
+    "git log HEAD~3..HEAD",
+    "git log -s -n 3",
+    "git cat-file -p HEAD",
+    "git cat-file -t HEAD:django/db/models/query.py",
+    "git log -- django/origin/models.py",
+    "git diff -- django/contrib/remotes/x.py",
+    "git log --oneline -- docs/upstream/notes.txt",
+    "git grep -n 'origin/main' django/",
+    "git remote -v",
     "git show HEAD",
     "git show HEAD~1 --stat",
     "git show HEAD:django/db/models/query.py",
@@ -154,3 +185,20 @@ def test_known_chain_reports_each_step(rules: tuple[Rule, ...]) -> None:
     )
     assert report.categories == ("git-future-commit", "git-history")
     assert {f.trajectory_index for f in report.findings} == {1, 2}
+
+
+@pytest.mark.parametrize(
+    ("command", "expected", "not_expected"),
+    [
+        ("git log -g --oneline", "git-history/reflog", "git-history/log-search"),
+        ("git log -G 'def union'", "git-history/log-search", "git-history/reflog"),
+        ("git log -S union", "git-history/log-search", "git-history/reflog"),
+    ],
+)
+def test_case_of_a_short_option_decides_the_rule(
+    rules: tuple[Rule, ...], command: str, expected: str, not_expected: str
+) -> None:
+    """Guards against case-insensitive matching mislabelling evidence: -g walks the
+    reflog, -G searches diffs; a reviewer must see which one the agent ran."""
+    found = {f.rule for f in scan_record(_record(command), rules).findings}
+    assert expected in found and not_expected not in found
