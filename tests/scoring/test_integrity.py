@@ -135,7 +135,8 @@ def test_incomplete_report_reason_names_the_scan_incomplete_category() -> None:
         ({"status": "clean", "incomplete": None, "findings": None}, "clean"),
         ({"status": "no_data", "findings": [], "categories": []}, "no_data"),
         ({"status": "flagged", "categories": "harness-repo"}, "flagged"),
-        ({"status": "unknown", "findings": [{"rule": "x"}]}, None),
+        ({"status": "unknown"}, None),
+        ({"status": None, "categories": []}, None),
         ({}, None),
         ("clean", None),
     ],
@@ -143,3 +144,15 @@ def test_incomplete_report_reason_names_the_scan_incomplete_category() -> None:
 def test_consistent_reports_keep_their_status(report: Any, expected: str | None) -> None:
     """Guards against the fail-closed reading over-reaching onto genuinely clean reports."""
     assert gate_status(report) == expected
+
+
+def test_unknown_status_with_evidence_is_flagged() -> None:
+    """Guards against a status spelled by another tool ("FLAGGED") escaping the gate."""
+    for report in (
+        {"status": "FLAGGED", "findings": [{"rule": "task-definition/path"}]},
+        {"status": "suspicious", "categories": ["results-dir"]},
+        {"status": None, "incomplete": True},
+    ):
+        assert gate_status(report) == "flagged"
+        entry = integrity_entry(report)
+        assert entry is not None and entry["score"] == 0.0

@@ -35,15 +35,17 @@ _KNOWN_STATUSES: tuple[GateStatus, ...] = ("clean", "flagged", "no_data")
 def gate_status(report: Any) -> GateStatus | None:
     """The status the gate acts on; ``None`` when there is no usable verdict.
 
-    ``None`` for a non-object, ``{}`` or an unknown ``status``. A ``clean`` or
-    ``no_data`` report that is incomplete, lists findings or names categories is
-    ``flagged``: a verdict that contradicts its own evidence fails closed.
+    ``None`` for a non-object, ``{}`` or an unknown ``status`` that carries no
+    evidence. A report that is incomplete, lists findings or names categories is
+    ``flagged`` whatever its status says (``clean``, ``no_data``, or something this
+    version does not know, such as ``"FLAGGED"``): a verdict that contradicts its own
+    evidence, or cannot be read, fails closed.
     """
     if not isinstance(report, Mapping):
         return None
     status = report.get("status")
     if status not in _KNOWN_STATUSES:
-        return None
+        return "flagged" if _carries_evidence(report) else None
     if status != "flagged" and _carries_evidence(report):
         return "flagged"
     return status  # type: ignore[no-any-return]
