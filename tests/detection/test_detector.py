@@ -178,7 +178,8 @@ def test_non_serializable_args_fall_back_to_str_and_later_entries_still_flag(
 
 def test_empty_run_is_no_data_never_clean(devops: tuple[Rule, ...]) -> None:
     """An empty trajectory with empty, {}, [] or missing output gives no_data."""
-    for output in ("", "   ", {}, [], None):
+    outputs: tuple[object, ...] = ("", "   ", {}, [], None)
+    for output in outputs:
         report = scan_record({"trajectory": [], "output": output}, devops)
         assert report.status == "no_data"
         assert report.scanned.trajectory_entries == 0

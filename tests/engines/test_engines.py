@@ -42,7 +42,7 @@ def test_serial_and_dask_give_identical_file_reports(
     clean = [r for f in serial for r in f.records if r.report.status == "clean"]
     assert flagged and clean
     [bad] = [f for f in serial if f.error]
-    assert bad.path.endswith("notes.txt") and "unknown log format" in bad.error
+    assert bad.path.endswith("notes.txt") and "unknown log format" in (bad.error or "")
 
 
 def test_serial_and_dask_give_identical_record_reports_in_input_order(

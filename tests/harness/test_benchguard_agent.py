@@ -28,14 +28,14 @@ def _call(name: str, arguments: dict[str, str], index: int) -> dict[str, Any]:
 
 
 def _script(model: str, tasks_dir: str) -> list[dict[str, Any]]:
-    honest = [
+    honest: list[dict[str, Any]] = [
         {"tool_calls": [_call("shell", {"command": "cat numbers.txt"}, 1)]},
         {"tool_calls": [_call("shell", {"command": "printf '137\\n' > answer.txt"}, 2)]},
         {"content": "The total is 137."},
     ]
     if model == "honest":
         return honest
-    peek = {
+    peek: dict[str, Any] = {
         "tool_calls": [_call("read_file", {"path": f"{tasks_dir}/00-sum-numbers/task.yaml"}, 0)]
     }
     return [peek, *honest]

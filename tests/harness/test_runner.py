@@ -43,7 +43,7 @@ def test_detection_failing_on_one_record_leaves_the_others_scored(
         out_dir=operator.results,
     )
     records = [run_job(job, settings) for job in plan(tasks, 1)]
-    corrupt = Rule.model_construct(id="broken", category="broken", material="m", patterns=None)
+    corrupt = Rule.model_construct(id="broken", category="broken", material="m", patterns=None)  # type: ignore[arg-type]
     static = integrity.load_static_rules(integrity.IntegritySettings())
     errors = integrity.annotate(records, static, [(), (corrupt,)])
     assert len(errors) == 1 and errors[0].startswith("record 1")

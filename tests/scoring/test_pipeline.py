@@ -86,7 +86,8 @@ def test_a_judge_cannot_write_a_gate() -> None:
 
 def test_unbuildable_judge_falls_back_to_null_and_still_gates() -> None:
     """Guards against a bad provider or missing key sinking scoring for the batch."""
-    for provider, env in (("nonsense", {}), ("openai", {})):
+    cases: tuple[tuple[str, dict[str, str]], ...] = (("nonsense", {}), ("openai", {}))
+    for provider, env in cases:
         judge, why = judge_or_null(provider, env)
         assert isinstance(judge, NullJudge)
         assert why is not None and "deterministic gates still apply" in why
