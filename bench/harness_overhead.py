@@ -1,18 +1,27 @@
 """The harness's own time per task, beside the bare cost of spawning the agent.
 
-A batch of no-op runs against an agent home holding 1,000 prior-run entries (small
-text files, so each gets a path rule and a content fingerprint). The agent is a shell
-one-liner that appends two trajectory lines and exits, so the detector has something
-to scan. Phases are timed on the runner's own functions:
+A batch of no-op runs against an agent home holding 1,000 prior-run entries (900 small
+text files, 100 directories: a path rule each, and a content fingerprint per file).
+The leftovers are older than the inventory's racy window, as a real home's prior-run
+leftovers are (a file changed within it is read again every time). The agent is a
+shell one-liner that appends two trajectory lines and exits, so the detector has
+something to scan. One task in five names a leftover in its prompt, so those records
+scan with a prompt-filtered ruleset. Phases are timed on the runner's own functions,
+in the runner's order:
 
 - inventory: the per-task re-inventory of the home (listing + rules);
 - run: one ``run_job`` (fresh workspace, agent process, transcript, checks) minus
-  the bare spawn of the same agent command, measured separately in the same process;
-- scan: annotating every record with static + its snapshot's rules;
+  the agent process itself (its measured duration);
+- scan: ``integrity.annotate`` (static + the record's snapshot, prompt-filtered);
+  the first record pays the compiled ruleset, so it is timed apart;
+- write raw: ``results.json`` before scoring;
 - score+write: verification scores, gate, finalizer, results/rows/manifest.
 
+With ``--home-writes`` every agent also leaves a new file in the home, so each task's
+snapshot differs from the last (a new rule per task, credited to the task before).
+
 Target: harness overhead (everything but the agent) under 50 ms per task.
-Usage: python bench/harness_overhead.py [--tasks N] [--entries N]
+Usage: python bench/harness_overhead.py [--tasks 20 50] [--entries N] [--home-writes]
 """
 
 from __future__ import annotations
@@ -26,7 +35,9 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from benchguard.detection import inventory
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfig
 from benchguard.harness.runner import (
@@ -36,6 +47,7 @@ from benchguard.harness.runner import (
     plan,
     publish,
     run_job,
+    write_results,
 )
 from benchguard.harness.tasks import load_tasks
 
@@ -45,9 +57,11 @@ _LINES = [
 ]
 SCRIPT = "printf '%s\\n' " + " ".join(f"'{json.dumps(x)}'" for x in _LINES)
 SCRIPT += ' >> "$BENCHGUARD_TRAJECTORY"; echo 42 > answer.txt'
+# Leaves a uniquely named file in the home; the line is long enough to fingerprint.
+HOME_WRITE = ' ; echo "notes of this run, kept for the next one: $$" > "$HOME/notes-$$.md"'
 
 
-def build_tree(root: Path, tasks: int, entries: int) -> tuple[Path, Path]:
+def build_home(root: Path, entries: int) -> Path:
     home = root / "agent-home"
     home.mkdir()
     for i in range(entries):
@@ -57,18 +71,24 @@ def build_tree(root: Path, tasks: int, entries: int) -> tuple[Path, Path]:
             (home / f"leftover-{i:04d}.md").write_text(
                 f"report {i}: the previous run concluded that item {i} needs no further action\n"
             )
-    tasks_dir = root / "tasks"
+    return home
+
+
+def build_tasks(root: Path, tasks: int) -> Path:
+    tasks_dir = root / f"tasks-{tasks}"
     for i in range(tasks):
         folder = tasks_dir / f"t{i:03d}"
         folder.mkdir(parents=True)
+        # One prompt in five names a leftover: that record's ruleset drops its path rule.
+        named = f" and update leftover-{(i * 7) % 900 + 1:04d}.md" if i % 5 == 4 else ""
         (folder / "task.yaml").write_text(
-            f"name: t{i}\nprompt: write 42 to answer.txt\ntimeout: 30\nverification:\n"
+            f"name: t{i}\nprompt: write 42 to answer.txt{named}\ntimeout: 30\nverification:\n"
             "  - {name: answer, role: correctness, file: answer.txt, contains: '42'}\n"
         )
-    return home, tasks_dir
+    return tasks_dir
 
 
-def bare_spawn_ms(home: Path, runs: int) -> float:
+def bare_spawn_ms(home: Path, runs: int, script: str) -> float:
     times = []
     for _ in range(runs):
         scratch = Path(tempfile.mkdtemp())
@@ -78,108 +98,133 @@ def bare_spawn_ms(home: Path, runs: int) -> float:
             "BENCHGUARD_TRAJECTORY": str(scratch / "t"),
         }
         start = time.perf_counter()
-        subprocess.run(["/bin/sh", "-c", SCRIPT], cwd=scratch, env=env, check=True)
+        subprocess.run(["/bin/sh", "-c", script], cwd=scratch, env=env, check=True)
         times.append(time.perf_counter() - start)
         shutil.rmtree(scratch)
     return statistics.median(times) * 1000
 
 
+def run_batch_timed(root: Path, home: Path, tasks: int, home_writes: bool) -> dict[str, Any]:
+    """One batch through the runner's functions, each phase timed."""
+    task_list = load_tasks(build_tasks(root, tasks)).tasks
+    script = SCRIPT + (HOME_WRITE if home_writes else "")
+    template = script.replace("{", "{{").replace("}", "}}")
+    agent = AgentConfig(name="noop", argv=("/bin/sh", "-c", template), trajectory="jsonl")
+    settings = BatchSettings(agent=agent, home=home, out_dir=root / "results")
+    static = integrity.load_static_rules(integrity.IntegritySettings())
+    jobs = plan(task_list, 1)
+    n = len(jobs)
+
+    t0 = time.perf_counter()
+    snapshots = integrity.HomeSnapshots(home, (), enabled=True)
+    snapshots.before_batch()
+    batch_snapshot_s = time.perf_counter() - t0
+
+    inventory_s = run_s = 0.0
+    inventories = []
+    records = []
+    for job in jobs:
+        t = time.perf_counter()
+        inventories.append(snapshots.before_task(job.task.name))
+        inventory_s += time.perf_counter() - t
+        t = time.perf_counter()
+        records.append(run_job(job, settings))
+        run_s += time.perf_counter() - t
+    agent_s = sum(r["duration_s"] for r in records)
+
+    t = time.perf_counter()
+    errors = integrity.annotate(records[:1], static, inventories[:1])
+    first_scan_s = time.perf_counter() - t
+    t = time.perf_counter()
+    errors += integrity.annotate(records[1:], static, inventories[1:])
+    later_scan_s = time.perf_counter() - t
+
+    now = datetime.now(UTC)
+    run_dir = new_run_dir(settings.out_dir, now)
+    manifest = batch_manifest(settings, run_dir, now)
+    t = time.perf_counter()
+    write_results(run_dir, records, manifest)
+    raw_write_s = time.perf_counter() - t
+    t = time.perf_counter()
+    errors += publish(records, settings, run_dir, manifest, 0.0)
+    publish_s = time.perf_counter() - t
+    assert not errors, errors
+    statuses = {r["cheating_report"]["status"] for r in records}
+    assert statuses == {"clean"}, statuses
+
+    per_task = {
+        "batch snapshot (once, amortized)": batch_snapshot_s / n * 1000,
+        "inventory before task": inventory_s / n * 1000,
+        "run_job minus agent process": (run_s - agent_s) / n * 1000,
+        "scan (static + inventory rules)": (first_scan_s + later_scan_s) / n * 1000,
+        "write raw results.json": raw_write_s / n * 1000,
+        "score + write results/rows/manifest": publish_s / n * 1000,
+    }
+    later_scan_ms = later_scan_s / max(n - 1, 1) * 1000
+    steady = sum(per_task.values()) - per_task["scan (static + inventory rules)"] + later_scan_ms
+    return {
+        "n": n,
+        "rules": len(inventories[0]),
+        "static": len(static),
+        "per_task": per_task,
+        "agent_ms": agent_s / n * 1000,
+        "spawn_ms": bare_spawn_ms(home, n, script),
+        "first_scan_ms": first_scan_s * 1000,
+        "later_scan_ms": later_scan_ms,
+        "steady_ms": steady,
+        "size_kib": (run_dir / "results.json").stat().st_size / 1024,
+        "distinct_snapshots": len({tuple(map(id, rules)) for rules in inventories}),
+    }
+
+
+def report(figures: dict[str, Any], entries: int, home_writes: bool) -> None:
+    n = figures["n"]
+    label = ", agents write into the home" if home_writes else ""
+    print(
+        f"harness overhead: {n} tasks, home of {entries} entries{label} "
+        f"({figures['rules']} inventory rules per task, {figures['static']} static rules, "
+        f"{figures['distinct_snapshots']} distinct snapshots)"
+    )
+    for name, ms in figures["per_task"].items():
+        print(f"  {name:<38} {ms:8.2f} ms/task")
+    total = sum(figures["per_task"].values())
+    spawn = figures["spawn_ms"]
+    print(f"  {'harness total (batch average)':<38} {total:8.2f} ms/task   (target < 50)")
+    print(f"  {'agent process in run_job (measured)':<38} {figures['agent_ms']:8.2f} ms/task")
+    print(f"  {'baseline: bare spawn of the agent':<38} {spawn:8.2f} ms/task")
+    print(f"  ratio harness/bare spawn: {total / spawn:.2f}x")
+    print(
+        f"  scan: first record {figures['first_scan_ms']:.2f} ms (builds the compiled "
+        f"ruleset), later records {figures['later_scan_ms']:.2f} ms each"
+    )
+    steady = figures["steady_ms"]
+    print(
+        f"  steady state per task (ruleset already compiled): {steady:.2f} ms "
+        f"= {steady / spawn:.2f}x the bare spawn"
+    )
+    size = figures["size_kib"]
+    print(f"  results.json: {size:.0f} KiB ({size / n:.1f} KiB per record)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tasks", type=int, default=20)
+    parser.add_argument("--tasks", type=int, nargs="+", default=[20, 50])
     parser.add_argument("--entries", type=int, default=1000)
+    parser.add_argument("--home-writes", action="store_true")
     options = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="bg-bench-"))
-    try:
-        home, tasks_dir = build_tree(root, options.tasks, options.entries)
-        tasks = load_tasks(tasks_dir).tasks
-        template = SCRIPT.replace("{", "{{").replace("}", "}}")
-        agent = AgentConfig(name="noop", argv=("/bin/sh", "-c", template), trajectory="jsonl")
-        settings = BatchSettings(agent=agent, home=home, out_dir=root / "results")
-        static = integrity.load_static_rules(integrity.IntegritySettings())
-        jobs = plan(tasks, 1)
-        n = len(jobs)
-
-        t0 = time.perf_counter()
-        snapshots = integrity.HomeSnapshots(home, (), enabled=True)
-        snapshots.before_batch()
-        t_batch_snapshot = time.perf_counter() - t0
-
-        inventory_s = 0.0
-        run_s = 0.0
-        inventories = []
-        records = []
-        for job in jobs:
-            t = time.perf_counter()
-            inventories.append(snapshots.before_task(job.task.name))
-            inventory_s += time.perf_counter() - t
-            t = time.perf_counter()
-            records.append(run_job(job, settings))
-            run_s += time.perf_counter() - t
-        agent_s = sum(r["duration_s"] for r in records)
-
-        scan_times = []
-        errors = []
-        for record, rules in zip(records, inventories, strict=True):
-            t = time.perf_counter()
-            errors += integrity.annotate([record], static, [rules])
-            scan_times.append(time.perf_counter() - t)
-        scan_s = sum(scan_times)
-        # The detector compiles a ruleset once and reuses it while the rules stay the
-        # same objects; the first record pays that, later ones the marginal scan.
-        first_scan_ms = scan_times[0] * 1000
-        marginal_scan_ms = statistics.median(scan_times[1:]) * 1000 if n > 1 else first_scan_ms
-
-        t = time.perf_counter()
-        now = datetime.now(UTC)
-        run_dir = new_run_dir(settings.out_dir, now)
-        errors += publish(records, settings, run_dir, batch_manifest(settings, run_dir, now), 0.0)
-        publish_s = time.perf_counter() - t
-        assert not errors, errors
-        assert all(r["cheating_report"]["status"] == "clean" for r in records)
-
-        spawn_ms = bare_spawn_ms(home, n)
-        rules = len(inventories[0])
-        run_overhead_ms = (run_s - agent_s) / n * 1000
-        per_task = {
-            "batch snapshot (once, amortized)": t_batch_snapshot / n * 1000,
-            "inventory before task": inventory_s / n * 1000,
-            "run_job minus agent process": run_overhead_ms,
-            "scan (static + inventory rules)": scan_s / n * 1000,
-            "score + write results/rows/manifest": publish_s / n * 1000,
-        }
-        total = sum(per_task.values())
-        print(
-            f"harness overhead: {n} tasks, home of {options.entries} entries "
-            f"({rules} inventory rules per task, {len(static)} static rules)"
-        )
-        for name, ms in per_task.items():
-            print(f"  {name:<38} {ms:8.2f} ms/task")
-        print(f"  {'harness total':<38} {total:8.2f} ms/task   (target < 50)")
-        print(f"  {'agent process in run_job (measured)':<38} {agent_s / n * 1000:8.2f} ms/task")
-        print(f"  {'baseline: bare spawn of the agent':<38} {spawn_ms:8.2f} ms/task")
-        print(f"  ratio harness/bare spawn: {total / spawn_ms:.2f}x")
-        print(
-            f"  scan: first record {first_scan_ms:.2f} ms (builds the compiled ruleset), "
-            f"later records median {marginal_scan_ms:.2f} ms"
-        )
-        steady = (
-            per_task["inventory before task"]
-            + run_overhead_ms
-            + marginal_scan_ms
-            + per_task["score + write results/rows/manifest"]
-        )
-        print(
-            f"  steady state per task (ruleset already compiled): {steady:.2f} ms "
-            f"= {steady / spawn_ms:.2f}x the bare spawn"
-        )
-        size_kb = (run_dir / "results.json").stat().st_size / 1024
-        print(
-            f"  results.json: {size_kb:.0f} KiB ({size_kb / n:.0f} KiB per record; each report "
-            "persists its dynamic rules)"
-        )
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    for tasks in options.tasks:
+        # A fresh process state per batch would be fairer still; a fresh home and a
+        # fresh plan cache are what a new batch sees, so each batch gets its own home.
+        root = Path(tempfile.mkdtemp(prefix="bg-bench-"))
+        try:
+            home = build_home(root, options.entries)
+            settle = inventory.RACY_WINDOW_NS / 1e9 + 0.1
+            time.sleep(settle)  # the leftovers are from an earlier run, not this second
+            figures = run_batch_timed(root, home, tasks, options.home_writes)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        report(figures, options.entries, options.home_writes)
+        print()
 
 
 if __name__ == "__main__":

@@ -224,3 +224,28 @@ def test_annotated_reports_equal_a_full_dump_while_sharing_the_rules(tmp_path: P
         assert list(record["cheating_report"]) == list(expected)
     shared = [r["cheating_report"]["dynamic_rules"] for r in records]
     assert shared[0] is shared[1] is shared[2]
+
+
+def test_an_extended_prefilter_names_the_same_candidates_as_a_fresh_one(tmp_path: Path) -> None:
+    """Guards against the incremental prefilter (a home that grows between tasks keeps
+    its compiled Sets and adds the new patterns) missing or inventing a candidate."""
+    from benchguard.detection._prefilter import build_prefilter
+
+    home = _home(tmp_path)
+    base = tuple(p for r in build_inventory_rules(home) for p in r.patterns)
+    (home / "fresh.md").write_text(f"{LINE_B}\n", encoding="utf-8")
+    grown = [p for r in build_inventory_rules(home) for p in r.patterns if p not in set(base)]
+    extra = (*grown, r"kubectl\s+get\s+secrets?", r"(?i)answer[_-]key")
+    extended = build_prefilter(base).extended(extra)
+    fresh = build_prefilter(base + extra)
+    assert extended.patterns == fresh.patterns and extended.index == fresh.index
+    texts = [
+        "cat ~/fresh.md",
+        f"{LINE_B}",
+        "kubectl get secret",
+        "ANSWER-KEY in $HOME/note-1.md",
+        f"{LINE_A} (2) and ~/old-dir",
+        "nothing here",
+    ]
+    for text in texts:
+        assert extended.candidates(text) == fresh.candidates(text), text

@@ -84,8 +84,9 @@ def test_round_trip_restores_every_report_exactly_and_stores_rules_once(tmp_path
 
     assert stored["schema_version"] == RESULTS_SCHEMA_VERSION == 2
     digest = ruleset_digest(rules)
-    assert list(stored[DYNAMIC_RULESETS_KEY]) == [digest]
-    assert len(stored[DYNAMIC_RULESETS_KEY][digest]) == len(rules)
+    table = stored[DYNAMIC_RULESETS_KEY]
+    assert table["sets"] == {digest: [[0, len(rules) - 1]]}
+    assert table["rules"] == [rule.model_dump(mode="json") for rule in rules]
     for on_disk in stored["records"][:3]:
         assert on_disk["cheating_report"][DYNAMIC_RULES_REF_KEY] == digest
         assert "dynamic_rules" not in on_disk["cheating_report"]
@@ -121,7 +122,32 @@ def test_the_file_is_the_same_json_value_as_the_generic_encoder_and_much_smaller
     assert len(compact) * 2 < len(inline)
     # One rule per line inside the table.
     table_lines = [line for line in compact.splitlines() if line.startswith('      {"id": ')]
-    assert len(table_lines) == len(document.to_json()[DYNAMIC_RULESETS_KEY].popitem()[1])
+    assert len(table_lines) == len(document.to_json()[DYNAMIC_RULESETS_KEY]["rules"])
+
+
+def test_lists_that_differ_by_a_rule_share_the_rest_of_the_table(tmp_path: Path) -> None:
+    """A changed home or a prompt-authorized entry changes a list by a rule or two; the
+    table keeps each distinct rule once and every list still comes back exactly."""
+    home = _home(tmp_path)
+    rules = build_inventory_rules(home)
+    (home / "new-leftover.md").write_text(f"{STALE_LINE} again\n", encoding="utf-8")
+    grown = build_inventory_rules(home)
+    filtered = tuple(r for r in rules if r.source != "old-run")
+    lists = [rules, grown, filtered, rules]
+    records = [_record(i, "cat ~/old-run/x") for i in range(len(lists))]
+    annotate_records(records, (), dynamic_rules_for=lambda i, r: lists[i])
+    before = copy.deepcopy(records)
+    stored = _write(tmp_path / "results.json", records)
+    table = stored[DYNAMIC_RULESETS_KEY]
+    assert len(table["rules"]) == len({r.id for r in grown})
+    assert len(table["sets"]) == 3
+    assert read_results(tmp_path / "results.json").records == before
+    assert [r["cheating_report"]["status"] for r in before] == [
+        "flagged",
+        "flagged",
+        "clean",
+        "flagged",
+    ]
 
 
 def test_schema_1_files_with_inline_rules_read_unchanged(tmp_path: Path) -> None:
@@ -153,8 +179,14 @@ def test_the_reference_list_layout_keeps_rules_inline(tmp_path: Path) -> None:
     ("edit", "message"),
     [
         (
-            lambda d: d[DYNAMIC_RULESETS_KEY].clear(),
+            lambda d: d[DYNAMIC_RULESETS_KEY]["sets"].clear(),
             "records[0]: cheating_report.dynamic_rules_ref",
+        ),
+        (
+            lambda d: d[DYNAMIC_RULESETS_KEY]["sets"].update(
+                {k: [[0, 10**6]] for k in d[DYNAMIC_RULESETS_KEY]["sets"]}
+            ),
+            "names no valid entry",
         ),
         (
             lambda d: d.update({DYNAMIC_RULESETS_KEY: []}),
@@ -223,4 +255,4 @@ def test_score_command_rescans_a_compact_file_with_each_records_stored_rules(
     ]
     assert rescored[1]["cheating_report"]["categories"] == ["prior-run-artifact"]
     written = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
-    assert len(written[DYNAMIC_RULESETS_KEY]) == 1
+    assert len(written[DYNAMIC_RULESETS_KEY]["sets"]) == 1

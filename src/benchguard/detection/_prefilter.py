@@ -52,6 +52,23 @@ class Prefilter:
                 found.update(ids[hit] for hit in hits)
         return frozenset(found)
 
+    def extended(self, extra: tuple[str, ...]) -> Prefilter:
+        """This prefilter plus ``extra`` (patterns it lacks) in Sets of their own.
+
+        Grouping never changes a pattern's candidates (each relaxed form is matched on
+        its own merits), so the result answers exactly as a fresh build over all the
+        patterns would, without recompiling the Sets already built.
+        """
+        added = build_prefilter(extra)
+        offset = len(self.patterns)
+        return Prefilter(
+            patterns=self.patterns + extra,
+            sets=self.sets
+            + tuple((compiled, tuple(i + offset for i in ids)) for compiled, ids in added.sets),
+            always=self.always | {i + offset for i in added.always},
+            index={**self.index, **{p: i + offset for p, i in added.index.items()}},
+        )
+
 
 @functools.lru_cache(maxsize=64)
 def build_prefilter(patterns: tuple[str, ...]) -> Prefilter:

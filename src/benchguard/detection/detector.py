@@ -504,19 +504,37 @@ _MAX_PLANS = 64
 
 _RECENT_PREFILTERS: list[Prefilter] = []
 _MAX_RECENT_PREFILTERS = 4
+# A recent prefilter lacking at most this many of a ruleset's patterns is extended
+# rather than rebuilt; one that has grown to this many Sets is rebuilt in one piece.
+_MAX_EXTENSION_PATTERNS = 256
+_MAX_EXTENDED_SETS = 24
 
 
 def _reusable_prefilter(patterns: tuple[str, ...]) -> Prefilter:
-    """A recent prefilter covering ``patterns``, else a new one.
+    """A recent prefilter covering ``patterns``, one extended to cover them, or a new one.
 
     Per-record prompt authorization drops a few inventory rules, so consecutive records
     use subsets of one pattern list; a prefilter over a superset answers for a subset
-    (candidates of patterns a ruleset lacks belong to no rule and are ignored).
+    (candidates of patterns a ruleset lacks belong to no rule and are ignored). A home
+    that changes between tasks adds a few patterns: the recent Sets are kept and only
+    the new patterns are compiled.
     """
+    best: tuple[Prefilter, tuple[str, ...]] | None = None
     for recent in _RECENT_PREFILTERS:
-        if all(pattern in recent.index for pattern in patterns):
+        missing = tuple(dict.fromkeys(p for p in patterns if p not in recent.index))
+        if not missing:
             return recent
-    built = build_prefilter(patterns)
+        if best is None or len(missing) < len(best[1]):
+            best = (recent, missing)
+    if (
+        best is not None
+        and len(best[1]) <= _MAX_EXTENSION_PATTERNS
+        and len(best[1]) * 4 <= len(patterns)
+        and len(best[0].sets) < _MAX_EXTENDED_SETS
+    ):
+        built = best[0].extended(best[1])
+    else:
+        built = build_prefilter(patterns)
     _RECENT_PREFILTERS.insert(0, built)
     del _RECENT_PREFILTERS[_MAX_RECENT_PREFILTERS:]
     return built

@@ -264,7 +264,7 @@ def run_batch(
     if settings.integrity.detect:
         errors += integrity.annotate(records, static_rules, inventories)
     manifest = batch_manifest(settings, run_dir, now)
-    _write_results(run_dir, records, manifest)
+    write_results(run_dir, records, manifest)
     errors += publish(records, settings, run_dir, manifest, time.monotonic() - started)
     return BatchResult(run_dir=run_dir, records=records, errors=errors)
 
@@ -281,7 +281,7 @@ def batch_manifest(settings: BatchSettings, run_dir: Path, now: datetime) -> Man
     )
 
 
-def _write_results(run_dir: Path, records: list[dict[str, Any]], manifest: Manifest) -> None:
+def write_results(run_dir: Path, records: list[dict[str, Any]], manifest: Manifest) -> None:
     document = results_document(records, run_id=manifest.run_id, t=manifest.t, manifest=manifest)
     write_text_atomic(run_dir / RESULTS_FILE, dumps(document.to_json()))
 
@@ -303,7 +303,7 @@ def publish(
         errors += score_records(records, judge=settings.judge)
     except Exception as exc:
         errors.append(f"scoring failed: {type(exc).__name__}: {exc}")
-    _write_results(run_dir, records, manifest)
+    write_results(run_dir, records, manifest)
     try:
         rows = [row.to_json() for row in build_rows(records, manifest)]
         write_text_atomic(run_dir / ROWS_FILE, dumps(rows))

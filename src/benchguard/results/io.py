@@ -6,13 +6,15 @@ is read too, and a rewrite keeps the layout it was read in. Every write goes to 
 temporary file in the target directory and is renamed into place; a batch of files is
 staged completely before the first rename, so a failure leaves the old files untouched.
 
-Schema 2 stores each distinct list of a report's ``dynamic_rules`` once, in the
-run-level ``dynamic_rulesets`` table keyed by its ruleset digest, and each report names
-its list with ``dynamic_rules_ref`` instead: with a home of a thousand leftovers every
-record carries the same ~1,900 rules, which would otherwise be most of the file. This
-is an on-disk shape only: :func:`read_results` (and the results importer, through
-:func:`inflate_records`) puts every list back, so in memory a report is a
-``CheatingReport`` dump as before. Schema 1 files (rules inline) are read as they are.
+Schema 2 stores reports' ``dynamic_rules`` once per run, in the run-level
+``dynamic_rulesets`` table: ``rules`` (every distinct rule once) and ``sets`` (each
+distinct list, keyed by its ruleset digest, as ``[first, last]`` spans over ``rules``);
+each report names its list with ``dynamic_rules_ref`` instead. With a home of a
+thousand leftovers every record carries ~1,900 rules, nearly the same from record to
+record, which would otherwise be most of the file. This is an on-disk shape only:
+:func:`read_results` (and the results importer, through :func:`inflate_records`) puts
+every list back, so in memory a report is a ``CheatingReport`` dump as before. Schema
+1 files (rules inline) are read as they are.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def results_document(
     )
 
 
-def compact_records(records: list[Any]) -> tuple[list[Any], dict[str, list[Any]]]:
+def compact_records(records: list[Any]) -> tuple[list[Any], dict[str, Any]]:
     """``records`` with each report's dynamic rules replaced by a reference, and the table.
 
     A report whose ``dynamic_rules`` is a non-empty list gets ``dynamic_rules_ref``
@@ -100,8 +102,7 @@ def compact_records(records: list[Any]) -> tuple[list[Any], dict[str, list[Any]]
     else (no report, an empty list, a malformed report) is kept as it is. Records and
     reports that change are shallow copies; the input is not modified.
     """
-    table: dict[str, list[Any]] = {}
-    digests = _DigestMemo()
+    table = _RulesTable()
     compacted: list[Any] = []
     for record in records:
         report = record.get(_REPORT_KEY) if isinstance(record, dict) else None
@@ -109,8 +110,7 @@ def compact_records(records: list[Any]) -> tuple[list[Any], dict[str, list[Any]]
         if not isinstance(report, dict) or not isinstance(rules, list) or not rules:
             compacted.append(record)
             continue
-        digest = digests.of_list(rules)
-        table.setdefault(digest, rules)
+        digest = table.add(rules)
         stored = {
             (DYNAMIC_RULES_REF_KEY if key == _DYNAMIC_RULES_KEY else key): (
                 digest if key == _DYNAMIC_RULES_KEY else value
@@ -118,7 +118,7 @@ def compact_records(records: list[Any]) -> tuple[list[Any], dict[str, list[Any]]
             for key, value in report.items()
         }
         compacted.append({**record, _REPORT_KEY: stored})
-    return compacted, table
+    return compacted, table.to_json()
 
 
 def inflate_records(records: list[Any], table: Any) -> list[tuple[int, str]]:
@@ -126,32 +126,57 @@ def inflate_records(records: list[Any], table: Any) -> list[tuple[int, str]]:
 
     Returns ``(position, message)`` for each record whose reference cannot be resolved
     (its report is left as stored); records without a reference are untouched. Records
-    that name the same list share one list object: treat stored rules as read-only.
+    that name the same list share one list object, and lists share rule objects: treat
+    stored rules as read-only.
     """
     problems: list[tuple[int, str]] = []
-    rulesets = table if isinstance(table, dict) else {}
+    rules = table.get("rules") if isinstance(table, dict) else None
+    sets = table.get("sets") if isinstance(table, dict) else None
+    expanded: dict[str, list[Any] | None] = {}
     for index, record in enumerate(records):
         report = record.get(_REPORT_KEY) if isinstance(record, dict) else None
         if not isinstance(report, dict) or DYNAMIC_RULES_REF_KEY not in report:
             continue
         ref = report[DYNAMIC_RULES_REF_KEY]
-        rules = rulesets.get(ref) if isinstance(ref, str) else None
-        if not isinstance(rules, list):
+        resolved = None
+        if isinstance(ref, str):
+            if ref not in expanded:
+                spans = sets.get(ref) if isinstance(sets, dict) else None
+                expanded[ref] = _expand(spans, rules if isinstance(rules, list) else [])
+            resolved = expanded[ref]
+        if resolved is None:
             problems.append(
                 (
                     index,
-                    f"{_REPORT_KEY}.{DYNAMIC_RULES_REF_KEY} {ref!r} names no list in the "
-                    f"file's '{DYNAMIC_RULESETS_KEY}' table",
+                    f"{_REPORT_KEY}.{DYNAMIC_RULES_REF_KEY} {ref!r} names no valid entry in "
+                    f"the file's '{DYNAMIC_RULESETS_KEY}.sets' table",
                 )
             )
             continue
         record[_REPORT_KEY] = {
             (_DYNAMIC_RULES_KEY if key == DYNAMIC_RULES_REF_KEY else key): (
-                rules if key == DYNAMIC_RULES_REF_KEY else value
+                resolved if key == DYNAMIC_RULES_REF_KEY else value
             )
             for key, value in report.items()
         }
     return problems
+
+
+def _expand(spans: Any, rules: list[Any]) -> list[Any] | None:
+    """The rules a list of ``[first, last]`` spans names; ``None`` if any span is bad."""
+    if not isinstance(spans, list) or not spans:
+        return None
+    out: list[Any] = []
+    for span in spans:
+        if (
+            not isinstance(span, list)
+            or len(span) != 2
+            or not all(isinstance(i, int) and not isinstance(i, bool) for i in span)
+            or not 0 <= span[0] <= span[1] < len(rules)
+        ):
+            return None
+        out.extend(rules[span[0] : span[1] + 1])
+    return out
 
 
 def dynamic_rules_digest(rules: list[Any]) -> str:
@@ -160,63 +185,93 @@ def dynamic_rules_digest(rules: list[Any]) -> str:
     For rules dumped from ``Rule`` models this equals the detector's ruleset digest of
     the same rules.
     """
-    return _DigestMemo().of_list(rules)
+    return _RulesTable().add(rules)
 
 
-class _DigestMemo:
-    """Digests within one write: each list and each rule object is encoded once.
+class _RulesTable:
+    """The run-level table being written: distinct rules once, each list as spans.
 
-    Keys are object ids, valid because the records holding the objects outlive the
-    memo. The detector hands every record with the same rules the same objects, so a
-    batch costs one encoding per distinct rule, not one per record.
+    Rule lists of one run overlap almost entirely (a home changes by an entry or two
+    between tasks; prompt authorization drops a rule or two), so each list is stored as
+    ``[first, last]`` spans over the table of distinct rules, in list order. Memos are
+    keyed by object id, valid because the records holding the objects outlive the
+    table; the detector gives records with the same rules the same objects, so a batch
+    costs one encoding per distinct rule, not one per record.
     """
 
     def __init__(self) -> None:
-        self._lists: dict[int, str] = {}
-        self._rules: dict[int, str] = {}
+        self.rules: list[Any] = []
+        self.sets: dict[str, list[list[int]]] = {}
+        self._position: dict[str, int] = {}
+        self._rule_memo: dict[int, tuple[str, int]] = {}
+        self._list_memo: dict[int, str] = {}
 
-    def of_list(self, rules: list[Any]) -> str:
-        digest = self._lists.get(id(rules))
-        if digest is None:
-            canonical = "[" + ",".join(self._canonical(rule) for rule in rules) + "]"
-            digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-            self._lists[id(rules)] = digest
+    def add(self, rules: list[Any]) -> str:
+        digest = self._list_memo.get(id(rules))
+        if digest is not None:
+            return digest
+        canonical: list[str] = []
+        spans: list[list[int]] = []
+        for rule in rules:
+            text, position = self._rule(rule)
+            canonical.append(text)
+            if spans and spans[-1][1] + 1 == position:
+                spans[-1][1] = position
+            else:
+                spans.append([position, position])
+        body = "[" + ",".join(canonical) + "]"
+        digest = "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
+        self.sets.setdefault(digest, spans)
+        self._list_memo[id(rules)] = digest
         return digest
 
-    def _canonical(self, rule: Any) -> str:
-        text = self._rules.get(id(rule))
-        if text is None:
+    def _rule(self, rule: Any) -> tuple[str, int]:
+        memo = self._rule_memo.get(id(rule))
+        if memo is None:
             text = json.dumps(rule, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            self._rules[id(rule)] = text
-        return text
+            position = self._position.get(text)
+            if position is None:
+                position = self._position[text] = len(self.rules)
+                self.rules.append(rule)
+            memo = self._rule_memo[id(rule)] = (text, position)
+        return memo
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rules": self.rules, "sets": self.sets}
 
 
 def dumps(data: Any) -> str:
     """Stable JSON text: two-space indent, UTF-8 kept, trailing newline.
 
-    A results document's ``dynamic_rulesets`` table goes last, one rule per line:
-    indenting thousands of small rule objects field by field is slow to write and
-    long to read.
+    A results document's ``dynamic_rulesets`` table goes last, one rule (and one set)
+    per line: indenting thousands of small rule objects field by field is slow to write
+    and long to read.
     """
     if isinstance(data, dict):
         table = data.get(DYNAMIC_RULESETS_KEY)
-        if isinstance(table, dict) and table and all(isinstance(v, list) for v in table.values()):
+        if (
+            isinstance(table, dict)
+            and set(table) == {"rules", "sets"}
+            and isinstance(table["rules"], list)
+            and isinstance(table["sets"], dict)
+            and table["rules"]
+        ):
             head = {key: value for key, value in data.items() if key != DYNAMIC_RULESETS_KEY}
             text = json.dumps(head, indent=2, ensure_ascii=False)[:-2] if head else "{"
             separator = ",\n" if head else "\n"
-            return (
-                f"{text}{separator}  {json.dumps(DYNAMIC_RULESETS_KEY)}: {_table_text(table)}\n}}\n"
-            )
+            key = json.dumps(DYNAMIC_RULESETS_KEY)
+            return f"{text}{separator}  {key}: {_table_text(table)}\n}}\n"
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _table_text(table: dict[str, list[Any]]) -> str:
-    entries = []
-    for key, rules in table.items():
-        lines = ",\n".join("      " + json.dumps(rule, ensure_ascii=False) for rule in rules)
-        body = f"[\n{lines}\n    ]" if rules else "[]"
-        entries.append(f"    {json.dumps(key, ensure_ascii=False)}: {body}")
-    return "{\n" + ",\n".join(entries) + "\n  }"
+def _table_text(table: dict[str, Any]) -> str:
+    rules = ",\n".join("      " + json.dumps(rule, ensure_ascii=False) for rule in table["rules"])
+    sets = ",\n".join(
+        f"      {json.dumps(key, ensure_ascii=False)}: {json.dumps(spans)}"
+        for key, spans in table["sets"].items()
+    )
+    sets_text = "{\n" + sets + "\n    }" if sets else "{}"
+    return f'{{\n    "rules": [\n{rules}\n    ],\n    "sets": {sets_text}\n  }}'
 
 
 def read_json(path: Path) -> Any:
@@ -264,8 +319,16 @@ def read_results(path: Path) -> ResultsDocument:
             f"(up to {RESULTS_SCHEMA_VERSION}); upgrade benchguard",
         )
     table = data.get(DYNAMIC_RULESETS_KEY)
-    if table is not None and not isinstance(table, dict):
-        raise ResultsFileError(path, f"the '{DYNAMIC_RULESETS_KEY}' field is not an object")
+    if table is not None and not (
+        isinstance(table, dict)
+        and isinstance(table.get("rules"), list)
+        and isinstance(table.get("sets"), dict)
+    ):
+        raise ResultsFileError(
+            path,
+            f"the '{DYNAMIC_RULESETS_KEY}' field is not an object with a 'rules' list and "
+            "a 'sets' object",
+        )
     problems = inflate_records(records, table)
     if problems:
         # Rescanning such a record without its leftover rules could clear a cheat.
