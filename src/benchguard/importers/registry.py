@@ -2,7 +2,8 @@
 
 Detection looks at bytes, never at the extension alone: a zip holding ``header.json``
 or ``samples/`` is an Inspect ``.eval``; otherwise the first JSON line (or, for a
-pretty-printed document, the whole document) is matched against each format's
+pretty-printed document, the whole document; or, when neither decodes, the first of the
+next few lines that decodes to an object) is matched against each format's
 distinguishing keys, most specific first.
 """
 
@@ -12,7 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from benchguard.importers import (
     claude_code,
@@ -25,8 +26,12 @@ from benchguard.importers import (
 from benchguard.importers.eval_zip import is_zip
 from benchguard.importers.transcript import ImportedFile, UnreadableLogError
 
-# A first line longer than this is not sniffed line-wise; the document is parsed whole.
+# A line longer than this is not sniffed line-wise; the document is parsed whole.
 _MAX_SNIFF_LINE = 64 * 1024 * 1024
+# How many non-blank lines are tried when the first one does not decode.
+SNIFF_LINES = 32
+# Marks "did not decode" (JSON ``null`` decodes to None).
+_UNDECODABLE: Any = object()
 
 
 @dataclass(frozen=True)
@@ -79,37 +84,92 @@ def formats_help() -> str:
 
 
 def detect_format(path: Path) -> str:
-    """The name of the format ``path`` is in; raises :class:`UnknownFormatError`."""
+    """The name of the format ``path`` is in; raises :class:`UnknownFormatError`.
+
+    One undecodable line must not hide a JSONL file's format (its valid records are
+    still to be scanned), so when neither the first line nor the whole document parses,
+    the first of the next :data:`SNIFF_LINES` lines that decodes to an object decides.
+    """
     try:
         if is_zip(path):
             if inspect_eval.archive_is_eval_log(path):
                 return inspect_eval.FORMAT_NAME
             raise _unknown(path, "a zip archive that is not an Inspect .eval log")
         with path.open("rb") as handle:
-            first = handle.readline(_MAX_SNIFF_LINE).lstrip(b"\xef\xbb\xbf \t\r\n")
-            if not first:
-                first = handle.read(4096).lstrip()
+            first = _first_nonblank_line(handle)
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
-    if first.startswith(b"["):
-        return results_json.FORMAT_NAME
-    if not first.startswith(b"{"):
-        raise _unknown(path, "not JSON")
-    try:
-        document: Any = json.loads(first)
-        whole_line = True
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        whole_line = False
-    if not whole_line:
+    if not first:
+        raise _unknown(path, "empty")
+    document = _decode(first)
+    if document is _UNDECODABLE and first.startswith((b"{", b"[")):
+        # A pretty-printed document: its first line is just ``{`` or ``[``.
         try:
             document = json.loads(path.read_bytes())
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise _unknown(path, f"neither JSON lines nor a JSON document ({exc})") from exc
+        except OSError as exc:
+            raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            document = _UNDECODABLE
+    if not isinstance(document, dict | list):
+        document = _first_decodable_line(path)
+    if document is _UNDECODABLE:
+        if first.startswith(b"["):
+            # The benchguard reader names the exact JSON error and position.
+            return results_json.FORMAT_NAME
+        raise _unknown(
+            path, f"not JSON: none of the first {SNIFF_LINES} lines decodes to a JSON object"
+        )
+    if isinstance(document, list):
+        return results_json.FORMAT_NAME
     name = _match_document(document)
     if name is None:
         keys = sorted(document)[:8] if isinstance(document, dict) else []
         raise _unknown(path, f"unrecognised JSON object (keys: {', '.join(keys)})")
     return name
+
+
+def _first_nonblank_line(handle: BinaryIO) -> bytes:
+    for _ in range(SNIFF_LINES):
+        line = handle.readline(_MAX_SNIFF_LINE)
+        if not line:
+            return b""
+        stripped = line.lstrip(b"\xef\xbb\xbf").strip()
+        if stripped:
+            return stripped
+    return b""
+
+
+def _decode(line: bytes) -> Any:
+    """The JSON value on one line, or :data:`_UNDECODABLE`."""
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return _UNDECODABLE
+
+
+def _first_decodable_line(path: Path) -> Any:
+    """The first object (or list) among the first :data:`SNIFF_LINES` non-blank lines.
+
+    Scalars are passed over like undecodable lines: neither says what format the
+    records beside them are in.
+    """
+    try:
+        with path.open("rb") as handle:
+            seen = 0
+            while seen < SNIFF_LINES:
+                line = handle.readline(_MAX_SNIFF_LINE)
+                if not line:
+                    break
+                stripped = line.lstrip(b"\xef\xbb\xbf").strip()
+                if not stripped:
+                    continue
+                seen += 1
+                value = _decode(stripped)
+                if isinstance(value, dict | list):
+                    return value
+    except OSError as exc:
+        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+    return _UNDECODABLE
 
 
 def _match_document(document: Any) -> str | None:

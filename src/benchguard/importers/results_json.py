@@ -23,11 +23,14 @@ from benchguard.importers.transcript import ImportedFile, UnreadableLogError
 from benchguard.results.io import DYNAMIC_RULESETS_KEY, inflate_records
 
 FORMAT_NAME = "benchguard"
-_RECORD_KEYS = frozenset({"trajectory", "cheating_report"})
+# The reference's record shape is ``{input, output, trajectory, ...}``; any one of these
+# keys (or a stored report) marks a record. Every other format is matched first, by
+# keys of its own, so this never claims an Inspect sample or a Claude Code line.
+_RECORD_KEYS = frozenset({"trajectory", "output", "input", "cheating_report"})
 
 
 def looks_like_record(document: object) -> bool:
-    """One of our records: a ``trajectory`` list (or a stored ``cheating_report``)."""
+    """One of our records: ``trajectory`` (a list), ``output``, ``input`` or a report."""
     return (
         isinstance(document, dict)
         and bool(_RECORD_KEYS & document.keys())
@@ -49,10 +52,17 @@ def import_file(path: Path) -> ImportedFile:
             head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
-    if head.startswith(b"["):
-        return _import_document(path)
-    if head.startswith(b"{") and not _first_line_is_json(path):
-        return _import_document(path)
+    if head.startswith(b"[") or (head.startswith(b"{") and not _first_line_is_json(path)):
+        try:
+            return _import_document(path)
+        except UnreadableLogError:
+            # JSONL whose first line is broken: the records beside it still count.
+            # (A broken pretty-printed document is not JSONL: its lone ``{}`` lines
+            # are no records, so it keeps the document's error.)
+            lines = _import_lines(path)
+            if any(looks_like_record(record) for record in lines.records):
+                return lines
+            raise
     return _import_lines(path)
 
 
