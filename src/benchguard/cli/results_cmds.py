@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from rich.table import Table
 from rich.text import Text
 
+from benchguard.cli._inputs import collect_inputs
 from benchguard.cli._output import plain_console, print_error, print_warning
 from benchguard.detection.models import CheatingReport, Rule
 from benchguard.engines import ENGINE_NAMES, EngineUnavailableError
@@ -152,8 +153,10 @@ def score(
     except ResultsFileError as exc:
         raise _fail(str(exc)) from None
 
-    files, bad = collect_results_files(results, exclude=out_dir)
-    inputs = _read_inputs(files, bad)
+    # A directory under -o is not walked: a second run must not score its own outputs.
+    found = collect_inputs(results, _is_results_file, exclude=out_dir)
+    bad = [f"{path}: no {RESULTS_FILENAME} files found" for path in found.empty_dirs]
+    inputs = _read_inputs([item.path for item in found.files], bad)
     inputs = _assign_targets(inputs, out_dir, bad)
     if not inputs:
         for message in bad:
@@ -220,43 +223,10 @@ def score(
         raise typer.Exit(code=1)
 
 
-def collect_results_files(
-    paths: Sequence[Path], *, exclude: Path | None = None
-) -> tuple[list[Path], list[str]]:
-    """The results files to score, in order, without repeats; and the paths that gave none.
-
-    A named file is taken whatever its name (reading it reports any problem). A directory
-    is walked recursively in sorted order for files named results.json, skipping hidden
-    entries and anything under ``exclude`` (the output directory, so a second run does
-    not score its own outputs); rows.json and manifest.json are never picked.
-    """
-    skip = Path(os.path.abspath(exclude)) if exclude is not None else None
-    files: list[Path] = []
-    problems: list[str] = []
-    seen: set[Path] = set()
-
-    def add(path: Path) -> None:
-        key = Path(os.path.abspath(path))
-        if key not in seen:
-            seen.add(key)
-            files.append(path)
-
-    for path in paths:
-        if not path.is_dir():
-            add(path)
-            continue
-        found = [
-            candidate
-            for candidate in sorted(path.rglob(RESULTS_FILENAME))
-            if candidate.is_file()
-            and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
-            and (skip is None or not Path(os.path.abspath(candidate)).is_relative_to(skip))
-        ]
-        if not found:
-            problems.append(f"{path}: no {RESULTS_FILENAME} files found")
-        for candidate in found:
-            add(candidate)
-    return files, problems
+def _is_results_file(path: Path) -> bool:
+    """Whether a file found by walking a directory is one to score (never the
+    rows.json/manifest.json a previous run wrote beside it)."""
+    return path.name == RESULTS_FILENAME
 
 
 def _read_inputs(files: Sequence[Path], bad: list[str]) -> list[_ScoreInput]:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from benchguard.cli._inputs import collect_inputs
 from benchguard.cli._output import labelled, plain_console, print_error, print_warning
 from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset
 from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, FileScan, scan_files
@@ -39,35 +40,9 @@ def register(app: typer.Typer) -> None:
     app.command(name="scan")(scan)
 
 
-def collect_files(paths: list[Path]) -> tuple[list[tuple[str, bool]], list[str]]:
-    """Files to scan, each with whether it was named explicitly; and missing paths.
-
-    Directories are walked recursively in sorted order, skipping hidden entries, files
-    without a log suffix and the harness's rows.json/manifest.json.
-    """
-    files: list[tuple[str, bool]] = []
-    missing: list[str] = []
-    seen: set[str] = set()
-    for path in paths:
-        if path.is_dir():
-            for found in sorted(path.rglob("*")):
-                relative = found.relative_to(path).parts
-                if (
-                    found.is_file()
-                    and not any(part.startswith(".") for part in relative)
-                    and found.suffix in WALK_SUFFIXES
-                    and found.name not in WALK_SKIP_NAMES
-                    and str(found) not in seen
-                ):
-                    seen.add(str(found))
-                    files.append((str(found), False))
-        elif path.is_file():
-            if str(path) not in seen:
-                seen.add(str(path))
-                files.append((str(path), True))
-        else:
-            missing.append(f"{path}: no such file or directory")
-    return files, missing
+def _is_log_file(path: Path) -> bool:
+    """Whether a file found by walking a directory is one to scan."""
+    return path.suffix in WALK_SUFFIXES and path.name not in WALK_SKIP_NAMES
 
 
 def scan(
@@ -145,11 +120,17 @@ def scan(
     except RulesetError as exc:
         # An unknown profile's message already lists the built-in ones.
         raise _fail(err, str(exc)) from None
-    files, missing = collect_files(paths)
-    named = {path for path, explicit in files if explicit}
+    inputs = collect_inputs(paths, _is_log_file).files
+    missing = [
+        f"{item.path}: no such file or directory"
+        for item in inputs
+        if item.named and not item.path.is_file()
+    ]
+    files = [str(item.path) for item in inputs if not item.named or item.path.is_file()]
+    named = {str(item.path) for item in inputs if item.named}
     try:
         scans = scan_files(
-            [path for path, _ in files],
+            files,
             rules,
             format_name=format_name,
             engine="dask" if engine == "dask" else "serial",
