@@ -38,6 +38,7 @@ from benchguard.detection.models import (
     ScanCounts,
 )
 from benchguard.detection.rules import ruleset_digest
+from benchguard.detection.stored_status import is_marked_incomplete, stored_status
 from benchguard.detection.surfaces import (
     Surface,
     dict_entries,
@@ -212,9 +213,12 @@ def report_from_record(record: Mapping[str, Any]) -> CheatingReport | None:
     """The stored report of ``record``, parsed leniently; ``None`` if there is none.
 
     Lenient means: invalid findings are dropped one by one, junk categories are
-    ignored, and an inconsistent report errs towards flagged (a "clean" report that
-    carries findings or says it is incomplete reads as flagged). ``None`` only when
-    there is no report, it is ``{}``, or its status is not a known status.
+    ignored, and an inconsistent report errs towards flagged exactly as the integrity
+    gate reads it (:func:`~benchguard.detection.stored_status.stored_status`): a
+    ``clean``, ``no_data`` or unknown-status report that carries findings or
+    categories of any shape, or a truthy ``incomplete`` mark, reads as flagged.
+    ``None`` only when there is no report, it is ``{}``, or its status is unknown and
+    it carries no evidence.
     """
     if not isinstance(record, Mapping):
         return None
@@ -222,16 +226,17 @@ def report_from_record(record: Mapping[str, Any]) -> CheatingReport | None:
     if not isinstance(raw, Mapping) or not raw:
         return None
     try:
-        return CheatingReport.model_validate(dict(raw))
+        report = CheatingReport.model_validate(dict(raw))
     except (ValidationError, TypeError, ValueError):
-        pass
-    return lenient_report(raw)
+        return lenient_report(raw)
+    # The model accepts e.g. no_data beside findings; the stored status must agree.
+    return report if report.status == stored_status(raw) else lenient_report(raw)
 
 
 def lenient_report(raw: Mapping[str, Any]) -> CheatingReport | None:
     """Best-effort report from a stored mapping; see :func:`report_from_record`."""
-    status = raw.get("status")
-    if status not in ("flagged", "clean", "no_data"):
+    status = stored_status(raw)
+    if status is None:
         return None
     findings = tuple(_valid_items(raw.get("findings"), Finding))
     dynamic = tuple(_valid_items(raw.get("dynamic_rules"), Rule))
@@ -242,13 +247,9 @@ def lenient_report(raw: Mapping[str, Any]) -> CheatingReport | None:
         categories |= {c for c in stored_categories if isinstance(c, str) and c}
     elif isinstance(stored_categories, str) and stored_categories:
         categories.add(stored_categories)
-    incomplete = raw.get("incomplete") is True
+    incomplete = is_marked_incomplete(raw)
     if incomplete:
         categories.add(SCAN_INCOMPLETE_CATEGORY)
-    if status == "clean" and (findings or incomplete):
-        status = "flagged"
-    if status == "no_data" and (findings or incomplete):
-        status = "flagged"
     if status != "flagged":
         categories = set()
         findings = ()
@@ -498,7 +499,9 @@ class _Plan:
     notes: tuple[str, ...]
 
 
-_PLANS: dict[int, _Plan] = {}
+# Keyed by the rule objects' identities; the plan keeps the rules alive, so an id
+# cannot be reused while its plan is cached (and the lookup re-checks identity anyway).
+_PLANS: dict[tuple[int, ...], _Plan] = {}
 _MAX_PLANS = 64
 
 
@@ -542,7 +545,7 @@ def _reusable_prefilter(patterns: tuple[str, ...]) -> Prefilter:
 
 def _plan(rules: tuple[Rule, ...]) -> _Plan:
     """The plan for ``rules``, remembered by the identity of the rule objects."""
-    key = hash(tuple(id(rule) for rule in rules))
+    key = tuple(id(rule) for rule in rules)
     cached = _PLANS.get(key)
     if (
         cached is not None

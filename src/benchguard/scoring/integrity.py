@@ -17,9 +17,10 @@ published ``integrityStatus`` cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
-from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY
+from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, ReportStatus
+from benchguard.detection.stored_status import is_marked_incomplete, stored_status
 from benchguard.scoring.text import sanitize_text
 
 MAX_NAMED_CATEGORIES = 5
@@ -28,8 +29,7 @@ _CATEGORY_CAP = 60
 CLEAN_REASON = "no access to benchmark material detected"
 
 
-GateStatus = Literal["clean", "flagged", "no_data"]
-_KNOWN_STATUSES: tuple[GateStatus, ...] = ("clean", "flagged", "no_data")
+GateStatus = ReportStatus
 
 
 def gate_status(report: Any) -> GateStatus | None:
@@ -39,35 +39,11 @@ def gate_status(report: Any) -> GateStatus | None:
     evidence. A report that is incomplete, lists findings or names categories is
     ``flagged`` whatever its status says (``clean``, ``no_data``, or something this
     version does not know, such as ``"FLAGGED"``): a verdict that contradicts its own
-    evidence, or cannot be read, fails closed.
+    evidence, or cannot be read, fails closed. The rule lives in the detection layer
+    (:func:`benchguard.detection.stored_status.stored_status`), which reads stored
+    reports back the same way.
     """
-    if not isinstance(report, Mapping):
-        return None
-    status = report.get("status")
-    if status not in _KNOWN_STATUSES:
-        return "flagged" if _carries_evidence(report) else None
-    if status != "flagged" and _carries_evidence(report):
-        return "flagged"
-    return status  # type: ignore[no-any-return]
-
-
-def _carries_evidence(report: Mapping[str, Any]) -> bool:
-    # Only an absent, null or false mark means "complete"; junk such as "yes" or 1 is
-    # read as incomplete. Any non-empty findings or categories value counts, whatever
-    # its shape: a clean verdict has none at all.
-    incomplete = report.get("incomplete")
-    if incomplete is not None and incomplete is not False:
-        return True
-    return any(_non_empty(report.get(key)) for key in ("findings", "categories"))
-
-
-def _non_empty(value: Any) -> bool:
-    if value is None or value is False:
-        return False
-    try:
-        return len(value) > 0
-    except TypeError:
-        return True  # a number or other scalar where a list belongs: junk, fail closed
+    return stored_status(report)
 
 
 def integrity_entry(report: Any) -> dict[str, Any] | None:
@@ -87,12 +63,7 @@ def integrity_entry(report: Any) -> dict[str, Any] | None:
 def flagged_reason(report: Mapping[str, Any]) -> str:
     """Name up to five categories and the finding count; never quote an excerpt."""
     categories = _category_names(report.get("categories"))
-    incomplete = report.get("incomplete")
-    if (
-        incomplete is not None
-        and incomplete is not False
-        and SCAN_INCOMPLETE_CATEGORY not in categories
-    ):
+    if is_marked_incomplete(report) and SCAN_INCOMPLETE_CATEGORY not in categories:
         categories.append(SCAN_INCOMPLETE_CATEGORY)
     findings = report.get("findings")
     count = (

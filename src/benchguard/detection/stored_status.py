@@ -1,0 +1,61 @@
+"""The status a stored (possibly malformed) cheating report stands for, read fail-closed.
+
+A persisted report is untrusted input: an older version, a hand edit or a bug can leave
+``status: clean`` beside findings. One predicate decides what such a report means, so
+the detector's lenient reader, the integrity gate and the published row cannot
+disagree: whatever its ``status`` says (``clean``, ``no_data`` or a value this version
+does not know), a report that lists findings, names categories or carries an
+``incomplete`` mark is flagged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from benchguard.detection.models import ReportStatus
+
+KNOWN_STATUSES: tuple[ReportStatus, ...] = ("clean", "flagged", "no_data")
+
+
+def stored_status(report: Any) -> ReportStatus | None:
+    """The status ``report`` stands for; ``None`` when there is no usable verdict.
+
+    ``None`` for a non-object, ``{}`` or an unknown ``status`` that carries no
+    evidence. Otherwise ``flagged`` when the report carries evidence
+    (:func:`carries_evidence`), else its own known status.
+    """
+    if not isinstance(report, Mapping):
+        return None
+    status = report.get("status")
+    if carries_evidence(report):
+        return "flagged"
+    for known in KNOWN_STATUSES:
+        if status == known:
+            return known
+    return None
+
+
+def carries_evidence(report: Mapping[str, Any]) -> bool:
+    """Findings, categories (any non-empty shape) or an incomplete mark are present."""
+    return is_marked_incomplete(report) or any(
+        _non_empty(report.get(key)) for key in ("findings", "categories")
+    )
+
+
+def is_marked_incomplete(report: Mapping[str, Any]) -> bool:
+    # Only an absent, null or false mark means "complete"; junk such as "yes" or 1 is
+    # read as incomplete.
+    incomplete = report.get("incomplete")
+    return incomplete is not None and incomplete is not False
+
+
+def _non_empty(value: Any) -> bool:
+    # A clean verdict has no findings or categories at all, so any non-empty value
+    # counts whatever its shape.
+    if value is None or value is False:
+        return False
+    try:
+        return len(value) > 0
+    except TypeError:
+        return True  # a number or other scalar where a list belongs: junk, fail closed
