@@ -89,3 +89,24 @@ def test_import_file_builds_one_record_with_source(fixtures: Path) -> None:
     assert record["source"]["format"] == "claude-code"
     assert record["source"]["path"] == str(path)
     assert len(record["trajectory"]) == 3
+
+
+def test_a_line_past_the_json_decoders_limits_costs_only_itself() -> None:
+    """Guards against a syntactically valid line the decoder refuses (an integer of
+    thousands of digits, nesting deeper than the stack) raising out of the parser and
+    losing every readable step of the transcript."""
+    call = {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}
+            ],
+        },
+    }
+    huge_number = '{"type": "user", "n": ' + "9" * 5000 + "}"
+    deep = "[" * 100_000 + "]" * 100_000
+    parsed = parse_stream_json([huge_number, deep, json.dumps(call)])
+    assert [s["args"] for s in parsed.trajectory] == [{"command": "ls"}]
+    assert [e.split(":")[0] for e in parsed.errors[:2]] == ["line 1", "line 2"]
+    assert "not readable JSON" in parsed.errors[0]

@@ -75,6 +75,20 @@ def test_verifiers_traces_one_record_per_episode(fixtures: Path) -> None:
     assert any("HarnessError" in e for e in second["import_errors"])
 
 
+def test_verifiers_line_past_the_json_decoders_limits_is_skipped_not_fatal(
+    tmp_path: Path, fixtures: Path
+) -> None:
+    """Guards against one episode line the JSON decoder refuses (an integer of thousands
+    of digits) aborting the import of every other episode in the file."""
+    lines = (fixtures / "verifiers_traces.jsonl").read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "traces.jsonl"
+    path.write_text("\n".join([lines[0], '{"traces": ' + "9" * 5000 + "}", *lines[1:]]) + "\n")
+    imported = verifiers_traces.import_file(path)
+    assert len(imported.records) == len(lines)
+    [problem] = imported.problems
+    assert problem.startswith(f"{path}: line 2: not readable JSON")
+
+
 def test_swe_agent_actions_and_observations(fixtures: Path) -> None:
     [record] = swe_agent.import_file(fixtures / "swe_agent.traj").records
     steps = record["trajectory"]

@@ -22,7 +22,7 @@ from typing import Any
 
 from benchguard.harness.agents.config import TrajectoryAdapter
 from benchguard.importers.claude_code import parse_stream_json
-from benchguard.importers.transcript import as_args
+from benchguard.importers.transcript import as_args, json_lines, make_step
 
 STATUSES = ("called", "completed", "error")
 # A runaway agent must not make the harness hold gigabytes: past this the rest of a
@@ -53,14 +53,10 @@ def parse_protocol_lines(lines: list[str]) -> tuple[list[dict[str, Any]], list[s
     """Our JSONL protocol: one ``{name, args, result, status}`` object per line."""
     steps: list[dict[str, Any]] = []
     errors: list[str] = []
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line:
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError as exc:
-            errors.append(f"trajectory line {number}: not valid JSON ({exc.msg})")
+    for line in json_lines(lines):
+        number, event = line.number, line.value
+        if line.error is not None:
+            errors.append(f"trajectory line {number}: {line.error}")
             continue
         if not isinstance(event, dict):
             errors.append(
@@ -84,14 +80,7 @@ def parse_protocol_lines(lines: list[str]) -> tuple[list[dict[str, Any]], list[s
         args = as_args(event.get("args"))
         if unknown:
             args = {**args, "_unknown": {k: event[k] for k in unknown}}
-        steps.append(
-            {
-                "name": name,
-                "args": args,
-                "result": _as_result(event.get("result")),
-                "status": status,
-            }
-        )
+        steps.append(make_step(name, args, _as_result(event.get("result")), status))
     return steps, errors
 
 

@@ -27,6 +27,7 @@ from benchguard.importers.transcript import (
     ParsedTranscript,
     StepStatus,
     UnreadableLogError,
+    json_lines,
     make_record,
     make_step,
     text_of,
@@ -39,14 +40,10 @@ _KNOWN_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event
 def parse_stream_json(lines: Iterable[str]) -> ParsedTranscript:
     """Read a stream-json transcript; bad lines go to ``errors`` (1-based line numbers)."""
     state = _State()
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line:
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError as exc:
-            state.errors.append(f"line {number}: not valid JSON ({exc.msg})")
+    for line in json_lines(lines):
+        number, event = line.number, line.value
+        if line.error is not None:
+            state.errors.append(f"line {number}: {line.error}")
             continue
         if not isinstance(event, dict):
             state.errors.append(f"line {number}: expected a JSON object, got {_kind(event)}")
@@ -63,20 +60,15 @@ def parse_stream_json(lines: Iterable[str]) -> ParsedTranscript:
 
 def is_claude_code(head_lines: list[str]) -> bool:
     """Content sniff: the first JSON line is a stream-json event."""
-    for raw in head_lines:
-        line = raw.strip()
-        if not line:
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            return False
-        return (
-            isinstance(event, dict)
-            and event.get("type") in _KNOWN_TYPES
-            and ("session_id" in event or "message" in event or "subtype" in event)
-        )
-    return False
+    first = next(json_lines(head_lines), None)
+    if first is None or first.error is not None:
+        return False
+    event = first.value
+    return (
+        isinstance(event, dict)
+        and event.get("type") in _KNOWN_TYPES
+        and ("session_id" in event or "message" in event or "subtype" in event)
+    )
 
 
 def import_file(path: Path) -> ImportedFile:

@@ -7,6 +7,7 @@ detector scans imported runs exactly as it scans our own ``results.json`` record
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
@@ -92,6 +93,36 @@ def text_of(content: Any) -> str:
             return str(content["text"])
         return json.dumps(content, sort_keys=True, default=str)
     return str(content)
+
+
+@dataclass(frozen=True)
+class JsonLine:
+    """One non-blank line of a JSON-lines file: its 1-based number, and the value it
+    holds or, when it is not JSON, why (``error``; ``value`` is then None)."""
+
+    number: int
+    value: Any = None
+    error: str | None = None
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[JsonLine]:
+    """Decode each non-blank line on its own, so one corrupt line (a killed writer's
+    last, a stray log message) costs only itself; blank lines are passed over."""
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield JsonLine(number, error=f"not valid JSON ({exc.msg})")
+            continue
+        except (ValueError, RecursionError) as exc:
+            # Valid syntax past the decoder's limits (an integer of over 4300 digits,
+            # nesting deeper than the stack): that line is lost, not the whole file.
+            yield JsonLine(number, error=f"not readable JSON ({type(exc).__name__}: {exc})")
+            continue
+        yield JsonLine(number, value)
 
 
 class UnreadableLogError(ValueError):

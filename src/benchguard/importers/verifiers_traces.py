@@ -11,12 +11,17 @@ access in a discarded branch still happened.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from benchguard.importers.chat import steps_from_messages
-from benchguard.importers.transcript import ImportedFile, UnreadableLogError, as_dict, make_record
+from benchguard.importers.transcript import (
+    ImportedFile,
+    UnreadableLogError,
+    as_dict,
+    json_lines,
+    make_record,
+)
 
 FORMAT_NAME = "verifiers"
 
@@ -30,13 +35,10 @@ def import_file(path: Path) -> ImportedFile:
     problems: list[str] = []
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    episode = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    problems.append(f"{path}: line {number}: not valid JSON ({exc.msg}), skipped")
+            for line in json_lines(handle):
+                number, episode = line.number, line.value
+                if line.error is not None:
+                    problems.append(f"{path}: line {number}: {line.error}, skipped")
                     continue
                 if not is_episode(episode):
                     problems.append(
