@@ -14,7 +14,6 @@ The run ends with a ``role: exit`` message whose ``extra`` holds ``exit_status``
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from benchguard.importers.transcript import (
     as_dict,
     make_record,
     make_step,
+    read_json_document,
     text_of,
 )
 
@@ -44,12 +44,7 @@ def looks_like_mini_swe_agent(document: object) -> bool:
 
 
 def import_file(path: Path) -> ImportedFile:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UnreadableLogError(
-            f"{path}: not a readable mini-swe-agent trajectory ({exc})"
-        ) from exc
+    document = read_json_document(path, what="mini-swe-agent trajectory")
     if not looks_like_mini_swe_agent(document):
         raise UnreadableLogError(
             f"{path}: not a mini-swe-agent trajectory (needs 'messages' and a "

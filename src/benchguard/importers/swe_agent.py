@@ -13,7 +13,6 @@ A step's tool name is the first word of its action (``str_replace_editor``, ``ca
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from benchguard.importers.transcript import (
     as_dict,
     make_record,
     make_step,
+    read_json_document,
     text_of,
 )
 
@@ -39,10 +39,7 @@ def looks_like_swe_agent(document: object) -> bool:
 
 
 def import_file(path: Path) -> ImportedFile:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UnreadableLogError(f"{path}: not a readable SWE-agent trajectory ({exc})") from exc
+    document = read_json_document(path, what="SWE-agent trajectory")
     if not looks_like_swe_agent(document):
         raise UnreadableLogError(
             f"{path}: not a SWE-agent trajectory (needs a 'trajectory' list of "

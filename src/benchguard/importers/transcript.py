@@ -129,6 +129,15 @@ class UnreadableLogError(ValueError):
     """A whole file cannot be read in the format asked for; the message names the file."""
 
 
+def read_json_document(path: Path, *, what: str) -> Any:
+    """The whole file as one JSON value; ``UnreadableLogError`` naming the file and
+    ``what`` it should have been when it cannot be read or decoded."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UnreadableLogError(f"{path}: not a readable {what} ({exc})") from exc
+
+
 @dataclass(frozen=True)
 class ImportedFile:
     """The records one file yielded, and what in it could not be read (by position)."""
