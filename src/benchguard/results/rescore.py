@@ -11,7 +11,9 @@ to a scan engine as one batch; :func:`rescore_records` then applies the verdicts
 record whose stored dynamic rules cannot be read, or whose per-record scan raises,
 keeps its stored report (never a silent clean), with the failure reported. A fresh
 verdict that is incomplete (the scan hit a bound, or an engine's fail-closed report
-for a scan that raised) is kept, since it reads flagged, and is reported too.
+for a scan that raised) is kept, since it reads flagged, and is reported too. What is
+reported never quotes the detector's note or a scan exception's message (either may
+quote a pattern, that is answer-key text): a fixed sentence and rule ids only.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchguard.detection.detector import report_from_record
-from benchguard.detection.models import CheatingReport, Rule
+from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
+from benchguard.detection.summary import describe_findings
 from benchguard.results.dismissals import Dismissal, apply_dismissals, carried_dismissals
 from benchguard.results.rows import record_iteration, record_task_folder
 from benchguard.scoring.judge import Judge
@@ -106,7 +109,7 @@ def rescan_documents(
             try:
                 record_rules = stored_dynamic_rules(record)
             except ValueError as exc:
-                verdicts[doc_index][index] = _failure(exc)
+                verdicts[doc_index][index] = _unreadable_dynamic_rules(exc)
                 continue
             positions.append((doc_index, index))
             batch.append(record)
@@ -126,7 +129,12 @@ def rescan_each(records: Sequence[Any], rules: Sequence[Rule], scan: Scan) -> di
         if not isinstance(record, dict):
             continue
         try:
-            verdicts[index] = scan(record, rules, dynamic_rules=stored_dynamic_rules(record))
+            record_rules = stored_dynamic_rules(record)
+        except ValueError as exc:
+            verdicts[index] = _unreadable_dynamic_rules(exc)
+            continue
+        try:
+            verdicts[index] = scan(record, rules, dynamic_rules=record_rules)
         except Exception as exc:  # one record's failure must not stop the others
             verdicts[index] = _failure(exc)
     return verdicts
@@ -205,7 +213,7 @@ def _apply_verdict(
     if isinstance(verdict, CheatingReport):
         if verdict.incomplete:
             errors.append(
-                f"{label}: the rescan is incomplete ({verdict.incomplete_reason}); "
+                f"{label}: the rescan is incomplete ({_incomplete_summary(verdict)}); "
                 "the record reads flagged until a complete rescan"
             )
         return verdict, True
@@ -216,8 +224,29 @@ def _apply_verdict(
     return kept, False
 
 
+def _incomplete_summary(report: CheatingReport) -> str:
+    """The publishable account of an incomplete scan, never the detector's note.
+
+    ``incomplete_reason`` may quote a pattern, and an inventory fingerprint is a line
+    of a leftover file (possibly an answer key): it stays in the report. This says the
+    fixed sentence plus the ids of rules the note names that exist independently of it.
+    """
+    for verdict in describe_findings(report):
+        if verdict["name"] == SCAN_INCOMPLETE_CATEGORY:
+            return verdict["reason"]
+    return "scan incomplete"
+
+
 def _failure(exc: Exception) -> RescanFailure:
-    return RescanFailure(f"rescan failed ({type(exc).__name__}: {exc})")
+    """A failed rescan, by exception type only: the message of an exception raised
+    inside the scan may quote a pattern (see :func:`_incomplete_summary`)."""
+    return RescanFailure(f"rescan failed ({type(exc).__name__})")
+
+
+def _unreadable_dynamic_rules(exc: ValueError) -> RescanFailure:
+    # Our own message from stored_dynamic_rules: it names the rule's position and
+    # pydantic's message, never a pattern.
+    return RescanFailure(f"rescan failed ({exc})")
 
 
 def _identity(record: dict[str, Any]) -> tuple[str, int]:
