@@ -263,7 +263,8 @@ def test_html_leaderboard_renders_gated_zero_with_its_kind_in_chromium(
     scored_root: Path, tmp_path: Path
 ) -> None:
     """The page a person opens shows the cheating run as a red 0 with its gate kind,
-    after the inline script has run (sorted by outcome through the URL)."""
+    after the inline script has run (sorted by outcome through the URL); the gated-only
+    filter hides the honest runs. The screenshot is kept in the test's tmp dir."""
     if shutil.which(CHROMIUM) is None:
         pytest.skip(f"{CHROMIUM} is not installed (make system-deps installs it)")
     page = tmp_path / "leaderboard.html"
@@ -285,10 +286,20 @@ def test_html_leaderboard_renders_gated_zero_with_its_kind_in_chromium(
     assert parsed.table_attrs.get("data-sortable") == "ready"  # the script ran
     first_attrs, first_cells = parsed.rows[0]  # sorted ascending: the gated zero leads
     assert first_attrs["class"] == "gated" and first_attrs["data-task"] == "log-rotate"
-    assert first_cells[4] == "0.000"
+    assert first_cells[4] == "0.000 gated"
     assert "IntegrityCatastrophic" in first_cells[8]
     assert "task definition" in first_cells[8].lower()
     assert all(attrs["class"] != "gated" for attrs, _ in parsed.rows[1:])
+
+    # The "only gated runs" filter, carried by the link, leaves exactly the gated run shown.
+    filtered = subprocess.run(
+        [*flags, "--dump-dom", page.as_uri() + "#gated=1"],
+        capture_output=True, text=True, timeout=180, check=True,
+    ).stdout  # fmt: skip
+    only = _RunsTable()
+    only.feed(filtered)
+    assert "only-gated" in only.table_attrs["class"].split()
+    assert only.table_attrs["data-visible"] == "1" and len(only.rows) == 4
 
     shot = tmp_path / "leaderboard.png"
     subprocess.run(

@@ -23,7 +23,8 @@ from rich.text import Text
 from benchguard.results.rows import INTEGRITY_STATUSES, CatastrophicDetail, ResultRow
 from benchguard.scoring import keys
 
-LEADERBOARD_SCHEMA_VERSION = 1
+# 2 adds provenance (run ids, latest row time, row schema and scoring versions).
+LEADERBOARD_SCHEMA_VERSION = 2
 # A historical row can say catastrophic: true without naming the kind.
 UNSPECIFIED_KIND = "unspecified"
 
@@ -60,8 +61,19 @@ class SetupStanding(_Camel):
     gated: tuple[GatedRun, ...]
 
 
+class Provenance(_Camel):
+    """Where the board's rows came from, read from the rows themselves (never the clock,
+    so the same rows always render the same page)."""
+
+    run_ids: tuple[str, ...]
+    generated_at: str
+    row_schema_versions: tuple[int, ...]
+    scoring_versions: tuple[str, ...]
+
+
 class Leaderboard(_Camel):
     schema_version: int = LEADERBOARD_SCHEMA_VERSION
+    provenance: Provenance
     standings: tuple[SetupStanding, ...]
     rows: tuple[ResultRow, ...]
 
@@ -89,7 +101,19 @@ def build_leaderboard(rows: Iterable[ResultRow]) -> Leaderboard:
     )
     standings = tuple(s.model_copy(update={"rank": i + 1}) for i, s in enumerate(ordered))
     ordered_rows = sorted(all_rows, key=lambda r: (r.setup_id, r.task_folder, r.iteration))
-    return Leaderboard(standings=standings, rows=tuple(ordered_rows))
+    return Leaderboard(
+        provenance=_provenance(all_rows), standings=standings, rows=tuple(ordered_rows)
+    )
+
+
+def _provenance(rows: Sequence[ResultRow]) -> Provenance:
+    return Provenance(
+        run_ids=tuple(sorted({r.run_id for r in rows})),
+        # Row times are ISO-8601 UTC stamps, so the greatest string is the latest time.
+        generated_at=max((r.t for r in rows), default=""),
+        row_schema_versions=tuple(sorted({r.schema_version for r in rows})),
+        scoring_versions=tuple(sorted({r.scoring_version for r in rows if r.scoring_version})),
+    )
 
 
 def _standing(setup_id: str, rows: Sequence[ResultRow]) -> SetupStanding:
@@ -201,28 +225,64 @@ def _detail_text(detail: CatastrophicDetail) -> str:
 
 # ---- HTML -----------------------------------------------------------------------------
 
+# Reasons shown per gated run before the rest fold behind a "+N more" toggle.
+REASONS_SHOWN = 2
+# Run ids listed in the page header before the rest are counted.
+RUN_IDS_SHOWN = 3
+
 
 def render_html(board: Leaderboard, *, title: str = "benchguard leaderboard") -> str:
-    """One self-contained page (inline CSS and script, no external assets)."""
-    template = Template(
-        importlib.resources.files("benchguard.results")
-        .joinpath("leaderboard.html")
-        .read_text(encoding="utf-8")
-    )
+    """One self-contained page: the template with its CSS and script inlined, no
+    external assets. Every value from the rows is HTML-escaped; the script never
+    parses markup, so a reason or setup id holding ``<script>`` shows as text."""
     total_gated = sum(s.gated_runs for s in board.standings)
-    return template.substitute(
+    return _template("leaderboard.html").substitute(
         title=_e(title),
+        css=_asset("leaderboard.css"),
+        script=_asset("leaderboard.js"),
         summary=_e(
             f"{len(board.standings)} setup(s) · {len(board.rows)} run(s) · "
             f"{total_gated} gated to zero"
         ),
+        provenance=_provenance_html(board),
         standings_rows="\n".join(_standing_tr(s) for s in board.standings),
+        gated_count=str(total_gated),
+        setup_options="\n".join(
+            f'<option value="{_e(s.setup_id)}">{_e(s.setup_id)}</option>'
+            for s in sorted(board.standings, key=lambda s: s.setup_id)
+        ),
         run_rows="\n".join(_run_tr(r) for r in board.rows),
     )
 
 
+def _asset(name: str) -> str:
+    return importlib.resources.files("benchguard.results").joinpath(name).read_text("utf-8")
+
+
+def _template(name: str) -> Template:
+    return Template(_asset(name))
+
+
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
+
+
+def _provenance_html(board: Leaderboard) -> str:
+    p = board.provenance
+    run_ids = ", ".join(p.run_ids[:RUN_IDS_SHOWN])
+    if len(p.run_ids) > RUN_IDS_SHOWN:
+        run_ids += f" (+{len(p.run_ids) - RUN_IDS_SHOWN} more)"
+    items = (
+        ("run id" if len(p.run_ids) == 1 else "run ids", run_ids or "—"),
+        ("generated", p.generated_at or "—"),
+        ("row schema", ", ".join(str(v) for v in p.row_schema_versions) or "—"),
+        ("scoring", ", ".join(p.scoring_versions) or "—"),
+        ("leaderboard schema", str(board.schema_version)),
+    )
+    return "\n".join(
+        f'    <div><dt>{_e(label)}</dt><dd data-field="{_e(label)}">{_e(value)}</dd></div>'
+        for label, value in items
+    )
 
 
 def _num_td(value: float | int | None, *, text: str | None = None, cls: str = "num") -> str:
@@ -244,7 +304,8 @@ def _standing_tr(s: SetupStanding) -> str:
         f'<span class="kind">{_e(kind)} ×{n}</span>' for kind, n in s.gated_by_kind.items()
     )
     gated_cell = (
-        f'<td data-sort="{s.gated_runs}"><strong class="gated-count">{s.gated_runs}</strong>'
+        f'<td class="gated-kinds" data-sort="{s.gated_runs}">'
+        f'<strong class="gated-count">{s.gated_runs}</strong>'
         f"{kinds}</td>"
         if s.gated_runs
         else '<td data-sort="0"><span class="ok">0</span></td>'
@@ -252,52 +313,99 @@ def _standing_tr(s: SetupStanding) -> str:
     return (
         f'<tr data-setup="{_e(s.setup_id)}">'
         f'<td class="num" data-sort="{s.rank}">{s.rank}</td>'
-        f'<td data-sort="{_e(s.setup_id)}"><div class="setup">{_e(s.setup_id)}</div>'
+        f'<td class="ident" data-sort="{_e(s.setup_id)}"><div class="setup">{_e(s.setup_id)}</div>'
         f'<div class="sub">{_e(s.model)} · {_e(s.harness)}</div></td>'
         f"{_num_td(s.tasks)}{_num_td(s.runs)}"
         f'<td class="num" data-sort="{"" if mean is None else mean}">'
         f'<span class="score">{_e(_fmt(mean))}</span>{bar}</td>'
-        f"{gated_cell}{_num_td(s.no_data)}{_num_td(s.unverified)}"
-        f"{_num_td(s.dismissed_findings)}</tr>"
+        f"{gated_cell}{_integrity_split_td(s)}{_num_td(s.dismissed_findings)}</tr>"
     )
+
+
+def _integrity_split_td(s: SetupStanding) -> str:
+    """Verified clean versus not verified (no_data, unverified), with a stacked bar.
+
+    Sorts by the verified-clean fraction, so "most trustworthy evidence" sorts first
+    when descending."""
+    clean = s.integrity.get("clean", 0)
+    not_verified = s.no_data + s.unverified
+    share = clean / s.runs if s.runs else 0.0
+    segments = "".join(
+        f'<span class="{status}" style="width:{n / s.runs * 100:.1f}%"></span>'
+        for status, n in s.integrity.items()
+        if n and s.runs
+    )
+    chips = "".join(
+        f'<span class="integrity {status}">{_e(status)} {n}</span>'
+        for status, n in s.integrity.items()
+        if n
+    )
+    return (
+        f'<td class="split-cell" data-sort="{share:.6f}">'
+        f'<span class="score">{clean}</span>/{s.runs} verified clean · '
+        f'<span class="score">{not_verified}</span> not verified'
+        f'<span class="split" title="clean / flagged / no_data / unverified">{segments}</span>'
+        f'<span class="counts">{chips}</span></td>'
+    )
+
+
+def _reason_li(detail: CatastrophicDetail) -> str:
+    reason = f": {_e(detail.reason)}" if detail.reason else ""
+    return f"<li><b>{_e(detail.name)}</b>{reason}</li>"
+
+
+def _gate_td(row: ResultRow, kinds: tuple[str, ...]) -> str:
+    if not kinds:
+        return '<td class="gate" data-sort=""><span class="ok">none</span></td>'
+    badges = "".join(f'<span class="kind">{_e(k)}</span>' for k in kinds)
+    details = [d for ds in row.catastrophic_details.values() for d in ds]
+    shown = "".join(_reason_li(d) for d in details[:REASONS_SHOWN])
+    reasons = f'<ul class="reasons">{shown}</ul>' if shown else ""
+    hidden = details[REASONS_SHOWN:]
+    if hidden:
+        rest = "".join(_reason_li(d) for d in hidden)
+        reasons += (
+            f'<details class="more"><summary>+{len(hidden)} more</summary>'
+            f'<ul class="reasons">{rest}</ul></details>'
+        )
+    return f'<td class="gate" data-sort="{_e(" ".join(kinds))}">{badges}{reasons}</td>'
 
 
 def _run_tr(row: ResultRow) -> str:
     kinds = row_kinds(row)
     gated = bool(kinds)
-    outcome_cls = "num outcome gated-zero" if gated else "num outcome"
     outcome = row.outcome_score
-    outcome_text = _fmt(outcome) if not (gated and outcome is None) else "0 (gated)"
     if gated:
-        badges = "".join(f'<span class="kind">{_e(k)}</span>' for k in kinds)
-        reasons = "".join(
-            f"<li><b>{_e(d.name)}</b>{': ' + _e(d.reason) if d.reason else ''}</li>"
-            for ds in row.catastrophic_details.values()
-            for d in ds
-        )
-        gate_cell = (
-            f'<td class="gate" data-sort="{_e(" ".join(kinds))}">{badges}'
-            f"{f'<ul class=reasons>{reasons}</ul>' if reasons else ''}</td>"
+        # An old gated row may lack its stored score: it still reads as a zero. The tag
+        # says "gated" in words for readers who cannot tell the red apart.
+        outcome_td = (
+            f'<td class="num outcome gated-zero" data-sort="{0.0 if outcome is None else outcome}">'
+            f'{_e(_fmt(0.0 if outcome is None else outcome))}<span class="tag">gated</span></td>'
         )
     else:
-        gate_cell = '<td class="gate" data-sort=""><span class="ok">none</span></td>'
+        outcome_td = _num_td(outcome, cls="num outcome")
     dismissed = (
-        f' <span class="dismissed" title="findings dismissed by a reviewer">'
-        f"{row.dismissed_findings} dismissed</span>"
+        f'<div class="dismissed" title="findings dismissed by a reviewer">'
+        f"{row.dismissed_findings} dismissed</div>"
         if row.dismissed_findings
         else ""
     )
+    task_name = (
+        f'<div class="sub">{_e(row.task_name)}</div>'
+        if row.task_name and row.task_name != row.task_folder
+        else ""
+    )
+    sandboxed = '<div class="sub">sandboxed</div>' if row.sandboxed else ""
     return (
-        f'<tr class="{"gated" if gated else ""}" data-task="{_e(row.task_folder)}" '
-        f'data-iteration="{row.iteration}">'
-        f'<td data-sort="{_e(row.setup_id)}">{_e(row.setup_id)}</td>'
-        f'<td data-sort="{_e(row.task_folder)}">{_e(row.task_folder)}</td>'
+        f'<tr class="{"gated" if gated else ""}" data-setup="{_e(row.setup_id)}" '
+        f'data-task="{_e(row.task_folder)}" data-iteration="{row.iteration}">'
+        f'<td class="ident" data-sort="{_e(row.setup_id)}">{_e(row.setup_id)}</td>'
+        f'<td class="ident" data-sort="{_e(row.task_folder)}">{_e(row.task_folder)}{task_name}</td>'
         f"{_num_td(row.iteration)}"
-        f'<td data-sort="{_e(row.status)}">{_e(row.status or "—")}</td>'
-        f'<td class="{outcome_cls}" data-sort="{"" if outcome is None else outcome}">'
-        f"{_e(outcome_text)}</td>"
+        f'<td data-sort="{_e(row.status)}">{_e(row.status or "—")}{sandboxed}</td>'
+        f"{outcome_td}"
         f"{_num_td(row.correctness_score)}{_num_td(row.recoverable_safety_score)}"
         f'<td data-sort="{_e(row.integrity_status)}"><span class="integrity '
         f'{_e(row.integrity_status)}">{_e(row.integrity_status)}</span>{dismissed}</td>'
-        f"{gate_cell}</tr>"
+        f"{_gate_td(row, kinds)}</tr>"
     )
