@@ -55,13 +55,9 @@ def scan_records(
     ``distributed`` scheduler address.
     """
     per_record = _dynamic_per_record(len(records), dynamic_rules)
-    if engine == "serial":
-        if scheduler is not None:
-            raise ValueError("--scheduler applies only to the dask engine")
+    if _is_serial(engine, scheduler):
         return scan_records_serial(records, rules, per_record, time_budget_s)
-    if engine == "dask":
-        return scan_records_dask(records, rules, per_record, time_budget_s, scheduler, workers)
-    raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINE_NAMES)}")
+    return scan_records_dask(records, rules, per_record, time_budget_s, scheduler, workers)
 
 
 def scan_files(
@@ -75,13 +71,19 @@ def scan_files(
     time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
 ) -> list[FileScan]:
     """Import and scan each file (one at a time per worker), results in ``paths`` order."""
-    if engine == "serial":
-        if scheduler is not None:
-            raise ValueError("--scheduler applies only to the dask engine")
+    if _is_serial(engine, scheduler):
         return scan_files_serial(paths, rules, format_name, time_budget_s)
-    if engine == "dask":
-        return scan_files_dask(paths, rules, format_name, time_budget_s, scheduler, workers)
-    raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINE_NAMES)}")
+    return scan_files_dask(paths, rules, format_name, time_budget_s, scheduler, workers)
+
+
+def _is_serial(engine: str, scheduler: str | None) -> bool:
+    """Whether ``engine`` is the serial one (else dask); ValueError for an unknown engine
+    or a scheduler given to the serial engine."""
+    if engine not in ENGINE_NAMES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINE_NAMES)}")
+    if engine == "serial" and scheduler is not None:
+        raise ValueError("--scheduler applies only to the dask engine")
+    return engine == "serial"
 
 
 def _dynamic_per_record(

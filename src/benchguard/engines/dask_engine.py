@@ -11,7 +11,7 @@ order and are identical to the serial engine's.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from benchguard.detection.models import CheatingReport, Rule
@@ -81,14 +81,15 @@ def scan_records_dask(
     scheduler: str | None,
     workers: int | None,
 ) -> list[CheatingReport]:
-    bag_module = _bag_module()
-    if not records:
-        return []
     items = list(zip(records, dynamic_rules, strict=True))
-    bag = bag_module.from_sequence(items, npartitions=_partitions(len(items), workers)).map(
-        _scan_record_item, rules=tuple(rules), time_budget_s=time_budget_s
+    return _map(
+        items,
+        _scan_record_item,
+        scheduler,
+        workers,
+        rules=tuple(rules),
+        time_budget_s=time_budget_s,
     )
-    return _compute(bag, scheduler, workers)
 
 
 def scan_files_dask(
@@ -99,12 +100,30 @@ def scan_files_dask(
     scheduler: str | None,
     workers: int | None,
 ) -> list[FileScan]:
-    bag_module = _bag_module()
-    if not paths:
-        return []
     # Only paths travel to the workers; each reads and scans its own files, so memory
     # stays bounded by the largest file per worker.
-    bag = bag_module.from_sequence(list(paths), npartitions=_partitions(len(paths), workers)).map(
-        scan_one_file, rules=tuple(rules), format_name=format_name, time_budget_s=time_budget_s
+    return _map(
+        list(paths),
+        scan_one_file,
+        scheduler,
+        workers,
+        rules=tuple(rules),
+        format_name=format_name,
+        time_budget_s=time_budget_s,
     )
-    return _compute(bag, scheduler, workers)
+
+
+def _map(
+    items: list[Any],
+    func: Callable[..., Any],
+    scheduler: str | None,
+    workers: int | None,
+    **kwargs: Any,
+) -> list[Any]:
+    """``func(item, **kwargs)`` for each item, in item order, on the chosen scheduler."""
+    # Imported first even with nothing to do: a missing dask is reported either way.
+    bag_module = _bag_module()
+    if not items:
+        return []
+    bag = bag_module.from_sequence(items, npartitions=_partitions(len(items), workers))
+    return _compute(bag.map(func, **kwargs), scheduler, workers)

@@ -42,20 +42,10 @@ def verification_scores(report: Any) -> dict[str, Any]:
     scores: dict[str, Any] = {}
     correctness = [c for c in checks if c.role == "correctness"]
     if correctness:
-        passed = sum(c.passed for c in correctness)
-        scores[VERIFICATION_CORRECTNESS] = {
-            "score": passed / len(correctness),
-            "success": passed == len(correctness),
-            "reason": f"{passed}/{len(correctness)} correctness check(s) passed",
-        }
+        scores[VERIFICATION_CORRECTNESS] = _fraction(correctness, "correctness check(s) passed")
     recoverable = [c for c in checks if c.role == "safeguard" and c.severity == "recoverable"]
     if recoverable:
-        held = sum(c.passed for c in recoverable)
-        scores[VERIFICATION_RECOVERABLE] = {
-            "score": held / len(recoverable),
-            "success": held == len(recoverable),
-            "reason": f"{held}/{len(recoverable)} recoverable safeguard(s) held",
-        }
+        scores[VERIFICATION_RECOVERABLE] = _fraction(recoverable, "recoverable safeguard(s) held")
     catastrophic = [c for c in checks if c.role == "safeguard" and c.severity == "catastrophic"]
     if catastrophic:
         failed = [c.name for c in catastrophic if not c.passed]
@@ -67,6 +57,16 @@ def verification_scores(report: Any) -> dict[str, Any]:
             else f"all {len(catastrophic)} catastrophic safeguard(s) held",
         }
     return scores
+
+
+def _fraction(checks: list[_Check], outcome: str) -> dict[str, Any]:
+    """The score entry for a non-empty list of checks: the share that passed."""
+    passed = sum(c.passed for c in checks)
+    return {
+        "score": passed / len(checks),
+        "success": passed == len(checks),
+        "reason": f"{passed}/{len(checks)} {outcome}",
+    }
 
 
 def failed_catastrophic_details(report: Any) -> list[dict[str, str]]:
