@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from rich.table import Table
 from rich.text import Text
 
+from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
 from benchguard.cli._inputs import collect_inputs
 from benchguard.cli._output import plain_console, print_error, print_warning
 from benchguard.detection.models import CheatingReport, Rule
@@ -105,21 +106,8 @@ def score(
     engine: Annotated[
         str, typer.Option("--engine", help=f"Rescan engine: {', '.join(ENGINE_NAMES)}.")
     ] = "serial",
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            "--scheduler",
-            help="dask only: processes (default), threads, synchronous, or a distributed "
-            "scheduler address (needs the 'distributed' package).",
-            show_default=False,
-        ),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers", min=1, help="dask local workers (default: CPU count).", show_default=False
-        ),
-    ] = None,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
     out_dir: Annotated[
         Path | None,
         typer.Option(
@@ -140,10 +128,9 @@ def score(
     from benchguard.detection.rules import RulesetError, load_ruleset
     from benchguard.results.dismissals import load_dismissals
 
-    if engine not in ENGINE_NAMES:
-        raise _fail(f"--engine {engine!r}: choose one of: {', '.join(ENGINE_NAMES)}")
-    if scheduler is not None and engine != "dask":
-        raise _fail("--scheduler applies only to --engine dask")
+    engine_problem = engine_choice_problem(engine, scheduler)
+    if engine_problem is not None:
+        raise _fail(engine_problem)
     try:
         ruleset = load_ruleset(profile, rules)
         entries = load_dismissals(dismissals) if dismissals is not None else ()

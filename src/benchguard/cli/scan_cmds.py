@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
 from benchguard.cli._inputs import collect_inputs
 from benchguard.cli._output import labelled, plain_console, print_error, print_warning
 from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset
@@ -70,21 +71,8 @@ def scan(
     engine: Annotated[
         str, typer.Option("--engine", help=f"Scan engine: {', '.join(ENGINE_NAMES)}.")
     ] = "serial",
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            "--scheduler",
-            help="dask only: processes (default), threads, synchronous, or a distributed "
-            "scheduler address (needs the 'distributed' package).",
-            show_default=False,
-        ),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers", min=1, help="dask local workers (default: CPU count).", show_default=False
-        ),
-    ] = None,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -111,10 +99,9 @@ def scan(
             f"--format {format_name!r} is not a format we read; choose one of: "
             f"{', '.join(FORMAT_NAMES)}",
         )
-    if engine not in ENGINE_NAMES:
-        raise _fail(err, f"--engine {engine!r}: choose one of: {', '.join(ENGINE_NAMES)}")
-    if scheduler is not None and engine != "dask":
-        raise _fail(err, "--scheduler applies only to --engine dask")
+    engine_problem = engine_choice_problem(engine, scheduler)
+    if engine_problem is not None:
+        raise _fail(err, engine_problem)
     try:
         rules = load_ruleset(profile, rules_file)
     except RulesetError as exc:
