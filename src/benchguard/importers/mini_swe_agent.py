@@ -21,11 +21,10 @@ from typing import Any
 from benchguard.importers.chat import call_name_and_args
 from benchguard.importers.transcript import (
     ImportedFile,
-    UnreadableLogError,
     as_dict,
+    import_json_document,
     make_record,
     make_step,
-    read_json_document,
     text_of,
 )
 
@@ -44,13 +43,14 @@ def looks_like_mini_swe_agent(document: object) -> bool:
 
 
 def import_file(path: Path) -> ImportedFile:
-    document = read_json_document(path, what="mini-swe-agent trajectory")
-    if not looks_like_mini_swe_agent(document):
-        raise UnreadableLogError(
-            f"{path}: not a mini-swe-agent trajectory (needs 'messages' and a "
-            "'trajectory_format' starting with mini-swe-agent)"
-        )
-    return ImportedFile(path=path, format=FORMAT_NAME, records=[trajectory_record(path, document)])
+    return import_json_document(
+        path,
+        format_name=FORMAT_NAME,
+        what="mini-swe-agent trajectory",
+        accepts=looks_like_mini_swe_agent,
+        needs="needs 'messages' and a 'trajectory_format' starting with mini-swe-agent",
+        record=trajectory_record,
+    )
 
 
 def trajectory_record(path: Path, document: dict[str, Any]) -> dict[str, Any]:

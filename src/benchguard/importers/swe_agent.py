@@ -18,11 +18,10 @@ from typing import Any
 
 from benchguard.importers.transcript import (
     ImportedFile,
-    UnreadableLogError,
     as_dict,
+    import_json_document,
     make_record,
     make_step,
-    read_json_document,
     text_of,
 )
 
@@ -39,13 +38,14 @@ def looks_like_swe_agent(document: object) -> bool:
 
 
 def import_file(path: Path) -> ImportedFile:
-    document = read_json_document(path, what="SWE-agent trajectory")
-    if not looks_like_swe_agent(document):
-        raise UnreadableLogError(
-            f"{path}: not a SWE-agent trajectory (needs a 'trajectory' list of "
-            "{action, observation} steps)"
-        )
-    return ImportedFile(path=path, format=FORMAT_NAME, records=[trajectory_record(path, document)])
+    return import_json_document(
+        path,
+        format_name=FORMAT_NAME,
+        what="SWE-agent trajectory",
+        accepts=looks_like_swe_agent,
+        needs="needs a 'trajectory' list of {action, observation} steps",
+        record=trajectory_record,
+    )
 
 
 def trajectory_record(path: Path, document: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ detector scans imported runs exactly as it scans our own ``results.json`` record
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
@@ -146,6 +146,25 @@ class ImportedFile:
     format: str
     records: list[dict[str, Any]]
     problems: list[str] = dataclass_field(default_factory=list)
+
+
+def import_json_document(
+    path: Path,
+    *,
+    format_name: str,
+    what: str,
+    accepts: Callable[[Any], bool],
+    needs: str,
+    record: Callable[[Path, dict[str, Any]], dict[str, Any]],
+) -> ImportedFile:
+    """One record from a file holding one JSON document (a framework's trajectory file).
+
+    ``accepts`` tells the framework's document from other JSON; a file it refuses is an
+    ``UnreadableLogError`` saying it is not ``what`` and what it ``needs``."""
+    document = read_json_document(path, what=what)
+    if not accepts(document):
+        raise UnreadableLogError(f"{path}: not a {what} ({needs})")
+    return ImportedFile(path=path, format=format_name, records=[record(path, document)])
 
 
 def make_record(
