@@ -62,7 +62,8 @@
     if (state.sort) { parts.push("sort=" + state.sort); }
     if (state.gated) { parts.push("gated=1"); }
     if (state.setup) { parts.push("setup=" + encodeURIComponent(state.setup)); }
-    try { history.replaceState(null, "", parts.length ? "#" + parts.join("&") : " "); }
+    var base = window.location.pathname + window.location.search;
+    try { history.replaceState(null, "", base + (parts.length ? "#" + parts.join("&") : "")); }
     catch (e) { /* some file:// contexts refuse; the view still works */ }
   }
   function readHash() {
