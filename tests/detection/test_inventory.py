@@ -260,7 +260,7 @@ def test_batch_inventory_same_task_repeat_vs_different_task(tmp_path: Path) -> N
         "prior-run-artifact/summary.md/content",
     }
     assert scan_record(honest_repeat, (), dynamic_rules=other_rules).status == "flagged"
-    assert batch.mid_batch_entries == {"summary.md": "opa-fix"}
+    assert batch.mid_batch_entries == {"summary.md": ("opa-fix",)}
 
 
 def test_pre_existing_leftovers_are_always_fingerprinted(tmp_path: Path) -> None:

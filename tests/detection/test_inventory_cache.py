@@ -138,7 +138,7 @@ def test_removed_and_new_entries_follow_the_disk(
     (home / "fresh.md").write_text(f"{LINE_B}\n", encoding="utf-8")
     rules = batch.before_task("b")
     assert {r.source for r in rules if r.source} == {"fresh.md", "note-1.md", "old-dir"}
-    assert batch.mid_batch_entries == {"fresh.md": "a"}
+    assert batch.mid_batch_entries == {"fresh.md": ("a",)}
     assert _content(rules, "fresh.md") is not None  # credited to another task
     assert _content(batch.before_task("a"), "fresh.md") is None  # its own repeat
 

@@ -24,6 +24,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
         "BENCHGUARD_CHEAT_DETECT",
         "BENCHGUARD_CHEAT_INVENTORY",
         "BENCHGUARD_CHEAT_RULES",
+        "BENCHGUARD_INVENTORY_ROOTS",
         "BENCHGUARD_AGENT_HOME",
         "CHEAT_HINT",
         "OPENAI_BASE_URL",

@@ -87,6 +87,16 @@ def run(
             show_default=False,
         ),
     ] = None,
+    inventory_roots: Annotated[
+        list[Path] | None,
+        typer.Option(
+            integrity.INVENTORY_ROOT_FLAG,
+            help="Another directory to inventory besides the home, e.g. /tmp or the "
+            "workspace parent (repeatable; env BENCHGUARD_INVENTORY_ROOTS, "
+            f"'{os.pathsep}'-separated). Must exist.",
+            show_default=False,
+        ),
+    ] = None,
     judge: Annotated[
         str | None,
         typer.Option("--judge", help="Judge provider for expected_output/rubric (default none)."),
@@ -102,7 +112,12 @@ def run(
     sandbox_mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
     try:
         settings_integrity = integrity.IntegritySettings.resolve(
-            os.environ, detect=detect, inventory=inventory, profile=profile, rules_file=rules
+            os.environ,
+            detect=detect,
+            inventory=inventory,
+            profile=profile,
+            rules_file=rules,
+            inventory_roots=inventory_roots,
         )
         static_rules = integrity.load_static_rules(settings_integrity)
     except integrity.IntegrityConfigError as exc:
@@ -138,6 +153,10 @@ def run(
         ensure_directory(out)
     except WorkspaceError as exc:
         raise _fail(console, f"--out {exc}") from None
+    try:
+        integrity.check_roots_against_home(settings_integrity.inventory_roots, home_dir)
+    except integrity.IntegrityConfigError as exc:
+        raise _fail(console, str(exc)) from None
     if sandbox_mode == "bwrap":
         # The home is bound read-write: a home that holds the tasks would expose them.
         binds = (*sandbox_read_only(agent_config, home_dir), home_dir)

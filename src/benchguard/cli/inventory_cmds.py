@@ -3,8 +3,9 @@
 Thin: it computes the baseline exactly as the harness does (the profile's own entries
 plus the top-level entries of granted paths; the environment dotfiles are added by
 the inventory itself), calls ``build_inventory_rules`` and prints a table or JSON.
-Exit codes: 0 ok (with or without rules); 2 bad input (a missing or unreadable HOME,
-an unknown profile), with a message naming it, never a traceback.
+``--inventory-root`` (or ``BENCHGUARD_INVENTORY_ROOTS``) adds roots as ``benchguard run``
+does. Exit codes: 0 ok (with or without rules); 2 bad input (a missing or unreadable
+HOME or root, an unknown profile), with a message naming it, never a traceback.
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ from benchguard.detection.rules import (
     DEFAULT_PROFILE,
     RulesetError,
     profile_baseline,
+)
+from benchguard.harness.integrity import (
+    INVENTORY_ROOT_FLAG,
+    INVENTORY_ROOTS_ENV,
+    IntegrityConfigError,
+    check_roots_against_home,
+    resolve_inventory_roots,
 )
 
 # Characters of a pattern shown in the table; the middle is elided so both the home
@@ -63,6 +71,15 @@ def inventory(
             show_default=False,
         ),
     ] = None,
+    roots: Annotated[
+        list[Path] | None,
+        typer.Option(
+            INVENTORY_ROOT_FLAG,
+            help="Another directory to inventory, e.g. /tmp (repeatable; env "
+            f"{INVENTORY_ROOTS_ENV}, '{os.pathsep}'-separated). Must exist.",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print a JSON list of rules instead of a table.")
     ] = False,
@@ -79,7 +96,12 @@ def inventory(
     except RulesetError as exc:
         # An unknown profile's message already lists the built-in ones.
         raise _fail(str(exc)) from None
-    rules = build_inventory_rules(absolute, baseline=baseline)
+    try:
+        extra_roots = resolve_inventory_roots(os.environ, roots)
+        check_roots_against_home(extra_roots, absolute)
+    except IntegrityConfigError as exc:
+        raise _fail(str(exc)) from None
+    rules = build_inventory_rules(absolute, baseline=baseline, extra_roots=extra_roots)
     if as_json:
         typer.echo(json.dumps([rule.model_dump(mode="json") for rule in rules], indent=2))
         return
@@ -92,7 +114,8 @@ def inventory(
     paths = sum(rule_kind(rule) == "path" for rule in rules)
     _out.print(
         f"{absolute}: {paths} leftover(s), {len(rules) - paths} content fingerprint(s); "
-        f"profile {profile!r}; exempt: {', '.join(exempt) or 'none'}",
+        f"profile {profile!r}; exempt: {', '.join(exempt) or 'none'}"
+        + (f"; extra roots: {', '.join(map(str, extra_roots))}" if extra_roots else ""),
         soft_wrap=True,
     )
 
@@ -118,9 +141,8 @@ def rule_kind(rule: Rule) -> str:
 
 
 def rule_entry(rule: Rule) -> str:
-    """The home entry a rule was generated for (ids are ``<category>/<entry>/<kind>``)."""
-    if rule.source is not None:
-        return rule.source
+    """The entry a rule was generated for: a home entry's name, an extra root's entry
+    by its full path (ids are ``<category>/<entry>/<kind>``)."""
     return rule.id.removeprefix(CATEGORY + "/").rsplit("/", 1)[0]
 
 

@@ -133,9 +133,11 @@ def build_inventory_rules(
 ) -> tuple[Rule, ...]:
     """Rules for every leftover of ``home`` (and of each extra root, e.g. ``/tmp``).
 
-    ``fingerprint_only``, when given, limits content fingerprints to those names (path
-    rules are always built). Extra roots have no baseline: every entry is a leftover,
-    matched only through the root's literal path.
+    ``fingerprint_only``, when given, limits content fingerprints to those entries (home
+    entries by name, extra-root entries by full path; path rules are always built).
+    Extra roots have no baseline: every entry is a leftover, matched only through the
+    root's literal path, except an entry that holds ``home`` (the home's parent as a
+    root must not turn every path into the home into a leftover).
     """
     listings = _RootListings.take(home, baseline, extra_roots)
     return EntryRuleCache().rules(listings, fingerprint_only)
@@ -153,12 +155,31 @@ class _RootListings:
         cls, home: Path, baseline: frozenset[str], extra_roots: Sequence[Path]
     ) -> _RootListings:
         roots = [(home, True, _leftover_listing(home, baseline))]
+        home_text = str(home).rstrip("/")
         for root in extra_roots:
-            roots.append((root, False, _listing(root)[:MAX_INVENTORY_ENTRIES]))
+            # An entry holding the home (a root that is the home's parent) is skipped:
+            # its path rule would match every literal path into the home.
+            entries = [
+                item
+                for item in _listing(root)
+                if home_text != item[1].path and not home_text.startswith(item[1].path + "/")
+            ]
+            roots.append((root, False, entries[:MAX_INVENTORY_ENTRIES]))
         return cls(roots)
 
     def names(self) -> list[str]:
-        return [name for _, _, entries in self.roots for name, _ in entries]
+        """Entry keys: a home entry by its name, an extra root's by its full path (so
+        ``/tmp/report.md`` and ``~/report.md`` are told apart)."""
+        return [
+            entry_key(root, is_home, name)
+            for root, is_home, entries in self.roots
+            for name, _ in entries
+        ]
+
+
+def entry_key(root: Path, is_home: bool, name: str) -> str:
+    """How an entry is named in ``fingerprint_only`` and in mid-batch attribution."""
+    return name if is_home else f"{str(root).rstrip('/')}/{name}"
 
 
 # How recently a file may have changed and still have its fingerprint reused: within
@@ -212,7 +233,10 @@ class EntryRuleCache:
                 shown = "~/" + name if is_home else f"{root_text.rstrip('/')}/{name}"
                 id_root = None if is_home else shown
                 rules.append(self._path_rule(key, prefix, relaxed_prefix, shown, id_root))
-                if fingerprint_only is not None and name not in fingerprint_only:
+                if (
+                    fingerprint_only is not None
+                    and entry_key(root, is_home, name) not in fingerprint_only
+                ):
                     continue
                 content = self._content_rule(key, entry, shown, id_root)
                 if content is not None:
@@ -460,10 +484,11 @@ class BatchInventory:
 
     The snapshot taken at construction fixes the *pre-existing* leftovers. Before each
     task, :meth:`before_task` lists the home again: entries that appeared since are
-    credited to the task that ran last. Every leftover gets a path rule. A fingerprint
-    goes to pre-existing entries and to entries a *differently named* task left; a
-    previous iteration of the same task gets none, because an honest repeat shares
-    long lines with its own earlier deliverable.
+    credited to the tasks that could have left them (one, the task that ran last, in a
+    serial batch). Every leftover gets a path rule. A fingerprint goes to pre-existing
+    entries and to entries no run of the *same* task could have left; an honest repeat
+    shares long lines with its own earlier deliverable, so an entry that may be its
+    own gets none.
     """
 
     def __init__(
@@ -480,27 +505,41 @@ class BatchInventory:
         # the same rule objects task after task.
         self.cache = EntryRuleCache()
         self.pre_existing: frozenset[str] = frozenset(self._listings().names())
-        self.created_by: dict[str, str | None] = {}
+        self.created_by: dict[str, tuple[str, ...]] = {}
         self._previous_task: str | None = None
 
     def _listings(self) -> _RootListings:
         return _RootListings.take(self.home, self.baseline, self.extra_roots)
 
-    def before_task(self, task_name: str) -> tuple[Rule, ...]:
-        """The inventory rules for the task about to run (call once per run, in order)."""
+    def before_task(
+        self, task_name: str, *, possible_creators: Iterable[str] | None = None
+    ) -> tuple[Rule, ...]:
+        """The inventory rules for the task about to run.
+
+        ``possible_creators`` names every task that ran (in whole or in part) since the
+        previous snapshot; concurrent runners must pass it. Without it the batch is
+        taken to be serial and the task of the previous call is the only candidate.
+        """
+        if possible_creators is None:
+            creators: tuple[str, ...] = (
+                () if self._previous_task is None else (self._previous_task,)
+            )
+        else:
+            creators = tuple(sorted(set(possible_creators)))
         listings = self._listings()
         for name in listings.names():
             if name not in self.pre_existing and name not in self.created_by:
-                self.created_by[name] = self._previous_task
+                self.created_by[name] = creators
         fingerprintable = self.pre_existing | {
-            name for name, creator in self.created_by.items() if creator != task_name
+            name for name, candidates in self.created_by.items() if task_name not in candidates
         }
         self._previous_task = task_name
         return self.cache.rules(listings, frozenset(fingerprintable))
 
     @property
-    def mid_batch_entries(self) -> dict[str, str | None]:
-        """Entries that appeared during the batch, with the task credited for each."""
+    def mid_batch_entries(self) -> dict[str, tuple[str, ...]]:
+        """Entries that appeared during the batch, with the tasks that could have left
+        each (sorted; empty for one that appeared before the first task)."""
         return dict(sorted(self.created_by.items()))
 
 
@@ -513,6 +552,7 @@ __all__ = [
     "PromptNames",
     "baseline_from_granted_paths",
     "build_inventory_rules",
+    "entry_key",
     "filter_rules_for_prompt",
     "fingerprint_lines",
     "home_prefix",

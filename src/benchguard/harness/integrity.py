@@ -12,7 +12,9 @@ it must fail before any agent runs rather than after an hour of unscanned work.
 from __future__ import annotations
 
 import logging
+import os
 import threading
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,9 @@ log = logging.getLogger(__name__)
 DETECT_ENV = "BENCHGUARD_CHEAT_DETECT"
 INVENTORY_ENV = "BENCHGUARD_CHEAT_INVENTORY"
 RULES_ENV = "BENCHGUARD_CHEAT_RULES"
+# Extra inventory roots (e.g. /tmp, the workspace parent), os.pathsep-separated.
+INVENTORY_ROOTS_ENV = "BENCHGUARD_INVENTORY_ROOTS"
+INVENTORY_ROOT_FLAG = "--inventory-root"
 _FALSE = ("0", "false", "no", "off")
 _TRUE = ("1", "true", "yes", "on")
 
@@ -47,12 +52,62 @@ def env_flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise IntegrityConfigError(f"{name}={raw!r}: expected one of {list(_TRUE + _FALSE)}")
 
 
+def resolve_inventory_roots(
+    env: Mapping[str, str], flag_roots: Sequence[Path] | None = None
+) -> tuple[Path, ...]:
+    """Extra inventory roots: the flags if any were given, else the environment.
+
+    Each root is made absolute (``~`` expanded, symlinks kept: rules match the spelling
+    the operator uses) and must be a listable directory; otherwise
+    :class:`IntegrityConfigError` names the root and where it came from. A root that
+    silently listed as empty would read as "no leftovers there".
+    """
+    if flag_roots:
+        sourced = [(INVENTORY_ROOT_FLAG, str(root)) for root in flag_roots]
+    else:
+        raw = env.get(INVENTORY_ROOTS_ENV, "")
+        sourced = [(INVENTORY_ROOTS_ENV, part) for part in raw.split(os.pathsep) if part.strip()]
+    roots: list[Path] = []
+    for source, text in sourced:
+        root = Path(os.path.abspath(os.path.expanduser(text.strip())))
+        problem = _unlistable(root)
+        if problem is not None:
+            raise IntegrityConfigError(f"{source} {root}: {problem}")
+        if root not in roots:
+            roots.append(root)
+    return tuple(roots)
+
+
+def _unlistable(root: Path) -> str | None:
+    try:
+        with os.scandir(root):
+            return None
+    except FileNotFoundError:
+        return "no such directory"
+    except NotADirectoryError:
+        return "not a directory"
+    except OSError as exc:
+        return f"cannot list ({exc.strerror or exc})"
+
+
+def check_roots_against_home(roots: Sequence[Path], home: Path) -> None:
+    """A root that is the agent home would turn its environment dotfiles into leftovers."""
+    for root in roots:
+        if os.path.realpath(root) == os.path.realpath(home):
+            raise IntegrityConfigError(
+                f"{INVENTORY_ROOT_FLAG} {root}: is the agent home itself, which is always "
+                "inventoried (with its baseline)"
+            )
+
+
 @dataclass(frozen=True)
 class IntegritySettings:
     detect: bool = True
     inventory: bool = True
     profile: str = "benchguard"
     rules_file: Path | None = None
+    # Listed like the home, every entry a leftover, matched by its literal path.
+    inventory_roots: tuple[Path, ...] = ()
 
     @classmethod
     def resolve(
@@ -63,6 +118,7 @@ class IntegritySettings:
         inventory: bool | None = None,
         profile: str = "benchguard",
         rules_file: Path | None = None,
+        inventory_roots: Sequence[Path] | None = None,
     ) -> IntegritySettings:
         """Flags win over the environment; the environment over the defaults."""
         rules = rules_file
@@ -73,6 +129,7 @@ class IntegritySettings:
             inventory=env_flag(env, INVENTORY_ENV, True) if inventory is None else inventory,
             profile=profile,
             rules_file=rules,
+            inventory_roots=resolve_inventory_roots(env, inventory_roots),
         )
 
     @property
@@ -95,20 +152,37 @@ def load_static_rules(settings: IntegritySettings) -> tuple[Rule, ...]:
 class HomeSnapshots:
     """The home inventory: once before the batch, then before every task.
 
-    ``before_task`` returns the dynamic rules for that one run; the runner stores them
+    ``start_task`` returns the dynamic rules for that one run; the runner stores them
     by the run's position in the batch, never by task name, since a batch may run the
     same task several times and each run needs the snapshot taken just before it.
+
+    Concurrent runs (``-j``) make "which task left this entry" ambiguous: an entry
+    first seen in a snapshot is credited to *every* task that was running, or finished,
+    since the previous snapshot (``finish_task`` reports the end of a run). The
+    fingerprint policy then withholds an entry's fingerprint from any task that could
+    have left it, so a concurrent honest repeat is never flagged by its own sibling's
+    deliverable, and no entry is ever credited to a task that cannot have written it.
     """
 
     def __init__(
-        self, home: Path, granted: Sequence[Path], *, enabled: bool, profile: str = "benchguard"
+        self,
+        home: Path,
+        granted: Sequence[Path],
+        *,
+        enabled: bool,
+        profile: str = "benchguard",
+        extra_roots: Sequence[Path] = (),
     ) -> None:
         self._home = home
         self._granted = tuple(str(p) for p in granted)
         self._enabled = enabled
         self._profile = profile
+        self._extra_roots = tuple(extra_roots)
         self._lock = threading.Lock()
         self._batch: BatchInventory | None = None
+        # Tasks running now, and tasks that finished since the last snapshot.
+        self._running: Counter[str] = Counter()
+        self._finished_since: list[str] = []
 
     def before_batch(self) -> None:
         if not self._enabled:
@@ -122,27 +196,47 @@ class HomeSnapshots:
             baseline = profile_baseline(self._profile) | baseline_from_granted_paths(
                 self._home, self._granted
             )
-            self._batch = BatchInventory(self._home, baseline=baseline)
+            self._batch = BatchInventory(
+                self._home, baseline=baseline, extra_roots=self._extra_roots
+            )
         except Exception as exc:
             log.warning("home inventory before the batch failed (%s); no leftover rules", exc)
             self._batch = None
 
     def before_task(self, task_name: str) -> tuple[Rule, ...]:
+        """The rules for a run in a *serial* batch: new entries are credited to the task
+        of the previous call. Concurrent runners use :meth:`start_task`."""
+        with self._lock:
+            return self._snapshot(task_name, None)
+
+    def start_task(self, task_name: str) -> tuple[Rule, ...]:
+        """The rules for a run about to start; pair with :meth:`finish_task`."""
+        with self._lock:
+            creators = [*self._running, *self._finished_since]
+            rules = self._snapshot(task_name, creators)
+            self._finished_since.clear()
+            self._running[task_name] += 1
+            return rules
+
+    def finish_task(self, task_name: str) -> None:
+        with self._lock:
+            self._running[task_name] -= 1
+            if self._running[task_name] <= 0:
+                del self._running[task_name]
+            self._finished_since.append(task_name)
+
+    def _snapshot(self, task_name: str, creators: Sequence[str] | None) -> tuple[Rule, ...]:
+        # Called under the lock: concurrent jobs must not interleave their listings.
         if self._batch is None:
             return ()
-        # Concurrent jobs (-j) must not interleave their listings: attribution of a new
-        # entry to "the task before" relies on one snapshot at a time.
-        with self._lock:
-            try:
-                # Unchanged entries come back as the same rule objects (the batch
-                # inventory caches them): the detector remembers its compiled plan by
-                # rule identity, so an unchanged home costs one plan for the batch.
-                return self._batch.before_task(task_name)
-            except Exception as exc:
-                log.warning(
-                    "home inventory before %s failed (%s); no leftover rules", task_name, exc
-                )
-                return ()
+        try:
+            # Unchanged entries come back as the same rule objects (the batch
+            # inventory caches them): the detector remembers its compiled plan by
+            # rule identity, so an unchanged home costs one plan for the batch.
+            return self._batch.before_task(task_name, possible_creators=creators)
+        except Exception as exc:
+            log.warning("home inventory before %s failed (%s); no leftover rules", task_name, exc)
+            return ()
 
 
 def authorized_for_prompt(

@@ -239,14 +239,18 @@ def run_batch(
         granted_paths(settings.agent.skills, settings.home),
         enabled=settings.integrity.inventory_active,
         profile=settings.integrity.profile,
+        extra_roots=settings.integrity.inventory_roots,
     )
     snapshots.before_batch()
     inventories: list[tuple[Rule, ...]] = [() for _ in jobs]
     records: list[dict[str, Any]] = [{} for _ in jobs]
 
     def execute(job: Job) -> None:
-        inventories[job.position] = snapshots.before_task(job.task.name)
-        records[job.position] = run_job(job, settings)
+        inventories[job.position] = snapshots.start_task(job.task.name)
+        try:
+            records[job.position] = run_job(job, settings)
+        finally:
+            snapshots.finish_task(job.task.name)
         if on_done is not None:
             on_done(job, records[job.position])
 
