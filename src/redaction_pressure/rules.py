@@ -208,6 +208,12 @@ def _load_json(text: str) -> Any:
         ) from None
     except RecursionError:
         raise ReplyError("reply: JSON nested too deeply") from None
+    except ReplyError:
+        raise
+    except ValueError:
+        # Python refuses to convert integers of more than 4,300 digits (a guard against
+        # quadratic-time parsing); anything else json raises is also malformed input.
+        raise ReplyError("reply: malformed JSON: a number is too long to read") from None
 
 
 def _rule_entries(document: Any) -> list[Any]:

@@ -67,6 +67,8 @@ MALFORMED = [
     ("```json " + _reply(GOOD) + "```", "the opening fence line must be"),
     ("x" * 70_000, "characters, at most 65536"),
     ('{"rules": ' + "[" * 60_000, "reply: JSON nested too deeply"),
+    ('{"rules": ' + "9" * 5_000 + "}", "a number is too long to read"),
+    ('{"rules": [{"pattern": "a", "replacement": "", "n": ' + "1" * 5_000 + "}]}", "too long"),
 ]
 
 BAD_RULES = [
