@@ -15,7 +15,9 @@ loop's; ``bench/detection_throughput.py`` checks that on a generated corpus.
 Bounds: a record's scan has a wall-clock budget and caps on surface and record size.
 A scan that hits a bound stops, keeps what it found, and is reported ``flagged`` with
 ``incomplete=True`` under ``SCAN_INCOMPLETE_CATEGORY``: an unfinished scan is never
-clean (fail closed).
+clean (fail closed). The same holds for a record the harness marked
+``transcript_truncated``: what was cut before the scan was never seen, so its findings
+are kept and the report is incomplete.
 """
 
 from __future__ import annotations
@@ -49,7 +51,14 @@ from benchguard.detection.surfaces import (
 )
 
 # Bump when the same record and rules can give a different verdict.
-DETECTOR_VERSION = 1
+# 2: a record marked ``transcript_truncated`` is incomplete (flagged), never clean.
+DETECTOR_VERSION = 2
+
+# Set by the harness on a record whose transcript or output it cut at its size bound
+# (or could not read whole): the scan then cannot vouch for the part it never saw.
+TRANSCRIPT_TRUNCATED_KEY = "transcript_truncated"
+# Fixed, never built from record text: reports are published through summaries.
+TRANSCRIPT_TRUNCATED_REASON = "the harness cut the transcript at its size bound"
 
 # Findings kept per rule per record: breadth of evidence over depth.
 MAX_FINDINGS_PER_RULE = 20
@@ -90,7 +99,8 @@ def scan_record(
     entries = dict_entries(record)
     output = output_surface(record)
     counts = ScanCounts(trajectory_entries=len(entries), output_chars=len(output.text))
-    if has_no_data(entries, record):
+    truncated = is_marked_truncated(record)
+    if has_no_data(entries, record) and not truncated:
         return CheatingReport(
             detector_version=DETECTOR_VERSION,
             status="no_data",
@@ -101,10 +111,11 @@ def scan_record(
 
     findings: list[Finding] = []
     incomplete_reason: str | None = None
+    notes = [TRANSCRIPT_TRUNCATED_REASON] if truncated else []
     try:
-        notes = _scan(entries, output, plan, deadline, findings)
+        notes += _scan(entries, output, plan, deadline, findings)
     except _BoundHit as hit:
-        notes = [str(hit)]
+        notes.append(str(hit))
     if notes:
         incomplete_reason = "; ".join(notes)
 
@@ -122,6 +133,15 @@ def scan_record(
         incomplete=incomplete_reason is not None,
         incomplete_reason=incomplete_reason,
     )
+
+
+def is_marked_truncated(record: Mapping[str, Any]) -> bool:
+    """The harness cut this record's transcript; only absent, null or false means not.
+
+    Junk such as ``"yes"`` or ``1`` reads as cut (fail closed), as for ``incomplete``.
+    """
+    mark = record.get(TRANSCRIPT_TRUNCATED_KEY)
+    return mark is not None and mark is not False
 
 
 def annotate_records(
@@ -591,7 +611,10 @@ __all__ = [
     "DEFAULT_RECORD_BUDGET_S",
     "DETECTOR_VERSION",
     "MAX_FINDINGS_PER_RULE",
+    "TRANSCRIPT_TRUNCATED_KEY",
+    "TRANSCRIPT_TRUNCATED_REASON",
     "annotate_records",
+    "is_marked_truncated",
     "lenient_report",
     "report_from_record",
     "scan_record",

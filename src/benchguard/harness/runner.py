@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_KEY
 from benchguard.detection.models import Rule
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import (
@@ -37,7 +38,7 @@ from benchguard.harness.agents.config import (
 from benchguard.harness.process import run_process
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
 from benchguard.harness.tasks import Task
-from benchguard.harness.trajectory import capture
+from benchguard.harness.trajectory import capture, read_tail
 from benchguard.harness.verification import run_checks
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
 from benchguard.results.io import dumps, results_document, write_text_atomic
@@ -122,6 +123,7 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         "error": None,
         "errors": [],
         "transcript_errors": [],
+        TRANSCRIPT_TRUNCATED_KEY: False,
         "exit_code": None,
         "duration_s": 0.0,
         "expected_output": task.expected_output,
@@ -196,6 +198,8 @@ def run_job(job: Job, settings: BatchSettings) -> dict[str, Any]:
             trajectory=taken.trajectory,
             transcript_errors=taken.errors,
             exit_code=finished.returncode,
+            # The detector reads this mark: a cut transcript is never a clean scan.
+            **{TRANSCRIPT_TRUNCATED_KEY: taken.truncated},
             duration_s=round(finished.duration_s, 3),
         )
         if finished.start_error is not None:
@@ -203,7 +207,7 @@ def run_job(job: Job, settings: BatchSettings) -> dict[str, Any]:
         elif finished.timed_out:
             record.update(status="timeout", error=f"agent timed out after {timeout:g}s")
         elif finished.returncode != 0:
-            tail = scratch.stderr_file.read_text("utf-8", errors="replace")[-STDERR_TAIL_CHARS:]
+            tail = read_tail(scratch.stderr_file, STDERR_TAIL_CHARS)
             record.update(
                 status="error",
                 error=f"agent exited with code {finished.returncode}: {tail.strip()}",

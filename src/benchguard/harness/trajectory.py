@@ -11,11 +11,18 @@ Three adapters turn an agent's leftovers into ``(trajectory, output, errors)``:
 Nothing here raises on bad input: an unknown or corrupt line is kept as an error on the
 record, and every readable line is kept, so a half-written file from a killed agent
 still yields its steps (and is still scanned).
+
+Files are read within a :class:`Bound`: past it the head and the tail are kept and the
+capture is marked ``truncated``; the runner copies that mark onto the record, where the
+detector reads it as an incomplete scan. Padding a transcript never makes it read
+clean.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +32,36 @@ from benchguard.importers.claude_code import parse_stream_json
 from benchguard.importers.transcript import as_args, json_lines, make_step
 
 STATUSES = ("called", "completed", "error")
-# A runaway agent must not make the harness hold gigabytes: past this the rest of a
-# file is dropped and the record says so.
-MAX_CAPTURE_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Bound:
+    """How much of a file the harness keeps: its first ``head`` and last ``tail`` bytes.
+
+    A runaway agent must not make the harness hold gigabytes, and a cheater must not
+    hide a read by padding its transcript past the bound: keeping the tail as well as
+    the head means a read at the very end is still scanned, and any cut marks the
+    record (``Capture.truncated``), which the detector reads as an incomplete scan.
+    """
+
+    head: int
+    tail: int
+
+    @property
+    def limit(self) -> int:
+        return self.head + self.tail
+
+
+# Transcripts (our JSONL file, Claude Code's stream-json) are split into steps, each
+# scanned on its own, so they may be large.
+TRANSCRIPT_BOUND = Bound(head=12 << 20, tail=4 << 20)
+# A final output is one detector surface; this keeps it (with the cut notice) under the
+# detector's surface cap, so a read at its end is scanned rather than skipped.
+OUTPUT_BOUND = Bound(head=6 << 20, tail=1 << 20)
+MAX_CAPTURE_BYTES = TRANSCRIPT_BOUND.limit
+# An agent can swap the files it writes for a symlink (to the operator's files) or a
+# FIFO (which would block the harness): neither is followed nor waited on.
+_SAFE_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -35,18 +69,110 @@ class Capture:
     trajectory: list[dict[str, Any]] = field(default_factory=list)
     output: str = ""
     errors: list[str] = field(default_factory=list)
+    # Some captured surface was cut at its bound or could not be read whole.
+    truncated: bool = False
 
 
-def read_bounded(path: Path, *, limit: int = MAX_CAPTURE_BYTES) -> tuple[str, bool]:
-    """The file's text (UTF-8, bad bytes replaced) and whether it was cut at ``limit``."""
+@dataclass(frozen=True)
+class BoundedText:
+    """What :func:`read_bounded` kept of a file.
+
+    ``tail`` is ``None`` when nothing was cut. ``problem`` says why the text is not the
+    whole file (cut or unreadable); ``None`` when it is.
+    """
+
+    head: str
+    tail: str | None = None
+    problem: str | None = None
+
+    @property
+    def incomplete(self) -> bool:
+        return self.problem is not None
+
+    def lines(self) -> list[str]:
+        return self.head.splitlines() + (self.tail.splitlines() if self.tail else [])
+
+    def joined(self) -> str:
+        if self.tail is None:
+            return self.head
+        return f"{self.head}\n[... cut by the harness ...]\n{self.tail}"
+
+
+def read_bounded(
+    path: Path, bound: Bound = TRANSCRIPT_BOUND, *, lines: bool = False
+) -> BoundedText:
+    """The file's text (UTF-8, bad bytes replaced): whole, or its head and tail.
+
+    With ``lines`` a cut never splits a line: the partial line at each side of the cut
+    is dropped. A missing file reads as empty. Symlinks, FIFOs and other non-regular
+    files are not followed or read (an agent may replace its transcript with one): they
+    read as empty with a problem, which marks the record incomplete.
+    """
     try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
+        fd = os.open(path, _SAFE_OPEN_FLAGS)
     except FileNotFoundError:
-        return "", False
+        return BoundedText("")
     except OSError as exc:
-        return f"(unreadable: {exc})", False
-    return data[:limit].decode("utf-8", errors="replace"), len(data) > limit
+        return BoundedText("", problem=f"unreadable ({exc.strerror or exc})")
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return BoundedText("", problem="not a regular file; not read")
+            if info.st_size <= bound.limit:
+                data = handle.read(bound.limit + 1)
+                if len(data) <= bound.limit:
+                    return BoundedText(_decode(data))
+                # It grew while being read (a writer outlived the agent): keep the head.
+                return BoundedText(
+                    _decode(_whole_lines(data[: bound.head]) if lines else data[: bound.head]),
+                    "",
+                    f"cut at the harness's size bound: grew past {bound.limit} bytes "
+                    f"while being read; kept the first {bound.head}",
+                )
+            head = handle.read(bound.head)
+            size = info.st_size
+            # One byte more than the tail: it tells whether the tail starts a line.
+            handle.seek(size - bound.tail - 1)
+            tail_data = handle.read(bound.tail + 1)
+        except OSError as exc:
+            return BoundedText("", problem=f"unreadable ({exc.strerror or exc})")
+    if lines:
+        head = _whole_lines(head)
+        # The extra leading byte is the end of the line before the tail: whatever
+        # precedes the first newline is a partial line.
+        newline = tail_data.find(b"\n")
+        tail_data = tail_data[newline + 1 :] if newline >= 0 else b""
+    else:
+        tail_data = tail_data[1:]
+    problem = (
+        f"cut at the harness's size bound: kept the first {bound.head} and the last "
+        f"{bound.tail} bytes of {size}"
+    )
+    return BoundedText(_decode(head), _decode(tail_data), problem)
+
+
+def read_tail(path: Path, chars: int) -> str:
+    """About the last ``chars`` characters of a file (for an error message), never more."""
+    try:
+        fd = os.open(path, _SAFE_OPEN_FLAGS)
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return "(not a regular file; not read)"
+            # Up to four bytes per character; the first one may decode partially.
+            handle.seek(max(0, info.st_size - 4 * chars))
+            return _decode(handle.read(4 * chars))[-chars:]
+    except OSError as exc:
+        return f"(unreadable: {exc.strerror or exc})"
+
+
+def _whole_lines(data: bytes) -> bytes:
+    return data[: data.rfind(b"\n") + 1]
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
 
 
 def parse_protocol_lines(lines: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -92,21 +218,32 @@ def _as_result(value: Any) -> str | None:
 
 def capture(adapter: TrajectoryAdapter, *, stdout_file: Path, trajectory_file: Path) -> Capture:
     """Read one finished (or killed) agent run through ``adapter``."""
-    stdout, stdout_cut = read_bounded(stdout_file)
-    errors = [f"stdout truncated at {MAX_CAPTURE_BYTES} bytes"] if stdout_cut else []
     if adapter == "stdout":
-        return Capture(output=stdout.strip(), errors=errors)
+        stdout = read_bounded(stdout_file, OUTPUT_BOUND)
+        return Capture(
+            output=stdout.joined().strip(),
+            errors=_problems(("stdout", stdout)),
+            truncated=stdout.incomplete,
+        )
     if adapter == "claude-stream-json":
-        parsed = parse_stream_json(stdout.splitlines())
+        stream = read_bounded(stdout_file, TRANSCRIPT_BOUND, lines=True)
+        parsed = parse_stream_json(stream.lines())
         return Capture(
             trajectory=list(parsed.trajectory),
             output=parsed.output,
-            errors=errors + [f"stream-json {e}" for e in parsed.errors],
+            errors=_problems(("stdout", stream)) + [f"stream-json {e}" for e in parsed.errors],
+            truncated=stream.incomplete,
         )
-    text, cut = read_bounded(trajectory_file)
-    if cut:
-        errors.append(f"trajectory file truncated at {MAX_CAPTURE_BYTES} bytes")
-        # The last line of a cut file is partial; dropping it beats a spurious parse error.
-        text = text.rsplit("\n", 1)[0]
-    steps, line_errors = parse_protocol_lines(text.splitlines())
-    return Capture(trajectory=steps, output=stdout.strip(), errors=errors + line_errors)
+    transcript = read_bounded(trajectory_file, TRANSCRIPT_BOUND, lines=True)
+    stdout = read_bounded(stdout_file, OUTPUT_BOUND)
+    steps, line_errors = parse_protocol_lines(transcript.lines())
+    return Capture(
+        trajectory=steps,
+        output=stdout.joined().strip(),
+        errors=_problems(("stdout", stdout), ("trajectory file", transcript)) + line_errors,
+        truncated=stdout.incomplete or transcript.incomplete,
+    )
+
+
+def _problems(*texts: tuple[str, BoundedText]) -> list[str]:
+    return [f"{name} {text.problem}" for name, text in texts if text.problem]
