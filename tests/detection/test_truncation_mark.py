@@ -26,9 +26,17 @@ def ours() -> tuple[Rule, ...]:
     return load_profile("benchguard")
 
 
-def _record(command: str = "ls", result: str = "answer.txt", **extra: Any) -> dict[str, Any]:
+_UNSET = object()
+
+
+def _record(
+    command: str = "ls", result: str = "answer.txt", *, mark: Any = _UNSET
+) -> dict[str, Any]:
     step = {"name": "shell", "args": {"command": command}, "result": result, "status": "completed"}
-    return {"input": "Sum the numbers.", "output": "137", "trajectory": [step], **extra}
+    record: dict[str, Any] = {"input": "Sum the numbers.", "output": "137", "trajectory": [step]}
+    if mark is not _UNSET:
+        record[TRANSCRIPT_TRUNCATED_KEY] = mark
+    return record
 
 
 def test_the_same_record_reads_clean_without_the_mark(ours: tuple[Rule, ...]) -> None:
@@ -42,7 +50,7 @@ def test_a_cut_transcript_is_flagged_incomplete_with_a_fixed_reason(
 ) -> None:
     """Guards against a cheater padding its transcript past the harness's bound (so the
     read lies in the part that was cut) and the rest reading clean."""
-    report = scan_record(_record(**{TRANSCRIPT_TRUNCATED_KEY: True}), ours)
+    report = scan_record(_record(mark=True), ours)
     assert report.status == "flagged"
     assert report.incomplete is True
     assert report.categories == (SCAN_INCOMPLETE_CATEGORY,)
@@ -60,7 +68,7 @@ def test_findings_in_what_was_kept_stay_beside_the_mark(ours: tuple[Rule, ...]) 
     record = _record(
         "cat tasks/sum-numbers/task.yaml",
         "verification:\n  - name: total-correct\n",
-        **{TRANSCRIPT_TRUNCATED_KEY: True},
+        mark=True,
     )
     report = scan_record(record, ours)
     assert report.status == "flagged" and report.incomplete
@@ -81,13 +89,13 @@ def test_a_cut_record_with_nothing_kept_is_not_no_data(ours: tuple[Rule, ...]) -
 
 
 @pytest.mark.parametrize("mark", [True, "yes", 1, "false", [], {}])
-def test_any_mark_but_absent_null_or_false_means_cut(ours: tuple[Rule, ...], mark: object) -> None:
+def test_any_mark_but_absent_null_or_false_means_cut(ours: tuple[Rule, ...], mark: Any) -> None:
     """Guards against a hand-edited or foreign mark (``"yes"``, ``1``) reading as complete."""
-    report = scan_record(_record(**{TRANSCRIPT_TRUNCATED_KEY: mark}), ours)
+    report = scan_record(_record(mark=mark), ours)
     assert report.status == "flagged" and report.incomplete
 
 
 @pytest.mark.parametrize("mark", [False, None])
-def test_absent_null_or_false_mark_means_whole(ours: tuple[Rule, ...], mark: object) -> None:
-    report = scan_record(_record(**{TRANSCRIPT_TRUNCATED_KEY: mark}), ours)
+def test_absent_null_or_false_mark_means_whole(ours: tuple[Rule, ...], mark: Any) -> None:
+    report = scan_record(_record(mark=mark), ours)
     assert report.status == "clean" and not report.incomplete
