@@ -56,9 +56,10 @@ def test_task_yaml_read_via_args_flags_definition_and_repo(devops: tuple[Rule, .
 def test_rubric_read_through_innocuous_command_is_caught_by_content(
     devops: tuple[Rule, ...], ours: tuple[Rule, ...]
 ) -> None:
-    """Adversarial: path hiding. `cat /tmp/x` reveals nothing, but the rubric keys in the
-    result do; the finding is on the result surface only."""
-    for rules, key in ((devops, "expected_output"), (ours, "rubric")):
+    """Adversarial: path hiding. `cat /tmp/x` reveals nothing, but the answer-key keys in
+    the result do; the finding is on the result surface only. (A bare `rubric:` is not
+    evidence for our profile: generic YAML uses it; see test_content_rules.py.)"""
+    for rules, key in ((devops, "expected_output"), (ours, "expected_output")):
         report = scan_record(
             _record(_exec("cat /tmp/x", f"name: t\n{key}: |\n  all good\n")), rules
         )
@@ -73,7 +74,10 @@ def test_find_exec_reads_are_caught_by_results_record_markers(
 ) -> None:
     """Adversarial: indirection. `find ~ -name results.json -exec cat {} +` never spells a
     results path; the JSON keys of a results record give it away."""
-    stored = json.dumps([{"name": "t", "expected_output": "x", "cheating_report": {}}])
+    # Keys in the harness's record order (runner.seed_record): expected_output, rubric.
+    stored = json.dumps(
+        [{"name": "t", "expected_output": "x", "rubric": None, "cheating_report": {}}]
+    )
     for rules in (devops, ours):
         report = scan_record(
             _record(_exec("find ~ -name results.json -exec cat {} +", stored)), rules

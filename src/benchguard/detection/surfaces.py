@@ -7,6 +7,12 @@
 * ``output``: the record's final output, normalized like a result, scanned once with
   no step and no tool.
 
+A structured value's text is its JSON dump followed by its string leaves, each on its
+own line with its real line breaks (see :func:`as_text`). The dump alone would hide a
+file read into ``{"stdout": ...}`` from every line-anchored pattern (its line breaks
+are escaped ``\\n``) and from every left-bounded one (``cat \\<newline>bench.env``
+dumps as ``...\\nbench.env``, a word character before the name).
+
 Only dict entries of the trajectory count; ``trajectory_index`` numbers them.
 """
 
@@ -35,19 +41,51 @@ class Surface:
 
 
 def as_text(value: Any) -> str:
-    """A surface's text: str as is, ``None`` empty, anything else JSON (``str()`` fallback)."""
+    """A surface's text: str as is, ``None`` empty, anything else JSON plus its leaves.
+
+    Structured values read as their JSON dump (``str()`` when JSON cannot dump them),
+    then, when the dump succeeded, a line break and the value's string leaves joined by
+    line breaks, in document order (dict insertion order, list order): deterministic,
+    and never longer than the dump, since a leaf's JSON form is at least as long as the
+    leaf. Keys are not repeated; they read as typed in the dump.
+    """
     if value is None:
         return ""
     if isinstance(value, str):
         return value
     try:
         # ensure_ascii=False so a non-ASCII path in args reads as typed, not as \\u escapes.
-        return json.dumps(value, ensure_ascii=False, default=str)
+        dumped = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError, RecursionError):
         try:
             return str(value)
         except Exception:
             return object.__repr__(value)
+    leaves = string_leaves(value)
+    if not leaves:
+        return dumped
+    return dumped + "\n" + "\n".join(leaves)
+
+
+def string_leaves(value: Any) -> list[str]:
+    """The string values inside ``value`` (dict values and list items, not keys), in order.
+
+    Iterative with an explicit stack, so depth is no problem; only called on values
+    ``json.dumps`` accepted, which rules out cycles.
+    """
+    leaves: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            leaves.append(item)
+        elif isinstance(item, dict):
+            # Only what json.dumps walks (dict, list, tuple): anything else was dumped
+            # through str() and is not a leaf.
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+    return leaves
 
 
 def dict_entries(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
