@@ -124,6 +124,16 @@ EVASIONS: list[tuple[str, str, Any]] = [
     ("python yaml repr", "python3 -c 'print(yaml.safe_load(...))'", repr(yaml.safe_load(SUM))),
     ("json dump of the task", "yq -o json */t*", json.dumps(yaml.safe_load(SUM), indent=2)),
     ("json-escaped string", "python3 -c 'print(json.dumps(open(f).read()))'", json.dumps(SUM)),
+    (
+        "flow mapping",
+        "yq -o yaml -P=false */t*",
+        "verification: [{name: total-correct, role: correctness, file: answer.txt}]\n",
+    ),
+    (
+        "yaml re-dump sorted",
+        "python3 -c 'print(yaml.safe_dump(...))'",
+        yaml.safe_dump(yaml.safe_load(SUM)),
+    ),
     ("partial head of checks", "sed -n 6,9p */t*", lines(SUM, 6, 9)),
     ("partial tail", "tail -n 2 */t*", lines(SUM, 21, 22)),
     (
