@@ -1,24 +1,58 @@
-"""Starting an agent process and stopping it, whole, when its time is up.
+"""Starting an agent process and stopping it, whole, when its run is over.
 
 The agent runs in its own session (process group), so a timeout kills everything it
-started, not just the first process: an agent that forks a shell which forks ``sleep``
-must not outlive its run. Output goes to files, never pipes, so a killed agent's
-partial output survives and a chatty one cannot deadlock the harness.
+started in that group. That is not enough: a child that calls ``setsid`` (or
+double-forks) leaves the group and, unsandboxed, could keep writing into the shared
+agent home during later tasks. So, on Linux:
+
+- the harness makes itself the *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``,
+  once), so an orphaned descendant is re-parented to the harness instead of init and
+  stays in its process tree;
+- every run's environment carries ``BENCHGUARD_RUN_TOKEN`` (random per run); after the
+  agent exits or times out, every descendant of the harness whose environment carries
+  that run's token is killed (read from ``/proc/<pid>/environ``), so under ``-j N`` a
+  run never touches another run's processes;
+- :class:`ChildBaseline` remembers the harness's own children before a batch; after
+  the batch (and, with ``-j 1``, after each run) every child that appeared since, and
+  everything under it, is killed: that catches an orphan that also wiped its
+  environment before double-forking.
+
+Processes are first stopped, then killed, round after round until none is left (a
+stopped process cannot fork), and signalled through a pidfd checked against the start
+time the process was selected with, so a recycled pid is never hit. Killed orphans
+re-parented to the harness are reaped here; nothing else is waited on, so the status
+of a concurrent run's agent is never stolen.
+
+Output goes to files, never pipes, so a killed agent's partial output survives and a
+chatty one cannot deadlock the harness.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import logging
 import os
+import secrets
 import signal
 import subprocess
+import sys
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+log = logging.getLogger(__name__)
+
 # Between SIGTERM and SIGKILL: long enough for an agent to flush its transcript.
 TERM_GRACE_S = 2.0
+# Every process an agent starts inherits this; its value is fresh for each run.
+RUN_TOKEN_ENV = "BENCHGUARD_RUN_TOKEN"
+# How long one sweep keeps stopping, killing and reaping before it gives up.
+SWEEP_BUDGET_S = 5.0
+_PR_SET_CHILD_SUBREAPER = 36
+_PROC = Path("/proc")
 
 
 @dataclass(frozen=True)
@@ -29,6 +63,8 @@ class Exit:
     timed_out: bool
     duration_s: float
     start_error: str | None = None
+    # Processes of this run still alive after the agent ended, killed by the sweep.
+    strays_killed: int = 0
 
 
 def kill_group(process: subprocess.Popen[bytes], *, grace_s: float = TERM_GRACE_S) -> None:
@@ -59,14 +95,20 @@ def run_process(
     stdout_file: Path,
     stderr_file: Path,
 ) -> Exit:
-    """Run ``argv`` to completion or until ``timeout_s``; output lands in the two files."""
+    """Run ``argv`` to completion or until ``timeout_s``; output lands in the two files.
+
+    When it returns, nothing the process started that still carries this run's token
+    is alive (see the module doc for what can still escape).
+    """
+    become_subreaper()
+    token = new_run_token()
     start = time.monotonic()
     with stdout_file.open("wb") as out, stderr_file.open("wb") as err:
         try:
             process = subprocess.Popen(
                 list(argv),
                 cwd=cwd,
-                env=dict(env),
+                env={**env, RUN_TOKEN_ENV: token},
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
@@ -83,4 +125,224 @@ def run_process(
         except subprocess.TimeoutExpired:
             kill_group(process)
             code, timed_out = None, True
-    return Exit(code, timed_out, time.monotonic() - start)
+    strays = kill_run(token)
+    if strays:
+        log.warning("killed %d process(es) %s left running after its run", strays, argv[0])
+    return Exit(code, timed_out, time.monotonic() - start, strays_killed=strays)
+
+
+def new_run_token() -> str:
+    return secrets.token_hex(16)
+
+
+# --- the subreaper -----------------------------------------------------------------
+
+_subreaper: bool | None = None
+_subreaper_lock = threading.Lock()
+
+
+def become_subreaper() -> bool:
+    """Make this process the child subreaper (Linux only, done once); True if it is.
+
+    Orphaned descendants then re-parent to this process, so they stay findable (and
+    killable) as its descendants. The mark is not inherited across ``fork``.
+    """
+    global _subreaper
+    with _subreaper_lock:
+        if _subreaper is None:
+            _subreaper = _set_child_subreaper()
+            if not _subreaper:
+                log.warning(
+                    "cannot make the harness a child subreaper: orphaned agent processes "
+                    "are found by their run token across all processes instead"
+                )
+        return _subreaper
+
+
+def _set_child_subreaper() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+# --- the process table -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProcessInfo:
+    pid: int
+    ppid: int
+    # Start time in clock ticks since boot: with the pid, it names one process for good.
+    start: int
+    state: str
+
+    @property
+    def zombie(self) -> bool:
+        return self.state in ("Z", "X")
+
+
+def read_process(pid: int) -> ProcessInfo | None:
+    """``/proc/<pid>/stat`` parsed; ``None`` when the process is gone or unreadable."""
+    try:
+        data = (_PROC / str(pid) / "stat").read_bytes()
+    except OSError:
+        return None
+    # The command name is in parentheses and may itself hold spaces and parentheses.
+    fields = data[data.rfind(b")") + 2 :].split()
+    try:
+        return ProcessInfo(pid, int(fields[1]), int(fields[19]), fields[0].decode())
+    except (IndexError, ValueError):
+        return None
+
+
+def process_table() -> dict[int, ProcessInfo]:
+    table: dict[int, ProcessInfo] = {}
+    try:
+        names = os.listdir(_PROC)
+    except OSError:
+        return table
+    for name in names:
+        if name.isdigit():
+            info = read_process(int(name))
+            if info is not None:
+                table[info.pid] = info
+    return table
+
+
+def descendants(roots: Iterable[int], table: Mapping[int, ProcessInfo]) -> list[ProcessInfo]:
+    """Every process under ``roots`` (the roots themselves excluded), in pid order."""
+    children: dict[int, list[int]] = {}
+    for info in table.values():
+        children.setdefault(info.ppid, []).append(info.pid)
+    found: dict[int, ProcessInfo] = {}
+    pending = list(roots)
+    while pending:
+        for pid in children.get(pending.pop(), []):
+            if pid not in found:
+                found[pid] = table[pid]
+                pending.append(pid)
+    return [found[pid] for pid in sorted(found)]
+
+
+def carries_token(pid: int, token: str) -> bool:
+    needle = f"\0{RUN_TOKEN_ENV}={token}\0".encode()
+    try:
+        environ = (_PROC / str(pid) / "environ").read_bytes()
+    except OSError:
+        return False
+    return needle in b"\0" + environ + b"\0"
+
+
+# --- sweeping ----------------------------------------------------------------------
+
+
+def kill_run(token: str, *, budget_s: float = SWEEP_BUDGET_S) -> int:
+    """Kill every live process carrying ``token``; how many were killed.
+
+    With the subreaper on, only the harness's descendants are read (all orphans are
+    among them); without it, every process this user can read.
+    """
+    me = os.getpid()
+
+    def select(table: Mapping[int, ProcessInfo]) -> list[ProcessInfo]:
+        pool = descendants([me], table) if become_subreaper() else list(table.values())
+        return [p for p in pool if p.pid != me and not p.zombie and carries_token(p.pid, token)]
+
+    return _sweep(select, budget_s)
+
+
+@dataclass(frozen=True)
+class ChildBaseline:
+    """The harness's direct children at one moment (by pid and start time).
+
+    Any child that appears later is, while a batch runs, an agent's orphan: the
+    harness's own subprocesses (agents, verification commands) are waited on before
+    the sweep is called. Sweeping kills such children and everything under them.
+    """
+
+    known: frozenset[tuple[int, int]]
+
+    @classmethod
+    def now(cls) -> ChildBaseline:
+        me = os.getpid()
+        return cls(frozenset((p.pid, p.start) for p in process_table().values() if p.ppid == me))
+
+    def sweep_new(self, *, budget_s: float = SWEEP_BUDGET_S) -> int:
+        """Kill and reap every child that is not in the baseline; how many were killed."""
+        me = os.getpid()
+
+        def select(table: Mapping[int, ProcessInfo]) -> list[ProcessInfo]:
+            roots = [
+                p.pid for p in table.values() if p.ppid == me and (p.pid, p.start) not in self.known
+            ]
+            # Orphans that already exited are reaped by the sweep, not killed.
+            for pid in roots:
+                _reap_if_child(table[pid], me)
+            under = descendants(roots, table)
+            return [p for p in [table[pid] for pid in roots] + under if not p.zombie]
+
+        return _sweep(select, budget_s)
+
+
+def _sweep(
+    select: Callable[[Mapping[int, ProcessInfo]], list[ProcessInfo]], budget_s: float
+) -> int:
+    """Stop then kill what ``select`` picks, until it picks nothing; reap our own."""
+    me = os.getpid()
+    killed: dict[int, ProcessInfo] = {}
+    deadline = time.monotonic() + budget_s
+    while True:
+        table = process_table()
+        for info in killed.values():
+            current = table.get(info.pid)
+            if current is not None and current.start == info.start:
+                _reap_if_child(current, me)
+        targets = select(table)
+        if not targets:
+            break
+        if time.monotonic() > deadline:
+            log.warning("gave up killing %d stray process(es) after %.0fs", len(targets), budget_s)
+            break
+        # Stopped first, so none of them forks while the others are being killed.
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for info in targets:
+                if _signal(info, sig) and sig == signal.SIGKILL:
+                    killed.setdefault(info.pid, info)
+        time.sleep(0.005)
+    return len(killed)
+
+
+def _reap_if_child(info: ProcessInfo, me: int) -> None:
+    # Only a zombie re-parented to us, named by pid and start time: no other thread's
+    # child (a concurrent run's agent) can be waited on here.
+    if info.ppid == me and info.zombie:
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(info.pid, os.WNOHANG)
+
+
+def _signal(info: ProcessInfo, sig: signal.Signals) -> bool:
+    """Send ``sig`` to exactly the process ``info`` names; False if it is gone."""
+    try:
+        fd = os.pidfd_open(info.pid)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        fd = -1  # no pidfd support: a plain kill, after the same identity check
+    try:
+        current = read_process(info.pid)
+        if current is None or current.start != info.start:
+            return False
+        if fd >= 0:
+            signal.pidfd_send_signal(fd, sig)
+        else:
+            os.kill(info.pid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+    finally:
+        if fd >= 0:
+            os.close(fd)

@@ -35,7 +35,7 @@ from benchguard.harness.agents.config import (
     builtin_agent_script,
     render_argv,
 )
-from benchguard.harness.process import run_process
+from benchguard.harness.process import ChildBaseline, become_subreaper, run_process
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
 from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture, read_tail
@@ -172,8 +172,15 @@ def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
     return tuple(p for p in paths if p.exists())
 
 
-def run_job(job: Job, settings: BatchSettings) -> dict[str, Any]:
-    """Run one agent on one task and verify it; never raises for an agent failure."""
+def run_job(
+    job: Job, settings: BatchSettings, *, orphans: ChildBaseline | None = None
+) -> dict[str, Any]:
+    """Run one agent on one task and verify it; never raises for an agent failure.
+
+    ``orphans``: when this is the only run in flight (``-j 1``), every process that
+    became a child of the harness since the baseline is this run's (or an earlier
+    run's) orphan and is killed before the checks run, token or not.
+    """
     record = seed_record(job, settings)
     scratch: Scratch | None = None
     try:
@@ -188,6 +195,8 @@ def run_job(job: Job, settings: BatchSettings) -> dict[str, Any]:
             stdout_file=scratch.stdout_file,
             stderr_file=scratch.stderr_file,
         )
+        if orphans is not None:
+            _sweep_orphans(orphans, f"after {job.task.folder}#{job.iteration}")
         taken = capture(
             settings.agent.trajectory,
             stdout_file=scratch.stdout_file,
@@ -227,6 +236,12 @@ def run_job(job: Job, settings: BatchSettings) -> dict[str, Any]:
     return record
 
 
+def _sweep_orphans(orphans: ChildBaseline, when: str) -> None:
+    killed = orphans.sweep_new()
+    if killed:
+        log.warning("killed %d orphaned agent process(es) %s", killed, when)
+
+
 def run_batch(
     tasks: Sequence[Task],
     settings: BatchSettings,
@@ -248,24 +263,32 @@ def run_batch(
     snapshots.before_batch()
     inventories: list[tuple[Rule, ...]] = [() for _ in jobs]
     records: list[dict[str, Any]] = [{} for _ in jobs]
+    # Orphans of the agents re-parent to the harness; whatever becomes its child during
+    # the batch is killed after each run (-j 1) or at the end of the batch (-j N).
+    become_subreaper()
+    orphans = ChildBaseline.now()
+    per_run_orphans = orphans if settings.jobs <= 1 else None
 
     def execute(job: Job) -> None:
         inventories[job.position] = snapshots.start_task(job.task.name)
         try:
-            records[job.position] = run_job(job, settings)
+            records[job.position] = run_job(job, settings, orphans=per_run_orphans)
         finally:
             snapshots.finish_task(job.task.name)
         if on_done is not None:
             on_done(job, records[job.position])
 
     started = time.monotonic()
-    if settings.jobs <= 1:
-        for job in jobs:
-            execute(job)
-    else:
-        with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
-            for future in [pool.submit(execute, job) for job in jobs]:
-                future.result()
+    try:
+        if settings.jobs <= 1:
+            for job in jobs:
+                execute(job)
+        else:
+            with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
+                for future in [pool.submit(execute, job) for job in jobs]:
+                    future.result()
+    finally:
+        _sweep_orphans(orphans, "at the end of the batch")
     for record, rules in zip(records, inventories, strict=True):
         record["home_snapshot"] = sorted({r.source for r in rules if r.source})
     errors: list[str] = []
