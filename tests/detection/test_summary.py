@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from benchguard.detection import Rule, describe_findings, load_profile, scan_record
-from benchguard.detection.summary import INCOMPLETE_SENTENCE
+from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_REASON
+from benchguard.detection.summary import INCOMPLETE_SENTENCE, TRUNCATED_SENTENCE
 
 
 def _finding(
@@ -208,7 +209,8 @@ def test_unusable_fingerprint_pattern_never_reaches_the_verdict_end_to_end() -> 
         ({"status": "clean", "categories": ["harness-repo"]}, ["harness-repo"]),
         ({"status": "clean", "categories": "harness-repo"}, ["harness-repo"]),
         ({"status": "clean", "incomplete": "yes"}, ["scan-incomplete"]),
-        ({"status": "weird", "findings": [_finding("a/x", "args", 0)]}, []),
+        ({"status": "weird", "findings": [_finding("a/x", "args", 0)]}, ["a/x"]),
+        ({"status": "weird"}, []),
     ],
 )
 def test_self_contradictory_reports_are_described_like_flagged(
@@ -216,3 +218,15 @@ def test_self_contradictory_reports_are_described_like_flagged(
 ) -> None:
     """Guards against a report the gate fails closed on publishing no reason at all."""
     assert [v["name"] for v in describe_findings(report)] == names
+
+
+def test_a_cut_transcript_is_published_as_such_without_quoting_the_note() -> None:
+    """Guards the wording of a harness cut: the reader learns why, the note stays private."""
+    report = {
+        "status": "flagged",
+        "categories": ["scan-incomplete"],
+        "incomplete": True,
+        "incomplete_reason": f"{TRANSCRIPT_TRUNCATED_REASON}; secret answer line",
+    }
+    [verdict] = describe_findings(report)
+    assert verdict == {"name": "scan-incomplete", "reason": TRUNCATED_SENTENCE}

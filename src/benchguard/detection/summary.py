@@ -19,8 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_REASON
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport
 from benchguard.detection.rules import RulesetError, load_profile, profile_names
+from benchguard.detection.stored_status import stored_status
 
 _SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
 _MAX_LISTED_READS = 3
@@ -29,9 +31,12 @@ INCOMPLETE_SENTENCE = (
     "scan incomplete: the detector stopped at a bound (time, size, or a rule it could not "
     "run) before it finished, so the run could not be verified"
 )
+TRUNCATED_SENTENCE = (
+    "transcript cut: the harness kept only the head and tail of an over-long transcript, "
+    "so the run could not be verified"
+)
 # How the detector names a rule in its notes: ``rule 'id'`` (Python repr quoting).
 _RULE_MENTION = re.compile(r"""\brule (?:'([^'\\\n]{1,200})'|"([^"\\\n]{1,200})")""")
-_KNOWN_STATUSES = ("flagged", "clean", "no_data", None)
 # A foreign note can be any size; the detector's own notes name their rules early.
 _NOTE_SCAN_CHARS = 4000
 
@@ -60,7 +65,8 @@ def describe_findings(report: CheatingReport | Mapping[str, Any]) -> list[dict[s
         raw = report
     else:
         return []
-    if raw.get("status") not in _KNOWN_STATUSES:
+    # The same fail-closed reading as the gate: a report it would zero is explained.
+    if stored_status(raw) is None:
         return []
     findings = raw.get("findings")
     findings = findings if isinstance(findings, list | tuple) else []
@@ -78,6 +84,9 @@ def _incomplete_sentence(raw: Mapping[str, Any]) -> str:
     note = raw.get("incomplete_reason")
     if not isinstance(note, str) or not note:
         return INCOMPLETE_SENTENCE
+    if note.startswith(TRANSCRIPT_TRUNCATED_REASON):
+        # The detector's own fixed note: publishing our constant sentence leaks nothing.
+        return TRUNCATED_SENTENCE
     known = _report_rule_ids(raw) | _builtin_rule_ids()
     named: list[str] = []
     for match in _RULE_MENTION.finditer(note[:_NOTE_SCAN_CHARS]):
