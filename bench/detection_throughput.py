@@ -296,21 +296,35 @@ def main() -> int:
             best = min(best, time.perf_counter() - start)
         return best, reports
 
-    ours_s, ours = timed(lambda r: scan_record(r, static, dynamic_rules=dynamic))
-    naive_s, naive = timed(lambda r: naive_scan_record(r, static, dynamic))
-    for index, (a, b) in enumerate(zip(ours, naive, strict=True)):
-        if a.model_dump() != b.model_dump():
-            print(f"MISMATCH at record {index}", file=sys.stderr)
-            print(json.dumps(a.model_dump(mode="json"), indent=1)[:3000], file=sys.stderr)
-            print(json.dumps(b.model_dump(mode="json"), indent=1)[:3000], file=sys.stderr)
-            return 1
-    flagged = sum(r.status == "flagged" for r in ours)
-    findings = sum(len(r.findings) for r in ours)
     mb = corpus_bytes / 1e6
-    print(f"reports identical: {len(ours)} records, {flagged} flagged, {findings} findings")
-    print(f"naive reference loop (stdlib re): {naive_s:7.2f} s  {mb / naive_s:8.1f} MB/s")
-    print(f"benchguard detector (RE2 prefilter + regex): {ours_s:7.2f} s  {mb / ours_s:8.1f} MB/s")
-    print(f"ratio: {naive_s / ours_s:.1f}x")
+
+    def compare(label: str, dynamic_rules: tuple[Rule, ...]) -> bool:
+        ours_s, ours = timed(lambda r: scan_record(r, static, dynamic_rules=dynamic_rules))
+        naive_s, naive = timed(lambda r: naive_scan_record(r, static, dynamic_rules))
+        for index, (a, b) in enumerate(zip(ours, naive, strict=True)):
+            if a.model_dump() != b.model_dump():
+                print(f"MISMATCH ({label}) at record {index}", file=sys.stderr)
+                print(json.dumps(a.model_dump(mode="json"), indent=1)[:3000], file=sys.stderr)
+                print(json.dumps(b.model_dump(mode="json"), indent=1)[:3000], file=sys.stderr)
+                return False
+        flagged = sum(r.status == "flagged" for r in ours)
+        findings = sum(len(r.findings) for r in ours)
+        print(f"\n== {label}")
+        print(f"reports identical: {len(ours)} records, {flagged} flagged, {findings} findings")
+        print(f"naive reference loop (stdlib re): {naive_s:7.2f} s  {mb / naive_s:8.1f} MB/s")
+        print(
+            f"benchguard detector (RE2 prefilter + regex): {ours_s:7.2f} s  {mb / ours_s:8.1f} MB/s"
+        )
+        print(f"ratio: {naive_s / ours_s:.1f}x")
+        return True
+
+    # The headline run is the issue's: the profile plus the inventory rules. The inventory
+    # patterns open with a lookbehind, which stops stdlib re's literal-prefix search, so
+    # the static profile alone is printed too: the naive loop's best case.
+    if not compare(f"{PROFILE} profile + {len(dynamic)} inventory rules", dynamic):
+        return 1
+    if not compare(f"{PROFILE} profile alone (the naive loop's best case)", ()):
+        return 1
     return 0
 
 
