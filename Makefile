@@ -24,6 +24,7 @@ system-deps:
 
 $(STAMP): pyproject.toml constraints.txt | system-deps
 	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -c constraints.txt pip
 	$(BIN)/python -m pip install -q -c constraints.txt hatchling editables
 	$(BIN)/python -m pip install -q --no-build-isolation -c constraints.txt -e '.[dev,dask]'
 	touch $(STAMP)
