@@ -3,6 +3,12 @@
 Both are top-level functions over picklable values so a process pool (dask's
 processes scheduler, a distributed cluster) can run them; both never raise, so one
 bad record or file cannot take its neighbours down with it.
+
+A file's records are scanned with the static rules plus the dynamic (inventory) rules
+each record's stored report was scanned with, the same rules ``benchguard score``
+rescans with: a cheat the harness caught through a leftover file stays flagged. A
+record whose stored dynamic rules cannot be read is scanned with the static rules and
+reported flagged and incomplete (fail closed), never clean.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, DETECTOR_VERS
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.importers.registry import UnknownFormatError, import_path
 from benchguard.importers.transcript import UnreadableLogError
+from benchguard.results.rescore import stored_dynamic_rules
 
 
 class RecordScan(BaseModel):
@@ -86,7 +93,7 @@ def scan_one_file(
         RecordScan(
             index=index,
             name=_record_name(record),
-            report=scan_one_record(record, rules, time_budget_s=time_budget_s),
+            report=_scan_stored_record(record, rules, time_budget_s),
         )
         for index, record in enumerate(imported.records)
     )
@@ -96,6 +103,39 @@ def scan_one_file(
         records=records,
         problems=tuple(imported.problems),
         bytes=size,
+    )
+
+
+def _scan_stored_record(
+    record: Mapping[str, Any], rules: Sequence[Rule], time_budget_s: float
+) -> CheatingReport:
+    """The verdict with the record's stored dynamic rules (none for a foreign log)."""
+    try:
+        dynamic_rules = stored_dynamic_rules(record)
+    except ValueError as exc:
+        report = scan_one_record(record, rules, time_budget_s=time_budget_s)
+        return _without_stored_rules(report, str(exc))
+    return scan_one_record(record, rules, dynamic_rules, time_budget_s)
+
+
+def _without_stored_rules(report: CheatingReport, problem: str) -> CheatingReport:
+    """``report`` (a static-only scan) marked flagged and incomplete: the rules the
+    harness generated for this record are missing, so a clean result would be a guess.
+
+    ``problem`` is our own message from ``stored_dynamic_rules`` (a rule's position and
+    pydantic's message), never a pattern.
+    """
+    note = f"the stored report's dynamic rules cannot be read ({problem}); scanned with the static rules only"
+    if report.incomplete_reason:
+        note = f"{note}; {report.incomplete_reason}"
+    return CheatingReport.model_validate(
+        {
+            **report.model_dump(),
+            "status": "flagged",
+            "categories": sorted({*report.categories, SCAN_INCOMPLETE_CATEGORY}),
+            "incomplete": True,
+            "incomplete_reason": note,
+        }
     )
 
 
