@@ -98,7 +98,9 @@ def compact_records(records: list[Any]) -> tuple[list[Any], dict[str, Any]]:
     """``records`` with each report's dynamic rules replaced by a reference, and the table.
 
     A report whose ``dynamic_rules`` is a non-empty list gets ``dynamic_rules_ref``
-    (the list's digest, :func:`dynamic_rules_digest`) in the same position; anything
+    (the list's digest: ``sha256:`` over the rules' canonical JSON, sorted keys and no
+    spaces, in order; for rules dumped from ``Rule`` models it equals the detector's
+    ruleset digest of the same rules) in the same position; anything
     else (no report, an empty list, a malformed report) is kept as it is. Records and
     reports that change are shallow copies; the input is not modified.
     """
@@ -177,15 +179,6 @@ def _expand(spans: Any, rules: list[Any]) -> list[Any] | None:
             return None
         out.extend(rules[span[0] : span[1] + 1])
     return out
-
-
-def dynamic_rules_digest(rules: list[Any]) -> str:
-    """``sha256:`` over the rules' canonical JSON (sorted keys, no spaces), in order.
-
-    For rules dumped from ``Rule`` models this equals the detector's ruleset digest of
-    the same rules.
-    """
-    return _RulesTable().add(rules)
 
 
 class _RulesTable:
@@ -291,6 +284,13 @@ def read_json(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise ResultsFileError(
             path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise ResultsFileError(path, "JSON nested too deeply to read") from None
+    except ValueError as exc:
+        # Valid syntax past the decoder's limits (an integer of over 4300 digits).
+        raise ResultsFileError(
+            path, f"JSON beyond what can be read ({str(exc).split(';')[0]})"
         ) from None
 
 
