@@ -22,10 +22,9 @@ from redaction_pressure.corpus import (
     GeneratedTask,
     TenantProfile,
 )
+from redaction_pressure.rules import MAX_RULES
 
 REDACTED = "[REDACTED]"
-MAX_RULES = 24
-"""The contract's rule cap; policies never exceed it."""
 LITERAL_PATTERN_BUDGET = 900
 """Characters per pattern when policies pack literal secrets into alternations; kept
 well under the validator's pattern-length cap."""

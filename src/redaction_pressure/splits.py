@@ -24,7 +24,6 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 SplitName = Literal["train", "dev", "private_eval"]
 SPLIT_NAMES: tuple[SplitName, ...] = get_args(SplitName)
-PublicSplitName = Literal["train", "dev"]
 
 TRAIN_SEED_BASE = 10_000_000
 TRAIN_SIZE = 1_000_000

@@ -71,8 +71,6 @@ MAX_RECORD_CHARS = 64 << 20
 # Surfaces are prefiltered in chunks of about this many characters (one RE2 call each).
 _PREFILTER_CHUNK_CHARS = 1 << 20
 
-ReportDict = dict[str, Any]
-
 
 class _BoundHit(Exception):
     """The record's scan reached a bound; the message is the report's reason."""

@@ -58,7 +58,6 @@ TRANSCRIPT_BOUND = Bound(head=12 << 20, tail=4 << 20)
 # A final output is one detector surface; this keeps it (with the cut notice) under the
 # detector's surface cap, so a read at its end is scanned rather than skipped.
 OUTPUT_BOUND = Bound(head=6 << 20, tail=1 << 20)
-MAX_CAPTURE_BYTES = TRANSCRIPT_BOUND.limit
 # An agent can swap the files it writes for a symlink (to the operator's files) or a
 # FIFO (which would block the harness): neither is followed nor waited on.
 _SAFE_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
