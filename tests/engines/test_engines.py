@@ -94,7 +94,7 @@ def test_missing_dask_is_a_clear_error(
 
 
 def test_scheduler_is_refused_for_the_serial_engine(rules: tuple[Rule, ...]) -> None:
-    with pytest.raises(ValueError, match="only to the dask engine"):
+    with pytest.raises(ValueError, match="only to --engine dask"):
         scan_records([], rules, engine="serial", scheduler="threads")
 
 

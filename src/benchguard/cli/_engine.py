@@ -1,4 +1,5 @@
-"""The engine options ``scan`` and ``score`` share, and the check of how they combine."""
+"""The engine options ``scan`` and ``score`` share; how they combine is checked by
+:func:`benchguard.engines.engine_choice_problem`, re-exported here."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from benchguard.engines import ENGINE_NAMES
+from benchguard.engines import engine_choice_problem
 
 SchedulerOption = Annotated[
     str | None,
@@ -24,11 +25,4 @@ WorkersOption = Annotated[
     ),
 ]
 
-
-def engine_choice_problem(engine: str, scheduler: str | None) -> str | None:
-    """What is wrong with this ``--engine``/``--scheduler`` pair, or None."""
-    if engine not in ENGINE_NAMES:
-        return f"--engine {engine!r}: choose one of: {', '.join(ENGINE_NAMES)}"
-    if scheduler is not None and engine != "dask":
-        return "--scheduler applies only to --engine dask"
-    return None
+__all__ = ["SchedulerOption", "WorkersOption", "engine_choice_problem"]

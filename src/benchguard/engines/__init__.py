@@ -30,6 +30,7 @@ __all__ = [
     "EngineUnavailableError",
     "FileScan",
     "RecordScan",
+    "engine_choice_problem",
     "scan_files",
     "scan_one_file",
     "scan_one_record",
@@ -76,13 +77,25 @@ def scan_files(
     return scan_files_dask(paths, rules, format_name, time_budget_s, scheduler, workers)
 
 
-def _is_serial(engine: str, scheduler: str | None) -> bool:
-    """Whether ``engine`` is the serial one (else dask); ValueError for an unknown engine
-    or a scheduler given to the serial engine."""
+def engine_choice_problem(engine: str, scheduler: str | None) -> str | None:
+    """What is wrong with this engine/scheduler pair, or None.
+
+    Worded with the CLI's flag names (the keyword arguments share them), so
+    ``benchguard scan``/``score`` print it as is and the library raises it.
+    """
     if engine not in ENGINE_NAMES:
-        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINE_NAMES)}")
-    if engine == "serial" and scheduler is not None:
-        raise ValueError("--scheduler applies only to the dask engine")
+        return f"--engine {engine!r}: choose one of: {', '.join(ENGINE_NAMES)}"
+    if scheduler is not None and engine != "dask":
+        return "--scheduler applies only to --engine dask"
+    return None
+
+
+def _is_serial(engine: str, scheduler: str | None) -> bool:
+    """Whether ``engine`` is the serial one (else dask); ValueError naming the problem
+    for an unknown engine or a scheduler given to the serial engine."""
+    problem = engine_choice_problem(engine, scheduler)
+    if problem is not None:
+        raise ValueError(problem)
     return engine == "serial"
 
 
