@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from string import Template
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, computed_field
 from pydantic.alias_generators import to_camel
 from rich.console import Group
 from rich.table import Table
@@ -54,11 +54,21 @@ class SetupStanding(_Camel):
     gated_runs: int
     gated_by_kind: dict[str, int]
     integrity: dict[str, int]
-    no_data: int
-    unverified: int
     dismissed_findings: int
     sandboxed_runs: int
     gated: tuple[GatedRun, ...]
+
+    # Published beside ``integrity`` (the JSON's noData/unverified), read from it: one
+    # source of truth for the counts.
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def no_data(self) -> int:
+        return self.integrity.get("no_data", 0)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def unverified(self) -> int:
+        return self.integrity.get("unverified", 0)
 
 
 class Provenance(_Camel):
@@ -133,8 +143,6 @@ def _standing(setup_id: str, rows: Sequence[ResultRow]) -> SetupStanding:
         gated_runs=len(gated_rows),
         gated_by_kind={k: kind_counts[k] for k in _kind_order(kind_counts)},
         integrity={status: integrity[status] for status in INTEGRITY_STATUSES},
-        no_data=integrity["no_data"],
-        unverified=integrity["unverified"],
         dismissed_findings=sum(r.dismissed_findings for r in rows),
         sandboxed_runs=sum(r.sandboxed for r in rows),
         gated=tuple(
