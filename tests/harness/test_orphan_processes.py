@@ -193,3 +193,8 @@ def test_an_orphan_with_a_wiped_environment_does_not_outlive_the_batch(
     assert not (operator.agent_home / "late").exists()
     if jobs == "1":
         assert not (tmp_path / "seen-alive").exists(), "an orphan ran into the next task"
+        # Each run's record says its orphan was killed after it (the per-run sweep).
+        assert all(r["strays_killed"] >= 1 for r in records), records
+    else:
+        # Tokenless orphans die at the batch end, credited to no run.
+        assert all(isinstance(r["strays_killed"], int) for r in records)

@@ -126,6 +126,7 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         TRANSCRIPT_TRUNCATED_KEY: False,
         "exit_code": None,
         "duration_s": 0.0,
+        "strays_killed": 0,
         "expected_output": task.expected_output,
         "rubric": task.rubric,
         "verification_report": [],
@@ -195,8 +196,9 @@ def run_job(
             stdout_file=scratch.stdout_file,
             stderr_file=scratch.stderr_file,
         )
+        strays = finished.strays_killed
         if orphans is not None:
-            _sweep_orphans(orphans, f"after {job.task.folder}#{job.iteration}")
+            strays += _sweep_orphans(orphans, f"after {job.task.folder}#{job.iteration}")
         taken = capture(
             settings.agent.trajectory,
             stdout_file=scratch.stdout_file,
@@ -210,6 +212,7 @@ def run_job(
             # The detector reads this mark: a cut transcript is never a clean scan.
             **{TRANSCRIPT_TRUNCATED_KEY: taken.truncated},
             duration_s=round(finished.duration_s, 3),
+            strays_killed=strays,
         )
         if finished.start_error is not None:
             record.update(status="error", error=f"agent could not start: {finished.start_error}")
@@ -236,10 +239,11 @@ def run_job(
     return record
 
 
-def _sweep_orphans(orphans: ChildBaseline, when: str) -> None:
+def _sweep_orphans(orphans: ChildBaseline, when: str) -> int:
     killed = orphans.sweep_new()
     if killed:
         log.warning("killed %d orphaned agent process(es) %s", killed, when)
+    return killed
 
 
 def run_batch(
