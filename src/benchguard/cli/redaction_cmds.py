@@ -119,7 +119,7 @@ def eval_command(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Score baseline policies over a split and print a table per policy."""
+    """Score baseline policies over a split and print one table, a row per policy."""
     from redaction_pressure.corpus import generate_task
     from redaction_pressure.policies import POLICIES
     from redaction_pressure.reward import score_reply
