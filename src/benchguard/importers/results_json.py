@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchguard.importers.transcript import ImportedFile, UnreadableLogError
+from benchguard.importers.transcript import ImportedFile, UnreadableLogError, json_lines
 from benchguard.results.io import DYNAMIC_RULESETS_KEY, inflate_records
 
 FORMAT_NAME = "benchguard"
@@ -72,7 +72,7 @@ def _first_line_is_json(path: Path) -> bool:
         first = handle.readline()
     try:
         json.loads(first)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # undecodable, or past the decoder's limits
         return False
     return True
 
@@ -82,6 +82,12 @@ def _import_document(path: Path) -> ImportedFile:
         document = json.loads(path.read_bytes())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableLogError(f"{path}: not valid JSON ({exc})") from exc
+    except RecursionError as exc:
+        raise UnreadableLogError(f"{path}: not readable JSON (nested too deeply)") from exc
+    except ValueError as exc:
+        # Valid syntax past the decoder's limits (an integer of over 4300 digits).
+        reason = str(exc).split(";")[0]
+        raise UnreadableLogError(f"{path}: not readable JSON ({reason})") from exc
     table = None
     if looks_like_results_document(document):
         entries = document["records"]
@@ -117,13 +123,10 @@ def _import_lines(path: Path) -> ImportedFile:
     problems: list[str] = []
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    problems.append(f"{path}: line {number}: not valid JSON ({exc.msg}); skipped")
+            for line in json_lines(handle):
+                number, record = line.number, line.value
+                if line.error is not None:
+                    problems.append(f"{path}: line {number}: {line.error}; skipped")
                     continue
                 unresolved = inflate_records([record], None)
                 if unresolved:
