@@ -5,10 +5,12 @@ on ``args`` is *typed* access ("read by the agent"); one on ``result`` or ``outp
 a *passive sighting* ("... appeared in <tool> output"). Typed groups come first, then
 by severity, then by the earliest step.
 
-A scan that hit its bound is published as one fixed sentence, never with the detector's
+An incomplete scan is published as a fixed sentence, never with the detector's
 ``incomplete_reason``: that note may quote a pattern, and an inventory fingerprint
-pattern is a line of a leftover file (possibly an answer key). At most the ids of the
-rules it names are added, and only ids known independently of the note.
+pattern is a line of a leftover file (possibly an answer key). A record the harness
+marked ``transcript_truncated`` gets :data:`TRUNCATED_SENTENCE` ("transcript cut: ...");
+any other bound gets :data:`INCOMPLETE_SENTENCE` ("scan incomplete: ..."), plus at most
+the ids of the rules its note names, and only ids known independently of the note.
 """
 
 from __future__ import annotations
@@ -222,4 +224,4 @@ def _clean(text: str) -> str:
     return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
 
 
-__all__ = ["describe_findings"]
+__all__ = ["INCOMPLETE_SENTENCE", "TRUNCATED_SENTENCE", "describe_findings"]

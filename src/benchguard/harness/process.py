@@ -57,13 +57,15 @@ _PROC = Path("/proc")
 
 @dataclass(frozen=True)
 class Exit:
-    """How a process ended: its code (None when killed on timeout), and how long it ran."""
+    """How a process ended: its code (None when killed on timeout), and how long it ran
+    (from start to the end of the run-token sweep, which ``duration_s`` includes)."""
 
     returncode: int | None
     timed_out: bool
     duration_s: float
     start_error: str | None = None
-    # Processes of this run still alive after the agent ended, killed by the sweep.
+    # Processes of this run still alive after the agent ended, killed by the token sweep
+    # (the runner adds its own -j 1 orphan sweep and records the sum).
     strays_killed: int = 0
 
 

@@ -13,7 +13,9 @@ keeps its stored report (never a silent clean), with the failure reported. A fre
 verdict that is incomplete (the scan hit a bound, or an engine's fail-closed report
 for a scan that raised) is kept, since it reads flagged, and is reported too. What is
 reported never quotes the detector's note or a scan exception's message (either may
-quote a pattern, that is answer-key text): a fixed sentence and rule ids only.
+quote a pattern, that is answer-key text): the published sentence of
+:func:`~benchguard.detection.summary.describe_findings` ("transcript cut: ..." for a
+harness-cut transcript, else "scan incomplete: ..." with rule ids) or an exception type.
 """
 
 from __future__ import annotations
@@ -228,8 +230,10 @@ def _incomplete_summary(report: CheatingReport) -> str:
     """The publishable account of an incomplete scan, never the detector's note.
 
     ``incomplete_reason`` may quote a pattern, and an inventory fingerprint is a line
-    of a leftover file (possibly an answer key): it stays in the report. This says the
-    fixed sentence plus the ids of rules the note names that exist independently of it.
+    of a leftover file (possibly an answer key): it stays in the report. This is the
+    published sentence: "transcript cut: ..." for a harness-cut transcript, else
+    "scan incomplete: ..." plus the ids of rules the note names that exist
+    independently of it.
     """
     for verdict in describe_findings(report):
         if verdict["name"] == SCAN_INCOMPLETE_CATEGORY:

@@ -12,7 +12,9 @@ Placeholders are whole ``{name}`` tokens replaced inside each argument:
 
 ``{{`` and ``}}`` stand for literal braces. The environment is an allowlist: the agent
 sees only the variables named in ``env`` (when the harness has them), the fixed values
-in ``set_env``, and ``HOME``, ``PATH`` and ``BENCHGUARD_TRAJECTORY`` set by the harness.
+in ``set_env``, and ``HOME``, ``PATH`` and ``BENCHGUARD_TRAJECTORY`` set by the harness,
+plus ``BENCHGUARD_RUN_TOKEN``, which :func:`benchguard.harness.process.run_process` adds
+per run so the run's processes can be found and killed after it.
 """
 
 from __future__ import annotations
@@ -152,7 +154,8 @@ def render_argv(agent: AgentConfig, *, prompt: str, workspace: Path, home: Path)
 def agent_environment(
     agent: AgentConfig, *, home: Path, trajectory_file: Path, parent: Mapping[str, str]
 ) -> dict[str, str]:
-    """The whole environment an agent process gets (nothing else leaks through)."""
+    """The agent's whole environment (nothing else leaks through) but for the run token,
+    which ``run_process`` adds when it starts the run."""
     env = {name: parent[name] for name in agent.env if name in parent}
     env.update(agent.set_env)
     env.setdefault("PATH", DEFAULT_PATH)
