@@ -50,8 +50,8 @@ def test_inventory_root_flag_adds_its_entries(layout: tuple[Path, Path]) -> None
     assert _ids(_invoke("inventory", str(home), "--json")) == set()
     with_root = _ids(_invoke("inventory", str(home), "--inventory-root", str(shared), "--json"))
     assert with_root == {
-        f"prior-run-artifact/{shared}/answers.md/path",
-        f"prior-run-artifact/{shared}/answers.md/content",
+        f"prior-run-artifact/root:{shared}/answers.md/path",
+        f"prior-run-artifact/root:{shared}/answers.md/content",
     }
 
 
@@ -61,15 +61,19 @@ def test_inventory_roots_from_the_environment(layout: tuple[Path, Path], tmp_pat
     (other / "run-1").mkdir(parents=True)
     env = {"BENCHGUARD_INVENTORY_ROOTS": f"{shared}{os.pathsep}{other}"}
     ids = _ids(_invoke("inventory", str(home), "--json", env=env))
-    assert f"prior-run-artifact/{shared}/answers.md/path" in ids
-    assert f"prior-run-artifact/{other}/run-1/path" in ids
+    assert f"prior-run-artifact/root:{shared}/answers.md/path" in ids
+    assert f"prior-run-artifact/root:{other}/run-1/path" in ids
 
 
 def test_the_table_shows_a_root_entry_by_its_full_path(layout: tuple[Path, Path]) -> None:
     home, shared = layout
     result = _invoke("inventory", str(home), "--inventory-root", str(shared))
     assert result.exit_code == 0, result.output
-    assert f"│ {shared}/answers.md" in result.stdout
+    entries = {
+        cells[3].strip() for line in result.stdout.splitlines() if len(cells := line.split("│")) > 4
+    }
+    # Rule ids mark a root entry ``root:<path>``; the entry column may keep that mark.
+    assert entries & {f"{shared}/answers.md", f"root:{shared}/answers.md"}
     assert f"extra roots: {shared}" in result.stdout.replace("\n", "")
 
 
@@ -78,7 +82,7 @@ def test_parent_of_the_home_as_a_root_skips_the_home_itself(layout: tuple[Path, 
     home, _ = layout
     (home.parent / "other-agent").mkdir()
     ids = _ids(_invoke("inventory", str(home), "--inventory-root", str(home.parent), "--json"))
-    assert ids == {f"prior-run-artifact/{home.parent}/other-agent/path"}
+    assert ids == {f"prior-run-artifact/root:{home.parent}/other-agent/path"}
 
 
 @pytest.mark.parametrize(

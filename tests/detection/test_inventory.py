@@ -215,8 +215,8 @@ def test_extra_roots_cover_tmp_leftovers(tmp_path: Path) -> None:
     (shared / "answers.txt").write_text("the answer key line is long enough to fingerprint\n")
     rules = build_inventory_rules(home, extra_roots=[shared])
     assert {r.id for r in rules} == {
-        f"prior-run-artifact/{shared}/answers.txt/path",
-        f"prior-run-artifact/{shared}/answers.txt/content",
+        f"prior-run-artifact/root:{shared}/answers.txt/path",
+        f"prior-run-artifact/root:{shared}/answers.txt/content",
     }
     report = scan_record(_record(_exec(f"cat {shared}/answers.txt")), (), dynamic_rules=rules)
     assert report.status == "flagged"

@@ -44,7 +44,9 @@ def test_cheater_reading_a_leftover_under_an_extra_root_is_flagged(
     assert record["scores"]["VerificationCorrectness"]["score"] == 1.0
     report = record["cheating_report"]
     assert report["status"] == "flagged"
-    assert f"prior-run-artifact/{shared}/answers.md/path" in {f["rule"] for f in report["findings"]}
+    assert f"prior-run-artifact/root:{shared}/answers.md/path" in {
+        f["rule"] for f in report["findings"]
+    }
     assert row["outcomeScore"] == 0.0 and row["integrityStatus"] == "flagged"
 
 

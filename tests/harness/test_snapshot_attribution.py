@@ -82,6 +82,6 @@ def test_extra_root_entries_are_told_apart_from_home_entries(tmp_path: Path) -> 
     snapshots.finish_task("write-report")
     repeat = snapshots.start_task("write-report")
     ids = {r.id for r in repeat}
-    assert f"prior-run-artifact/{shared}/report.md/path" in ids
-    assert f"prior-run-artifact/{shared}/report.md/content" not in ids  # its own output
+    assert f"prior-run-artifact/root:{shared}/report.md/path" in ids
+    assert f"prior-run-artifact/root:{shared}/report.md/content" not in ids  # its own output
     assert "prior-run-artifact/report.md/content" in ids  # pre-existing in the home

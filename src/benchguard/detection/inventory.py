@@ -14,9 +14,18 @@ environment becomes a rule:
   least 24 characters (ties broken lexicographically). A symlink never gets one: its
   target could pull any readable file into a pattern, and patterns are published.
 
+Extra roots (``/tmp``, a workspace parent) are listed the same way, without a
+baseline, and matched through the root's literal path only. Their rules are named by
+the entry's full path: ids ``prior-run-artifact/root:<root>/<name>/path|content`` and
+``source=<root>/<name>``, so ``/tmp/report.md`` and ``~/report.md`` never share a rule,
+an id or an authorization.
+
 A prompt that names an entry as a whole token authorizes its path rule for that record
-(:func:`filter_rules_for_prompt`); fingerprints are never authorized. Every file-system
-error yields fewer rules, never an exception: inventory must not block a run.
+(:func:`filter_rules_for_prompt`): a home entry by its name (``report.md``), an
+extra-root entry only by its full path exactly as the root was configured
+(``/tmp/report.md``; its bare name authorizes nothing). Fingerprints are never
+authorized. Every file-system error yields fewer rules, never an exception: inventory
+must not block a run.
 """
 
 from __future__ import annotations
@@ -99,11 +108,6 @@ def _listing(root: Path) -> list[tuple[str, os.DirEntry[str]]]:
     return entries
 
 
-def leftover_names(home: Path, *, baseline: frozenset[str] = DEFAULT_BASELINE) -> tuple[str, ...]:
-    """Entries of ``home`` that are neither baseline nor environment dotfiles."""
-    return tuple(name for name, _ in _leftover_listing(home, baseline))
-
-
 def _leftover_listing(home: Path, baseline: frozenset[str]) -> list[tuple[str, os.DirEntry[str]]]:
     skip = baseline | ENVIRONMENT_DOTFILES
     return [item for item in _listing(home) if item[0] not in skip][:MAX_INVENTORY_ENTRIES]
@@ -178,8 +182,15 @@ class _RootListings:
 
 
 def entry_key(root: Path, is_home: bool, name: str) -> str:
-    """How an entry is named in ``fingerprint_only`` and in mid-batch attribution."""
+    """How an entry is named in ``fingerprint_only``, in mid-batch attribution and in
+    its path rule's ``source`` (what a prompt must name to authorize it)."""
     return name if is_home else f"{str(root).rstrip('/')}/{name}"
+
+
+def _rule_label(root: Path, is_home: bool, name: str) -> str:
+    """The entry's part of a rule id: the name, or ``root:`` and the full path (never
+    a double slash, never equal to a home entry's label)."""
+    return name if is_home else "root:" + entry_key(root, False, name)
 
 
 # How recently a file may have changed and still have its fingerprint reused: within
@@ -230,15 +241,13 @@ class EntryRuleCache:
             for name, entry in entries:
                 key = (root_text, name)
                 seen.add(key)
-                shown = "~/" + name if is_home else f"{root_text.rstrip('/')}/{name}"
-                id_root = None if is_home else shown
-                rules.append(self._path_rule(key, prefix, relaxed_prefix, shown, id_root))
-                if (
-                    fingerprint_only is not None
-                    and entry_key(root, is_home, name) not in fingerprint_only
-                ):
+                source = entry_key(root, is_home, name)
+                shown = "~/" + name if is_home else source
+                label = _rule_label(root, is_home, name)
+                rules.append(self._path_rule(key, prefix, relaxed_prefix, shown, label, source))
+                if fingerprint_only is not None and source not in fingerprint_only:
                     continue
-                content = self._content_rule(key, entry, shown, id_root)
+                content = self._content_rule(key, entry, shown, label)
                 if content is not None:
                     rules.append(content)
         # Entries that left the listing are forgotten, so the cache stays the home's size.
@@ -264,7 +273,8 @@ class EntryRuleCache:
         prefix: str,
         relaxed_prefix: str,
         shown: str,
-        id_root: str | None,
+        label: str,
+        source: str,
     ) -> Rule:
         rule = self._path_rules.get(key)
         if rule is None:
@@ -273,20 +283,20 @@ class EntryRuleCache:
             if relaxed_prefix:
                 remember_relaxed(pattern, relaxed_prefix + relax_literal("/" + name))
             rule = Rule(
-                id=f"{CATEGORY}/{id_root or name}/path",
+                id=f"{CATEGORY}/{label}/path",
                 category=CATEGORY,
                 material=f"prior-run leftover {shown}",
                 evidence="the path",
                 description="Generated from the pre-run inventory.",
                 severity="high",
                 patterns=(pattern,),
-                source=name,
+                source=source,
             )
             self._path_rules[key] = rule
         return rule
 
     def _content_rule(
-        self, key: tuple[str, str], entry: os.DirEntry[str], shown: str, id_root: str | None
+        self, key: tuple[str, str], entry: os.DirEntry[str], shown: str, label: str
     ) -> Rule | None:
         try:
             current: _StatKey | None = _stat_key(entry.stat(follow_symlinks=False))
@@ -300,7 +310,7 @@ class EntryRuleCache:
         rule = None
         if read.lines:
             rule = Rule(
-                id=f"{CATEGORY}/{id_root or key[1]}/content",
+                id=f"{CATEGORY}/{label}/content",
                 category=CATEGORY,
                 material=f"prior-run leftover {shown}",
                 evidence="its contents",
@@ -341,11 +351,6 @@ class _FingerprintRead:
         self.lines = lines
         self.key = key
         self.settled = settled
-
-
-def fingerprint_lines(path: Path) -> tuple[str, ...]:
-    """The file's fingerprint lines, or ``()`` for links, non-files, big or binary files."""
-    return _read_fingerprint(path).lines
 
 
 def _read_fingerprint(path: Path) -> _FingerprintRead:
@@ -426,10 +431,11 @@ def baseline_from_granted_paths(home: Path, paths: Sequence[str]) -> frozenset[s
 
 
 def filter_rules_for_prompt(rules: Sequence[Rule], prompt: str) -> tuple[Rule, ...]:
-    """Drop path rules whose entry the prompt names as a whole token; keep all others.
+    """Drop path rules whose ``source`` the prompt names as a whole token; keep all others.
 
     ``report`` does not authorize ``report.md``, ``workspace-repo`` does not authorize
-    ``workspace``; a sentence-ending period is tolerated. Rules without ``source``
+    ``workspace``; a sentence-ending period is tolerated. An extra-root entry's source
+    is its full path, so only that path authorizes it. Rules without ``source``
     (static rules, content fingerprints) always stay.
     """
     text = prompt if isinstance(prompt, str) else ""
@@ -554,8 +560,6 @@ __all__ = [
     "build_inventory_rules",
     "entry_key",
     "filter_rules_for_prompt",
-    "fingerprint_lines",
     "home_prefix",
-    "leftover_names",
     "list_home_entries",
 ]

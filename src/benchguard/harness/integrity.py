@@ -15,10 +15,10 @@ import logging
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from benchguard.detection.inventory import BatchInventory
 from benchguard.detection.models import Rule
@@ -52,9 +52,25 @@ def env_flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise IntegrityConfigError(f"{name}={raw!r}: expected one of {list(_TRUE + _FALSE)}")
 
 
+class InventoryRoots(tuple[Path, ...]):
+    """Resolved extra roots (a tuple of paths) that remember where they were configured:
+    ``--inventory-root`` or ``BENCHGUARD_INVENTORY_ROOTS`` (flags win, so one source
+    serves them all), for errors found after resolution to name it."""
+
+    source: str
+
+    def __new__(cls, roots: Iterable[Path] = (), source: str = INVENTORY_ROOT_FLAG) -> Self:
+        resolved = super().__new__(cls, roots)
+        resolved.source = source
+        return resolved
+
+    def __reduce__(self) -> tuple[type[InventoryRoots], tuple[tuple[Path, ...], str]]:
+        return (InventoryRoots, (tuple(self), self.source))
+
+
 def resolve_inventory_roots(
     env: Mapping[str, str], flag_roots: Sequence[Path] | None = None
-) -> tuple[Path, ...]:
+) -> InventoryRoots:
     """Extra inventory roots: the flags if any were given, else the environment.
 
     Each root is made absolute (``~`` expanded, symlinks kept: rules match the spelling
@@ -63,19 +79,21 @@ def resolve_inventory_roots(
     silently listed as empty would read as "no leftovers there".
     """
     if flag_roots:
-        sourced = [(INVENTORY_ROOT_FLAG, str(root)) for root in flag_roots]
+        source = INVENTORY_ROOT_FLAG
+        texts = [str(root) for root in flag_roots]
     else:
+        source = INVENTORY_ROOTS_ENV
         raw = env.get(INVENTORY_ROOTS_ENV, "")
-        sourced = [(INVENTORY_ROOTS_ENV, part) for part in raw.split(os.pathsep) if part.strip()]
+        texts = [part for part in raw.split(os.pathsep) if part.strip()]
     roots: list[Path] = []
-    for source, text in sourced:
+    for text in texts:
         root = Path(os.path.abspath(os.path.expanduser(text.strip())))
         problem = _unlistable(root)
         if problem is not None:
             raise IntegrityConfigError(f"{source} {root}: {problem}")
         if root not in roots:
             roots.append(root)
-    return tuple(roots)
+    return InventoryRoots(roots, source)
 
 
 def _unlistable(root: Path) -> str | None:
@@ -91,11 +109,16 @@ def _unlistable(root: Path) -> str | None:
 
 
 def check_roots_against_home(roots: Sequence[Path], home: Path) -> None:
-    """A root that is the agent home would turn its environment dotfiles into leftovers."""
+    """A root that is the agent home would turn its environment dotfiles into leftovers.
+
+    The error names where the root was configured when ``roots`` came from
+    :func:`resolve_inventory_roots`, else says "inventory root".
+    """
+    source = roots.source if isinstance(roots, InventoryRoots) else "inventory root"
     for root in roots:
         if os.path.realpath(root) == os.path.realpath(home):
             raise IntegrityConfigError(
-                f"{INVENTORY_ROOT_FLAG} {root}: is the agent home itself, which is always "
+                f"{source} {root}: is the agent home itself, which is always "
                 "inventoried (with its baseline)"
             )
 
