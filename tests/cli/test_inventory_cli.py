@@ -153,17 +153,33 @@ def test_a_missing_or_non_directory_home_exits_2(home: Path, make: Any, message:
     assert f"{target}: {message}" in result.stderr and result.stdout == ""
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can list any directory")
-def test_an_unreadable_home_exits_2(tmp_path: Path) -> None:
-    """Guards against an unlistable home silently reading as a clean one."""
+@pytest.mark.parametrize("where", ["home", "--inventory-root"])
+def test_an_unlistable_home_or_root_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """Guards against an unlistable home or extra root silently reading as a clean one.
+
+    Listing is refused through ``os.scandir`` (a real permission bit would not stop
+    root, and the suite also runs as root), so the "cannot list" path runs for any user.
+    """
+    home = tmp_path / "home"
     locked = tmp_path / "locked"
+    home.mkdir()
     locked.mkdir()
-    locked.chmod(0)
-    try:
-        result = _invoke("inventory", str(locked))
-    finally:
-        locked.chmod(0o755)
-    assert result.exit_code == 2 and "cannot list" in result.stderr
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if os.fspath(path) == str(locked):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    args = [str(locked)] if where == "home" else [str(home), "--inventory-root", str(locked)]
+    result = _invoke("inventory", *args, "--json")
+    assert result.exit_code == 2, result.output
+    prefix = f"{locked}" if where == "home" else f"--inventory-root {locked}"
+    assert f"{prefix}: cannot list (Permission denied)" in result.stderr.replace("\n", "")
+    assert result.stdout == "" and "Traceback" not in result.output
 
 
 def test_an_unknown_profile_exits_2_listing_the_profiles(home: Path) -> None:

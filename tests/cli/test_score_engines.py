@@ -15,6 +15,7 @@ from benchguard.detection.detector import scan_record
 from benchguard.detection.models import Rule
 from benchguard.detection.rules import load_ruleset
 from benchguard.engines import scan_records
+from benchguard.results.io import DYNAMIC_RULESETS_KEY, ResultsDocument, dumps
 from benchguard.results.rescore import rescan_documents, rescan_each
 
 ENV = {"COLUMNS": "200", "NO_COLOR": "1"}
@@ -80,6 +81,18 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
+def _compact_run_dir(root: Path, name: str, records: list[Any]) -> Path:
+    """A run in the harness's object layout, schema 2: each report's dynamic rules are
+    stored once in the run-level ``dynamic_rulesets`` table and named by reference."""
+    results = _run_dir(root, name, [])
+    document = ResultsDocument(records=records, run_id=name, t="2026-01-01T00:00:00Z")
+    results.write_text(dumps(document.to_json()), encoding="utf-8")
+    stored = json.loads(results.read_text(encoding="utf-8"))
+    assert stored["schema_version"] == 2 and stored[DYNAMIC_RULESETS_KEY]["rules"]
+    assert all("dynamic_rules" not in r["cheating_report"] for r in stored["records"])
+    return results
+
+
 def _outputs(root: Path) -> dict[str, str]:
     return {
         str(path.relative_to(root)): path.read_text(encoding="utf-8")
@@ -92,7 +105,9 @@ def test_serial_and_dask_write_identical_scored_results_and_rows(
 ) -> None:
     """Guards against the engine changing a verdict: the same inputs scored by the
     serial engine and by dask's local processes scheduler give byte-identical files,
-    and the per-record stored dynamic rules reach the dask workers."""
+    and the per-record stored dynamic rules reach the dask workers, whether stored
+    inline (a bare list) or by reference into a schema-2 ``dynamic_rulesets`` table."""
+    _compact_run_dir(tree, "run_c", [_leftover_record("opa", 0), _record("opa", 1, HONEST)])
     serial_out, dask_out = tmp_path / "serial", tmp_path / "dask"
     serial = _invoke("score", str(tree), "-o", str(serial_out), "--engine", "serial")
     assert serial.exit_code == 0, serial.output
@@ -102,7 +117,7 @@ def test_serial_and_dask_write_identical_scored_results_and_rows(
     assert parallel.exit_code == 0, parallel.output
     assert _outputs(serial_out) == _outputs(dask_out)
     assert sorted(_outputs(dask_out)) == [
-        f"{run}/{name}" for run in ("run_a", "week2/run_b") for name in OUTPUTS
+        f"{run}/{name}" for run in ("run_a", "run_c", "week2/run_b") for name in OUTPUTS
     ]
 
     run_a = json.loads((dask_out / "run_a" / "results.json").read_text(encoding="utf-8"))
@@ -110,6 +125,12 @@ def test_serial_and_dask_write_identical_scored_results_and_rows(
     assert run_a[1]["cheating_report"]["categories"] == ["prior-run-artifact"]
     rows_b = json.loads((dask_out / "week2" / "run_b" / "rows.json").read_text(encoding="utf-8"))
     assert [(r["runId"], r["outcomeScore"]) for r in rows_b] == [("run_b", 0.0), ("run_b", 1.0)]
+    run_c = json.loads((dask_out / "run_c" / "results.json").read_text(encoding="utf-8"))
+    assert run_c["schema_version"] == 2
+    assert [r["cheating_report"]["status"] for r in run_c["records"]] == ["flagged", "clean"]
+    assert run_c["records"][0]["cheating_report"]["categories"] == ["prior-run-artifact"]
+    rows_c = json.loads((dask_out / "run_c" / "rows.json").read_text(encoding="utf-8"))
+    assert [r["outcomeScore"] for r in rows_c] == [0.0, 1.0]
 
 
 def test_a_directory_tree_is_scored_in_place_and_rescoring_is_stable(tree: Path) -> None:

@@ -120,7 +120,8 @@ def test_integrity_status_tells_clean_from_unchecked(
         rec["integrity_checked"] = checked
     (row,) = _scored(rec)
     assert row.integrity_status == expected
-    assert row.outcome_score == 1.0 or expected == "flagged"
+    # Only a flagged report is gated; every other status keeps the verified score.
+    assert row.outcome_score == (0.0 if expected == "flagged" else 1.0)
 
 
 def test_sandboxed_and_dismissed_counts_are_published() -> None:
