@@ -204,6 +204,8 @@ def _read_yaml(path: Path, label: str) -> Any:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise RulesetError(f"{label}: YAML parse error: {_yaml_problem(exc)}") from None
+    except RecursionError:
+        raise RulesetError(f"{label}: YAML nested too deeply to read") from None
 
 
 def _parse_rules(items: list[Any], label: str) -> tuple[Rule, ...]:

@@ -202,6 +202,8 @@ def load_task(path: Path) -> Task:
         raise ValueError(f"{path}: cannot be read ({exc})") from None
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: is not valid YAML ({_yaml_problem(exc)})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: YAML nested too deeply to read") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: the top level must be a mapping with name, prompt, ...")
     for key in ("folder", "path"):

@@ -69,8 +69,10 @@ def import_file(path: Path) -> ImportedFile:
         return _import_archive(path)
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UnreadableLogError(f"{path}: not a readable Inspect JSON log ({exc})") from exc
+    except (OSError, ValueError, RecursionError) as exc:
+        raise UnreadableLogError(
+            f"{path}: not a readable Inspect JSON log ({type(exc).__name__}: {exc})"
+        ) from exc
     if looks_like_sample(document):
         record = _sample_record(path, {}, document, "sample")
         return ImportedFile(path=path, format=FORMAT_NAME, records=[record])
@@ -96,7 +98,7 @@ def _import_archive(path: Path) -> ImportedFile:
         archive = EvalArchive(path)
         header_bytes = archive.read("header.json") if "header.json" in archive.names() else b"{}"
         header = json.loads(header_bytes)
-    except (EvalArchiveError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (EvalArchiveError, ValueError, RecursionError) as exc:
         raise UnreadableLogError(f"{path}: unreadable Inspect .eval header ({exc})") from exc
     if not isinstance(header, dict):
         raise UnreadableLogError(f"{path}: header.json is not an object")
@@ -108,7 +110,7 @@ def _import_archive(path: Path) -> ImportedFile:
             continue
         try:
             sample = json.loads(archive.read(name))
-        except (EvalArchiveError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except (EvalArchiveError, ValueError, RecursionError) as exc:
             problems.append(f"{path}: member {name}: unreadable ({exc}), skipped")
             continue
         if not isinstance(sample, dict):

@@ -108,7 +108,9 @@ def detect_format(path: Path) -> str:
             document = json.loads(path.read_bytes())
         except OSError as exc:
             raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):
+            # Malformed, not UTF-8, or past the decoder's limits (huge integers, deep
+            # nesting): fall back to sniffing line by line.
             document = _UNDECODABLE
     if not isinstance(document, dict | list):
         document = _first_decodable_line(path)
@@ -143,7 +145,7 @@ def _decode(line: bytes) -> Any:
     """The JSON value on one line, or :data:`_UNDECODABLE`."""
     try:
         return json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):
         return _UNDECODABLE
 
 

@@ -134,8 +134,10 @@ def read_json_document(path: Path, *, what: str) -> Any:
     ``what`` it should have been when it cannot be read or decoded."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UnreadableLogError(f"{path}: not a readable {what} ({exc})") from exc
+    except (OSError, ValueError, RecursionError) as exc:
+        # ValueError covers malformed JSON, bad UTF-8 and integers past the decoder's
+        # limit; RecursionError, nesting deeper than the stack.
+        raise UnreadableLogError(f"{path}: not a readable {what} ({type(exc).__name__})") from exc
 
 
 @dataclass(frozen=True)

@@ -178,8 +178,11 @@ def _read_entries(path: Path) -> list[Any]:
         raise DismissalFileError(path, f"cannot read: {exc}") from None
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+    except (ValueError, yaml.YAMLError) as exc:
+        # ValueError: malformed JSON, or an integer past the decoder's limit.
         raise DismissalFileError(path, f"cannot parse: {_one_line(str(exc))}") from None
+    except RecursionError:
+        raise DismissalFileError(path, "cannot parse: nested too deeply") from None
     if data is None:
         return []
     entries = data.get("dismissals") if isinstance(data, dict) else data
