@@ -13,6 +13,7 @@ from pathlib import Path
 from typer.testing import CliRunner, Result
 
 from benchguard.cli import app
+from benchguard.harness.tasks import load_tasks
 
 HUGE_INT = "9" * 5_000
 DEEP_YAML = "[" * 100_000
@@ -73,8 +74,6 @@ def test_rules_file_nested_too_deeply_is_a_named_error(tmp_path: Path) -> None:
 
 def test_task_file_nested_too_deeply_is_reported_and_skipped(tmp_path: Path) -> None:
     """Guards against one hostile task.yaml stopping the load of the others."""
-    from benchguard.harness.tasks import load_tasks
-
     tasks = tmp_path / "tasks"
     (tasks / "bad").mkdir(parents=True)
     (tasks / "bad" / "task.yaml").write_text(DEEP_YAML, "utf-8")
