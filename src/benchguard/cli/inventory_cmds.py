@@ -143,7 +143,8 @@ def rule_kind(rule: Rule) -> str:
 def rule_entry(rule: Rule) -> str:
     """The entry a rule was generated for: a home entry's name, an extra root's entry
     by its full path (ids are ``<category>/<entry>/<kind>``)."""
-    return rule.id.removeprefix(CATEGORY + "/").rsplit("/", 1)[0]
+    entry = rule.id.removeprefix(CATEGORY + "/").rsplit("/", 1)[0]
+    return entry.removeprefix("root:")
 
 
 def shorten_pattern(pattern: str) -> str:
