@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner, Result
 
 from benchguard.cli import app
+from benchguard.harness.agents.config import AgentConfigError, load_agent_file
 from benchguard.harness.tasks import load_tasks
 
 HUGE_INT = "9" * 5_000
@@ -86,3 +88,10 @@ def test_task_file_nested_too_deeply_is_reported_and_skipped(tmp_path: Path) -> 
     loaded = load_tasks(tasks)
     assert [t.folder for t in loaded.tasks] == ["good"]
     assert len(loaded.errors) == 1 and "nested too deeply" in loaded.errors[0]
+
+
+def test_agent_file_nested_too_deeply_is_a_named_error(tmp_path: Path) -> None:
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(DEEP_YAML, "utf-8")
+    with pytest.raises(AgentConfigError, match="nested too deeply"):
+        load_agent_file(agent)

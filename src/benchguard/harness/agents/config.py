@@ -195,6 +195,8 @@ def load_agent_file(path: Path) -> AgentConfig:
         raise AgentConfigError(f"{path}: cannot be read ({exc})") from None
     except yaml.YAMLError as exc:
         raise AgentConfigError(f"{path}: is not valid YAML ({exc})") from None
+    except RecursionError:
+        raise AgentConfigError(f"{path}: YAML nested too deeply to read") from None
     if not isinstance(data, dict):
         raise AgentConfigError(f"{path}: the top level must be a mapping with name, argv, ...")
     if "source" in data:
