@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from benchguard.detection._patterns import PatternError, check_pattern
 from benchguard.detection.models import Rule
+from benchguard.yamlfile import YamlFailure, YamlFileError, load_yaml_file, yaml_problem
 
 DEFAULT_PROFILE = "benchguard"
 
@@ -183,7 +184,7 @@ def _read_profile_document(name_or_path: str) -> tuple[str, Any]:
         try:
             return label, yaml.safe_load(resource.read_text(encoding="utf-8"))
         except yaml.YAMLError as exc:
-            raise RulesetError(f"{label}: YAML parse error: {_yaml_problem(exc)}") from None
+            raise RulesetError(f"{label}: YAML parse error: {yaml_problem(exc)}") from None
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.exists() or "/" in name_or_path:
         return str(path), _read_yaml(path, str(path))
@@ -193,19 +194,20 @@ def _read_profile_document(name_or_path: str) -> tuple[str, Any]:
     )
 
 
+_RULES_FILE_PROBLEMS: dict[YamlFailure, str] = {
+    "missing": "file not found",
+    "unreadable": "cannot be read: {problem}",
+    "invalid": "YAML parse error: {problem}",
+    "too_deep": "YAML nested too deeply to read",
+}
+
+
 def _read_yaml(path: Path, label: str) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RulesetError(f"{label}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RulesetError(f"{label}: cannot be read: {exc}") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise RulesetError(f"{label}: YAML parse error: {_yaml_problem(exc)}") from None
-    except RecursionError:
-        raise RulesetError(f"{label}: YAML nested too deeply to read") from None
+        return load_yaml_file(path)
+    except YamlFileError as exc:
+        problem = _RULES_FILE_PROBLEMS[exc.kind].format(problem=exc.problem)
+        raise RulesetError(f"{label}: {problem}") from None
 
 
 def _parse_rules(items: list[Any], label: str) -> tuple[Rule, ...]:
@@ -293,14 +295,6 @@ def _describe_shape(value: Any, *, empty: str = "an empty value") -> str:
         if isinstance(value, kind):
             return name
     return f"a {type(value).__name__}"
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    if mark is not None:
-        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
-    return str(problem)
 
 
 # Pydantic's wording names Python types; a rules file is YAML, where both are lists.

@@ -18,7 +18,6 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
 import re2
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -29,6 +28,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+from benchguard.yamlfile import YamlFileError, load_yaml_file
 
 TASK_FILE = "task.yaml"
 # Seed files copied into each run's fresh workspace; the task file itself never is.
@@ -197,13 +198,9 @@ class TaskDirError(ValueError):
 def load_task(path: Path) -> Task:
     """Load one task file; raise ``ValueError`` with a message naming file, field and rule."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot be read ({exc})") from None
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: is not valid YAML ({_yaml_problem(exc)})") from None
-    except RecursionError:
-        raise ValueError(f"{path}: YAML nested too deeply to read") from None
+        data = load_yaml_file(path)
+    except YamlFileError as exc:
+        raise ValueError(str(exc)) from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: the top level must be a mapping with name, prompt, ...")
     for key in ("folder", "path"):
@@ -263,11 +260,3 @@ def _allowed_fields(loc: tuple[int | str, ...]) -> str:
     else:
         fields = sorted(set(Task.model_fields) - {"folder", "path"})
     return ", ".join(fields)
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    if mark is not None:
-        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
-    return str(problem)

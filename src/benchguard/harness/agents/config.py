@@ -26,8 +26,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from benchguard.yamlfile import YamlFileError, load_yaml_file
 
 TrajectoryAdapter = Literal["jsonl", "claude-stream-json", "stdout"]
 PLACEHOLDERS: tuple[str, ...] = (
@@ -190,13 +191,11 @@ def builtin_agent_config() -> AgentConfig:
 def load_agent_file(path: Path) -> AgentConfig:
     """Load one agent YAML; ``AgentConfigError`` names the file and the field."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AgentConfigError(f"{path}: cannot be read ({exc})") from None
-    except yaml.YAMLError as exc:
-        raise AgentConfigError(f"{path}: is not valid YAML ({exc})") from None
-    except RecursionError:
-        raise AgentConfigError(f"{path}: YAML nested too deeply to read") from None
+        data = load_yaml_file(path)
+    except YamlFileError as exc:
+        if exc.kind == "invalid":  # pyyaml's own text, with its snippet of the file
+            raise AgentConfigError(f"{path}: is not valid YAML ({exc.cause})") from None
+        raise AgentConfigError(str(exc)) from None
     if not isinstance(data, dict):
         raise AgentConfigError(f"{path}: the top level must be a mapping with name, argv, ...")
     if "source" in data:
