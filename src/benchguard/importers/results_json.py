@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchguard.importers.transcript import ImportedFile, UnreadableLogError, json_lines
+from benchguard.importers.transcript import ImportedFile, UnreadableLogError, import_json_lines
 from benchguard.results.io import DYNAMIC_RULESETS_KEY, inflate_records
 
 FORMAT_NAME = "benchguard"
@@ -119,25 +119,14 @@ def _import_document(path: Path) -> ImportedFile:
 
 
 def _import_lines(path: Path) -> ImportedFile:
-    records: list[dict[str, Any]] = []
-    problems: list[str] = []
-    try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in json_lines(handle):
-                number, record = line.number, line.value
-                if line.error is not None:
-                    problems.append(f"{path}: line {number}: {line.error}; skipped")
-                    continue
-                unresolved = inflate_records([record], None)
-                if unresolved:
-                    # A lone line cannot carry the run's table, so the reference dangles.
-                    problems.append(f"{path}: line {number}: {unresolved[0][1]}; skipped")
-                elif isinstance(record, dict):
-                    records.append(record)
-                else:
-                    problems.append(
-                        f"{path}: line {number}: {type(record).__name__}, not an object; skipped"
-                    )
-    except OSError as exc:
-        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
-    return ImportedFile(path=path, format=FORMAT_NAME, records=records, problems=problems)
+    return import_json_lines(path, format_name=FORMAT_NAME, read_line=_line_record)
+
+
+def _line_record(number: int, record: Any) -> dict[str, Any] | str:
+    unresolved = inflate_records([record], None)
+    if unresolved:
+        # A lone line cannot carry the run's table, so the reference dangles.
+        return unresolved[0][1]
+    if isinstance(record, dict):
+        return record
+    return f"{type(record).__name__}, not an object"

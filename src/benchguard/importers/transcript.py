@@ -169,6 +169,32 @@ def import_json_document(
     return ImportedFile(path=path, format=format_name, records=[record(path, document)])
 
 
+def import_json_lines(
+    path: Path,
+    *,
+    format_name: str,
+    read_line: Callable[[int, Any], dict[str, Any] | str],
+    skipped: str = "; skipped",
+) -> ImportedFile:
+    """Records from a JSON-lines file, one a line (``read_line(number, value)``).
+
+    A line that is not JSON, or that ``read_line`` refuses by returning why, becomes a
+    problem naming the file and line, ending in ``skipped``; the other lines are kept."""
+    records: list[dict[str, Any]] = []
+    problems: list[str] = []
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            for line in json_lines(handle):
+                read = line.error if line.error is not None else read_line(line.number, line.value)
+                if isinstance(read, str):
+                    problems.append(f"{path}: line {line.number}: {read}{skipped}")
+                else:
+                    records.append(read)
+    except OSError as exc:
+        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+    return ImportedFile(path=path, format=format_name, records=records, problems=problems)
+
+
 def make_record(
     *,
     name: str,

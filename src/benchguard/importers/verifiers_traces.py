@@ -17,9 +17,8 @@ from typing import Any
 from benchguard.importers.chat import steps_from_messages
 from benchguard.importers.transcript import (
     ImportedFile,
-    UnreadableLogError,
     as_dict,
-    json_lines,
+    import_json_lines,
     make_record,
 )
 
@@ -31,24 +30,14 @@ def is_episode(document: object) -> bool:
 
 
 def import_file(path: Path) -> ImportedFile:
-    records: list[dict[str, Any]] = []
-    problems: list[str] = []
-    try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in json_lines(handle):
-                number, episode = line.number, line.value
-                if line.error is not None:
-                    problems.append(f"{path}: line {number}: {line.error}, skipped")
-                    continue
-                if not is_episode(episode):
-                    problems.append(
-                        f"{path}: line {number}: not an episode (no 'traces' list), skipped"
-                    )
-                    continue
-                records.append(episode_record(path, number, episode))
-    except OSError as exc:
-        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
-    return ImportedFile(path=path, format=FORMAT_NAME, records=records, problems=problems)
+    def read_line(number: int, episode: Any) -> dict[str, Any] | str:
+        if not is_episode(episode):
+            return "not an episode (no 'traces' list)"
+        return episode_record(path, number, episode)
+
+    return import_json_lines(
+        path, format_name=FORMAT_NAME, read_line=read_line, skipped=", skipped"
+    )
 
 
 def episode_record(path: Path, number: int, episode: dict[str, Any]) -> dict[str, Any]:
