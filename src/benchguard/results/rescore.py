@@ -20,7 +20,7 @@ harness-cut transcript, else "scan incomplete: ..." with rule ids) or an excepti
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,13 +105,9 @@ def rescan_documents(
     batch: list[Mapping[str, Any]] = []
     dynamic: list[tuple[Rule, ...]] = []
     for doc_index, records in enumerate(documents):
-        for index, record in enumerate(records):
-            if not isinstance(record, dict):
-                continue
-            try:
-                record_rules = stored_dynamic_rules(record)
-            except ValueError as exc:
-                verdicts[doc_index][index] = _unreadable_dynamic_rules(exc)
+        for index, record, record_rules in _scannable_records(records):
+            if isinstance(record_rules, RescanFailure):
+                verdicts[doc_index][index] = record_rules
                 continue
             positions.append((doc_index, index))
             batch.append(record)
@@ -127,19 +123,31 @@ def rescan_documents(
 def rescan_each(records: Sequence[Any], rules: Sequence[Rule], scan: Scan) -> dict[int, Verdict]:
     """Fresh verdicts one record at a time; a scan that raises is a failure, not a crash."""
     verdicts: dict[int, Verdict] = {}
-    for index, record in enumerate(records):
-        if not isinstance(record, dict):
-            continue
-        try:
-            record_rules = stored_dynamic_rules(record)
-        except ValueError as exc:
-            verdicts[index] = _unreadable_dynamic_rules(exc)
+    for index, record, record_rules in _scannable_records(records):
+        if isinstance(record_rules, RescanFailure):
+            verdicts[index] = record_rules
             continue
         try:
             verdicts[index] = scan(record, rules, dynamic_rules=record_rules)
         except Exception as exc:  # one record's failure must not stop the others
             verdicts[index] = _failure(exc)
     return verdicts
+
+
+def _scannable_records(
+    records: Sequence[Any],
+) -> Iterator[tuple[int, dict[str, Any], tuple[Rule, ...] | RescanFailure]]:
+    """Each object record by position with its stored dynamic rules, or with the
+    failure that says they cannot be read (that record is not rescanned)."""
+    for index, record in enumerate(records):
+        if not isinstance(record, dict):
+            continue
+        record_rules: tuple[Rule, ...] | RescanFailure
+        try:
+            record_rules = stored_dynamic_rules(record)
+        except ValueError as exc:
+            record_rules = _unreadable_dynamic_rules(exc)
+        yield index, record, record_rules
 
 
 def rescore_records(
