@@ -40,7 +40,7 @@ from pathlib import Path
 
 from benchguard.detection._patterns import trust_generated
 from benchguard.detection._relax import Unrelaxable, relax, relax_literal, remember_relaxed
-from benchguard.detection.models import Rule
+from benchguard.detection.models import SCAN_FIELDS, Rule, ScanField
 from benchguard.detection.rules import DEFAULT_PROFILE, profile_baseline
 
 # Shell and tool state every home has; never a prior-run leftover. Any other hidden
@@ -282,13 +282,12 @@ class EntryRuleCache:
             pattern = trust_generated(entry_pattern(prefix, name))
             if relaxed_prefix:
                 remember_relaxed(pattern, relaxed_prefix + relax_literal("/" + name))
-            rule = Rule(
-                id=f"{CATEGORY}/{label}/path",
-                category=CATEGORY,
-                material=f"prior-run leftover {shown}",
+            rule = _leftover_rule(
+                label,
+                "path",
+                shown,
                 evidence="the path",
                 description="Generated from the pre-run inventory.",
-                severity="high",
                 patterns=(pattern,),
                 source=source,
             )
@@ -309,13 +308,12 @@ class EntryRuleCache:
         read = _read_fingerprint(Path(entry.path))
         rule = None
         if read.lines:
-            rule = Rule(
-                id=f"{CATEGORY}/{label}/content",
-                category=CATEGORY,
-                material=f"prior-run leftover {shown}",
+            rule = _leftover_rule(
+                label,
+                "content",
+                shown,
                 evidence="its contents",
                 description="Generated from the pre-run inventory: lines of the stale file.",
-                severity="high",
                 patterns=tuple(_literal_pattern(line) for line in read.lines),
                 fields=("result", "output"),
             )
@@ -324,6 +322,31 @@ class EntryRuleCache:
         else:
             self._content.pop(key, None)
         return rule
+
+
+def _leftover_rule(
+    label: str,
+    kind: str,
+    shown: str,
+    *,
+    evidence: str,
+    description: str,
+    patterns: tuple[str, ...],
+    fields: tuple[ScanField, ...] = SCAN_FIELDS,
+    source: str | None = None,
+) -> Rule:
+    """A generated rule for one leftover entry; ``kind`` is what of it the rule finds."""
+    return Rule(
+        id=f"{CATEGORY}/{label}/{kind}",
+        category=CATEGORY,
+        material=f"prior-run leftover {shown}",
+        evidence=evidence,
+        description=description,
+        severity="high",
+        patterns=patterns,
+        fields=fields,
+        source=source,
+    )
 
 
 def _literal_pattern(text: str) -> str:
