@@ -12,30 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from benchguard.cli import app
-
-ENV = {"COLUMNS": "400", "NO_COLOR": "1"}
-REPO = Path(__file__).resolve().parents[2]
-TASKS = REPO / "examples" / "tasks"
-NOOP = str(REPO / "examples" / "agents" / "noop.yaml")
-
-
-def _invoke(*args: str, env: dict[str, str] | None = None) -> Result:
-    return CliRunner().invoke(app, list(args), env={**ENV, **(env or {})})
-
-
-def _exited(result: Result, code: int) -> None:
-    """The command ended with ``code`` through the CLI's own exit, not an exception."""
-    assert result.exit_code == code, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
-        result.exception
-    )
-
-
-def _one_line(text: str) -> str:
-    return text.replace("\n", "")
+from cli.helpers import NOOP, TASKS, exited, invoke, one_line
 
 
 @pytest.fixture
@@ -54,20 +32,20 @@ def test_run_home_that_is_a_regular_file_exits_2_before_any_agent(
     """Guards against `run --home FILE` crashing with a FileExistsError traceback, and
     against it being found only after agents have run (no run directory is made)."""
     out = tmp_path / "out"
-    result = _invoke("run", str(TASKS), "--agent", NOOP, "--home", str(a_file), "--out", str(out))
-    _exited(result, 2)
-    assert f"--home {a_file}: exists and is not a directory" in _one_line(result.output)
+    result = invoke("run", str(TASKS), "--agent", NOOP, "--home", str(a_file), "--out", str(out))
+    exited(result, 2)
+    assert f"--home {a_file}: exists and is not a directory" in one_line(result.output)
     assert not out.exists()
 
 
 def test_run_home_from_the_environment_is_named_as_such(tmp_path: Path, a_file: Path) -> None:
     """Guards against an error blaming --home when the operator never passed it."""
-    result = _invoke(
+    result = invoke(
         "run", str(TASKS), "--agent", NOOP, "--out", str(tmp_path / "out"),
         env={"BENCHGUARD_AGENT_HOME": str(a_file)},
     )  # fmt: skip
-    _exited(result, 2)
-    assert f"BENCHGUARD_AGENT_HOME {a_file}: exists and is not a directory" in _one_line(
+    exited(result, 2)
+    assert f"BENCHGUARD_AGENT_HOME {a_file}: exists and is not a directory" in one_line(
         result.output
     )
 
@@ -78,9 +56,9 @@ def test_run_out_that_is_a_regular_file_exits_2_before_any_agent(
     """Guards against `run --out FILE` crashing with a FileExistsError traceback when the
     runner makes its run directory."""
     home = tmp_path / "agent-home"
-    result = _invoke("run", str(TASKS), "--agent", NOOP, "--home", str(home), "--out", str(a_file))
-    _exited(result, 2)
-    assert f"--out {a_file}: exists and is not a directory" in _one_line(result.output)
+    result = invoke("run", str(TASKS), "--agent", NOOP, "--home", str(home), "--out", str(a_file))
+    exited(result, 2)
+    assert f"--out {a_file}: exists and is not a directory" in one_line(result.output)
     assert a_file.read_text(encoding="utf-8") == "not a directory\n"
 
 
@@ -91,11 +69,11 @@ def test_run_directory_under_a_regular_file_cannot_be_created(
     """Guards against an OSError traceback when a directory's parent is a regular file."""
     other = "--out" if flag == "--home" else "--home"
     below = a_file / "sub"
-    result = _invoke(
+    result = invoke(
         "run", str(TASKS), "--agent", NOOP, flag, str(below), other, str(tmp_path / "ok"),
     )  # fmt: skip
-    _exited(result, 2)
-    assert f"{flag} {below}: cannot create the directory" in _one_line(result.output)
+    exited(result, 2)
+    assert f"{flag} {below}: cannot create the directory" in one_line(result.output)
 
 
 @pytest.mark.slow
@@ -105,10 +83,10 @@ def test_run_creates_missing_out_and_home_with_parents(tmp_path: Path) -> None:
     shutil.copytree(TASKS / "word-count", tasks / "word-count")
     out = tmp_path / "deep" / "out"
     home = tmp_path / "deep" / "agent-home"
-    result = _invoke(
+    result = invoke(
         "run", str(tasks), "--agent", NOOP, "--home", str(home), "--out", str(out), "--quiet"
     )
-    _exited(result, 0)
+    exited(result, 0)
     assert home.is_dir()
     assert Path(result.stdout.strip().splitlines()[-1]).parent == out
 
@@ -123,18 +101,18 @@ def _rows(tmp_path: Path) -> Path:
     record = {"name": "t", "folder": "t", "iteration": 0, "status": "success",
               "validated": True, "trajectory": [], "scores": {}, "cheating_report": {}}  # fmt: skip
     (run / "results.json").write_text(json.dumps([record]), encoding="utf-8")
-    _exited(_invoke("score", str(run / "results.json")), 0)
+    exited(invoke("score", str(run / "results.json")), 0)
     return run / "rows.json"
 
 
 def test_leaderboard_html_creates_missing_parents(tmp_path: Path) -> None:
     """Guards the documented behaviour: --html makes its missing parent directories."""
     target = tmp_path / "new" / "dir" / "board.html"
-    result = _invoke("leaderboard", str(_rows(tmp_path)), "--html", str(target))
-    _exited(result, 0)
+    result = invoke("leaderboard", str(_rows(tmp_path)), "--html", str(target))
+    exited(result, 0)
     assert "<html" in target.read_text(encoding="utf-8").lower()
-    assert "missing parent directories are created" in _one_line(
-        _invoke("leaderboard", "--help").output
+    assert "missing parent directories are created" in one_line(
+        invoke("leaderboard", "--help").output
     )
 
 
@@ -143,12 +121,12 @@ def test_leaderboard_html_onto_a_directory_or_under_a_file_exits_2(
 ) -> None:
     """Guards against a traceback when the HTML target cannot be a file."""
     rows = str(_rows(tmp_path))
-    on_dir = _invoke("leaderboard", rows, "--html", str(tmp_path))
-    _exited(on_dir, 2)
-    assert f"{tmp_path}: cannot write" in _one_line(on_dir.output)
-    under_file = _invoke("leaderboard", rows, "--html", str(a_file / "x.html"))
-    _exited(under_file, 2)
-    assert f"{a_file / 'x.html'}: cannot write" in _one_line(under_file.output)
+    on_dir = invoke("leaderboard", rows, "--html", str(tmp_path))
+    exited(on_dir, 2)
+    assert f"{tmp_path}: cannot write" in one_line(on_dir.output)
+    under_file = invoke("leaderboard", rows, "--html", str(a_file / "x.html"))
+    exited(under_file, 2)
+    assert f"{a_file / 'x.html'}: cannot write" in one_line(under_file.output)
 
 
 def test_scan_out_creates_missing_parents_and_refuses_a_directory(tmp_path: Path) -> None:
@@ -157,9 +135,9 @@ def test_scan_out_creates_missing_parents_and_refuses_a_directory(tmp_path: Path
     log = tmp_path / "results.json"
     log.write_text("[]", encoding="utf-8")
     target = tmp_path / "new" / "dir" / "scan.json"
-    created = _invoke("scan", str(log), "-o", str(target))
+    created = invoke("scan", str(log), "-o", str(target))
     assert created.exit_code in (0, 1), created.output
     assert json.loads(target.read_text(encoding="utf-8"))["profile"] == "benchguard"
-    on_dir = _invoke("scan", str(log), "-o", str(tmp_path))
-    _exited(on_dir, 2)
-    assert f"{tmp_path}: cannot write" in _one_line(on_dir.output)
+    on_dir = invoke("scan", str(log), "-o", str(tmp_path))
+    exited(on_dir, 2)
+    assert f"{tmp_path}: cannot write" in one_line(on_dir.output)

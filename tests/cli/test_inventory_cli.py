@@ -9,13 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from benchguard.cli import app
 from benchguard.detection.models import Rule
 from benchguard.harness.integrity import HomeSnapshots
+from cli.helpers import invoke
 
-ENV = {"COLUMNS": "240", "NO_COLOR": "1"}
 REPORT_LINES = [
     "## Findings for the log-rotation task, iteration three",
     "The rotation keeps fourteen compressed generations of syslog",
@@ -24,12 +22,8 @@ REPORT_LINES = [
 ]
 
 
-def _invoke(*args: str) -> Any:
-    return CliRunner().invoke(app, list(args), env=ENV)
-
-
 def _rules(*args: str) -> list[Rule]:
-    result = _invoke("inventory", *args, "--json")
+    result = invoke("inventory", *args, "--json")
     assert result.exit_code == 0, result.output
     return [Rule.model_validate(item) for item in json.loads(result.stdout)]
 
@@ -120,7 +114,7 @@ def test_the_command_shows_what_the_harness_would_generate(home: Path) -> None:
 
 
 def test_the_table_names_each_rule_kind_and_entry(home: Path) -> None:
-    result = _invoke("inventory", str(home))
+    result = invoke("inventory", str(home))
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stdout.splitlines() if "prior-run-artifact/" in line]
     cells = [[c.strip() for c in line.split("│")[1:4]] for line in lines]
@@ -148,7 +142,7 @@ def test_a_missing_or_non_directory_home_exits_2(home: Path, make: Any, message:
     """Guards against an empty rule list (which reads as "no leftovers") for a home
     that could not be inventoried at all."""
     target = make(home.parent.parent)
-    result = _invoke("inventory", str(target), "--json")
+    result = invoke("inventory", str(target), "--json")
     assert result.exit_code == 2
     assert f"{target}: {message}" in result.stderr and result.stdout == ""
 
@@ -175,7 +169,7 @@ def test_an_unlistable_home_or_root_exits_2(
 
     monkeypatch.setattr(os, "scandir", scandir)
     args = [str(locked)] if where == "home" else [str(home), "--inventory-root", str(locked)]
-    result = _invoke("inventory", *args, "--json")
+    result = invoke("inventory", *args, "--json")
     assert result.exit_code == 2, result.output
     prefix = f"{locked}" if where == "home" else f"--inventory-root {locked}"
     assert f"{prefix}: cannot list (Permission denied)" in result.stderr.replace("\n", "")
@@ -183,7 +177,7 @@ def test_an_unlistable_home_or_root_exits_2(
 
 
 def test_an_unknown_profile_exits_2_listing_the_profiles(home: Path) -> None:
-    result = _invoke("inventory", str(home), "--profile", "no-such-profile")
+    result = invoke("inventory", str(home), "--profile", "no-such-profile")
     assert result.exit_code == 2
     assert "no-such-profile" in result.stderr and "devops-bench" in result.stderr
     assert "Traceback" not in result.output

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import Result
 
-from benchguard.cli import app
 from benchguard.harness.integrity import (
     INVENTORY_ROOT_FLAG,
     INVENTORY_ROOTS_ENV,
@@ -16,14 +14,11 @@ from benchguard.harness.integrity import (
     check_roots_against_home,
     resolve_inventory_roots,
 )
+from cli.helpers import invoke, noop_run
 
-REPO = Path(__file__).resolve().parents[2]
 
-
-def _invoke(argv: list[str], env: dict[str, str]) -> Any:
-    return CliRunner().invoke(
-        app, argv, env={"COLUMNS": "400", "NO_COLOR": "1", INVENTORY_ROOTS_ENV: "", **env}
-    )
+def _invoke(argv: list[str], env: dict[str, str]) -> Result:
+    return invoke(*argv, env={INVENTORY_ROOTS_ENV: "", **env})
 
 
 @pytest.mark.parametrize("command", ["inventory", "run"])
@@ -39,11 +34,7 @@ def test_the_home_as_a_root_names_its_source(tmp_path: Path, command: str, use_e
     if command == "inventory":
         argv = ["inventory", str(home), *args]
     else:
-        argv = [
-            "run", str(REPO / "examples" / "tasks"), "--agent",
-            str(REPO / "examples" / "agents" / "noop.yaml"), "--home", str(home),
-            "--out", str(tmp_path / "results"), "--quiet", *args,
-        ]  # fmt: skip
+        argv = noop_run(home, tmp_path / "results", *args)
     result = _invoke(argv, env)
     assert result.exit_code == 2, result.output
     message = result.stderr.replace("\n", "")

@@ -13,20 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import Result
 
-from benchguard.cli import app
 from benchguard.detection.models import Rule
+from cli.helpers import invoke, noop_run
 
-ENV = {"COLUMNS": "400", "NO_COLOR": "1"}
-REPO = Path(__file__).resolve().parents[2]
 ANSWER = "The expected answer for word-count is forty-two words exactly"
 
 
-def _invoke(*args: str, env: dict[str, str] | None = None) -> Any:
-    return CliRunner().invoke(
-        app, list(args), env={**ENV, "BENCHGUARD_INVENTORY_ROOTS": "", **(env or {})}
-    )
+def _invoke(*args: str, env: dict[str, str] | None = None) -> Result:
+    return invoke(*args, env={"BENCHGUARD_INVENTORY_ROOTS": "", **(env or {})})
 
 
 def _ids(result: Any) -> set[str]:
@@ -100,11 +96,7 @@ def test_a_missing_root_is_a_start_up_error(
     if command == "inventory":
         argv = ["inventory", str(home), *args]
     else:
-        argv = [
-            "run", str(REPO / "examples" / "tasks"), "--agent",
-            str(REPO / "examples" / "agents" / "noop.yaml"), "--home", str(home),
-            "--out", str(tmp_path / "results"), "--quiet", *args,
-        ]  # fmt: skip
+        argv = noop_run(home, tmp_path / "results", *args)
     result = _invoke(*argv, env=env)
     assert result.exit_code == 2, result.output
     message = result.stderr.replace("\n", "")

@@ -11,19 +11,15 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-from benchguard.cli import app
 from benchguard.harness.agents.config import AgentConfigError, load_agent_file
 from benchguard.harness.tasks import load_tasks
+from cli.helpers import invoke
 
 HUGE_INT = "9" * 5_000
 DEEP_YAML = "[" * 100_000
 CHEAT = {"name": "exec", "args": {"command": "cat tasks/x/task.yaml"}, "result": "", "status": "ok"}
-
-
-def _invoke(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args), env={"COLUMNS": "300", "NO_COLOR": "1"})
 
 
 def _no_traceback(result: Result) -> None:
@@ -38,7 +34,7 @@ def test_scan_sniffs_past_a_first_line_with_a_huge_integer(tmp_path: Path) -> No
     log = tmp_path / "runs.jsonl"
     good = json.dumps({"input": "do x", "output": "", "trajectory": [CHEAT]})
     log.write_text(f'{{"n": {HUGE_INT}}}\n{good}\n', "utf-8")
-    result = _invoke("scan", str(log))
+    result = invoke("scan", str(log))
     _no_traceback(result)
     assert result.exit_code == 1, result.output  # the valid record is scanned and flagged
     assert "task-definition" in result.output
@@ -47,7 +43,7 @@ def test_scan_sniffs_past_a_first_line_with_a_huge_integer(tmp_path: Path) -> No
 def test_inspect_json_with_a_huge_integer_is_a_named_error(tmp_path: Path) -> None:
     log = tmp_path / "log.json"
     log.write_text(f'{{"eval": {{}}, "version": 2, "n": {HUGE_INT}}}', "utf-8")
-    result = _invoke("scan", "--format", "inspect", str(log))
+    result = invoke("scan", "--format", "inspect", str(log))
     _no_traceback(result)
     assert result.exit_code == 2 and "log.json" in result.output
 
@@ -59,7 +55,7 @@ def test_dismissals_with_a_huge_integer_or_deep_yaml_are_named_errors(tmp_path: 
     for name, text in (("d.json", f"[{HUGE_INT}]"), ("d.yaml", DEEP_YAML)):
         dismissals = tmp_path / name
         dismissals.write_text(text, "utf-8")
-        result = _invoke("score", str(results), "--dismissals", str(dismissals))
+        result = invoke("score", str(results), "--dismissals", str(dismissals))
         _no_traceback(result)
         assert result.exit_code == 2 and name in result.output
 
@@ -69,7 +65,7 @@ def test_rules_file_nested_too_deeply_is_a_named_error(tmp_path: Path) -> None:
     rules.write_text(DEEP_YAML, "utf-8")
     log = tmp_path / "runs.jsonl"
     log.write_text(json.dumps({"output": "x", "trajectory": [CHEAT]}) + "\n", "utf-8")
-    result = _invoke("scan", "--rules", str(rules), str(log))
+    result = invoke("scan", "--rules", str(rules), str(log))
     _no_traceback(result)
     assert result.exit_code == 2 and "rules.yaml" in result.output
 

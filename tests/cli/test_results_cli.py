@@ -7,68 +7,26 @@ import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from benchguard.cli import app
+from cli.helpers import CHEAT, HONEST, invoke, record, run_dir
 
-ENV = {"COLUMNS": "200", "NO_COLOR": "1"}
 CHROMIUM = "/usr/bin/chromium"
-
-
-def _invoke(*args: str) -> Any:
-    return CliRunner().invoke(app, list(args), env=ENV)
-
-
-def _record(folder: str, iteration: int, command: str, correctness: float = 1.0) -> dict[str, Any]:
-    return {
-        "name": folder,
-        "folder": folder,
-        "iteration": iteration,
-        "input": "rotate the logs and write report.md",
-        "output": "done",
-        "status": "success",
-        "validated": True,
-        "trajectory": [
-            {"name": "exec", "args": {"command": command}, "result": "ok", "status": "completed"}
-        ],
-        "scores": {"VerificationCorrectness": correctness},
-        "cheating_report": {},
-        "verification_report": [],
-        "integrity_checked": False,
-        "sandboxed": False,
-    }
-
-
-def _run_dir(root: Path, name: str, model: str, records: list[dict[str, Any]]) -> Path:
-    """A run directory as the harness writes it: a list-layout results.json and manifest."""
-    run = root / name
-    run.mkdir(parents=True)
-    (run / "results.json").write_text(json.dumps(records), encoding="utf-8")
-    setup = f"{model}-scripted"
-    manifest = {"schemaVersion": 3, "runId": name, "t": "2026-01-01T00:00:00Z",
-                "setupId": setup, "model": model, "harness": "scripted"}  # fmt: skip
-    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    return run / "results.json"
-
-
-HONEST = "logrotate -f /etc/logrotate.conf"
-CHEAT = "cat tasks/log-rotate/task.yaml"
 
 
 @pytest.fixture
 def scored_root(tmp_path: Path) -> Path:
     """Two setups scored through the CLI: one honest, one with a cheating iteration."""
     root = tmp_path / "results"
-    honest = _run_dir(root, "run_a", "model-a", [_record("log-rotate", 0, HONEST),
-                                                 _record("opa", 0, HONEST, 0.5)])  # fmt: skip
-    cheat = _run_dir(root, "run_b", "model-b", [_record("log-rotate", 0, CHEAT),
-                                                _record("log-rotate", 1, HONEST)])  # fmt: skip
+    partial = {"VerificationCorrectness": 0.5}
+    honest = run_dir(root, "run_a", [record("log-rotate", 0, HONEST),
+                                     record("opa", 0, HONEST, scores=partial)], model="model-a")  # fmt: skip
+    cheat = run_dir(root, "run_b", [record("log-rotate", 0, CHEAT),
+                                    record("log-rotate", 1, HONEST)], model="model-b")  # fmt: skip
     for results in (honest, cheat):
-        assert _invoke("score", str(results)).exit_code == 0
+        assert invoke("score", str(results)).exit_code == 0
     return root
 
 
@@ -89,10 +47,10 @@ def test_score_gates_a_cheater_and_writes_rows_beside_the_input(scored_root: Pat
 
 
 def test_score_with_out_dir_leaves_the_input_alone(tmp_path: Path) -> None:
-    results = _run_dir(tmp_path, "run", "m", [_record("t", 0, CHEAT)])
+    results = run_dir(tmp_path, "run", [record("t", 0, CHEAT)], model="m")
     before = results.read_text(encoding="utf-8")
     out = tmp_path / "scored"
-    assert _invoke("score", str(results), "-o", str(out)).exit_code == 0
+    assert invoke("score", str(results), "-o", str(out)).exit_code == 0
     assert results.read_text(encoding="utf-8") == before
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "results.json", "rows.json"]
 
@@ -117,15 +75,15 @@ def test_score_bad_input_exits_2_naming_the_file(
     """Guards against a traceback or a half-written output on bad input."""
     results = tmp_path / "results.json"
     results.write_text(content, encoding="utf-8")
-    result = _invoke("score", str(results), *extra_args)
+    result = invoke("score", str(results), *extra_args)
     assert result.exit_code == 2, result.output
     assert message in result.stderr and "Traceback" not in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
 
 
 def test_score_reports_a_non_object_record_and_keeps_it(tmp_path: Path) -> None:
-    results = _run_dir(tmp_path, "run", "m", [_record("t", 0, HONEST), "junk"])  # type: ignore[list-item]
-    result = _invoke("score", str(results))
+    results = run_dir(tmp_path, "run", [record("t", 0, HONEST), "junk"], model="m")
+    result = invoke("score", str(results))
     assert result.exit_code == 1
     assert "record 1 is not an object" in result.stderr
     assert json.loads(results.read_text(encoding="utf-8"))[1] == "junk"
@@ -136,10 +94,10 @@ def test_an_incomplete_rescan_is_written_flagged_and_reported(tmp_path: Path) ->
     written flagged (gated), and the command names it and exits 1."""
     from benchguard.detection.detector import MAX_SURFACE_CHARS
 
-    huge = _record("log-rotate", 0, HONEST)
+    huge = record("log-rotate", 0, HONEST)
     huge["trajectory"][0]["result"] = "x" * (MAX_SURFACE_CHARS + 1)
-    results = _run_dir(tmp_path, "run", "m", [huge, _record("opa", 0, HONEST)])
-    result = _invoke("score", str(results))
+    results = run_dir(tmp_path, "run", [huge, record("opa", 0, HONEST)], model="m")
+    result = invoke("score", str(results))
     assert result.exit_code == 1
     assert "record 0 (log-rotate#0): the rescan is incomplete" in result.stderr
     rows = json.loads((results.parent / "rows.json").read_text(encoding="utf-8"))
@@ -151,7 +109,7 @@ def test_an_incomplete_rescan_is_written_flagged_and_reported(tmp_path: Path) ->
 
 def test_dismiss_then_rescore_clears_the_gate_and_keeps_the_audit_trail(scored_root: Path) -> None:
     results = scored_root / "run_b" / "results.json"
-    result = _invoke(
+    result = invoke(
         "dismiss", str(results), "--task", "log-rotate", "--iteration", "0",
         "--rule", "task-definition/path", "--reviewer", "ana",
         "--reason", "the prompt tells the agent to read its task file", "--date", "2026-01-05",
@@ -164,19 +122,19 @@ def test_dismiss_then_rescore_clears_the_gate_and_keeps_the_audit_trail(scored_r
                      "reason": "the prompt tells the agent to read its task file",
                      "date": "2026-01-05"}  # fmt: skip
 
-    assert _invoke("score", str(results), "--dismissals", str(dismissals)).exit_code == 0
+    assert invoke("score", str(results), "--dismissals", str(dismissals)).exit_code == 0
     rows = json.loads((scored_root / "run_b" / "rows.json").read_text(encoding="utf-8"))
     assert rows[0]["outcomeScore"] == 1.0 and rows[0]["catastrophic"] is False
     assert rows[0]["dismissedFindings"] == 1 and rows[0]["integrityStatus"] == "clean"
     # A later rescore without the file keeps the dismissal (it lives on the report).
-    assert _invoke("score", str(results)).exit_code == 0
-    record = json.loads(results.read_text(encoding="utf-8"))[0]
-    assert record["cheating_report"]["dismissed"][0]["reviewer"] == "ana"
+    assert invoke("score", str(results)).exit_code == 0
+    first = json.loads(results.read_text(encoding="utf-8"))[0]
+    assert first["cheating_report"]["dismissed"][0]["reviewer"] == "ana"
 
 
 def test_dismiss_refuses_a_rule_with_no_findings(scored_root: Path) -> None:
     results = scored_root / "run_b" / "results.json"
-    result = _invoke(
+    result = invoke(
         "dismiss", str(results), "--task", "log-rotate", "--iteration", "1",
         "--rule", "task-definition/path", "--reviewer", "ana", "--reason", "x",
     )  # fmt: skip
@@ -190,14 +148,14 @@ def test_unmatched_dismissal_is_reported_with_exit_1(scored_root: Path) -> None:
     dismissals = scored_root / "d.json"
     dismissals.write_text(json.dumps([{"task": "log-rotate", "iteration": 0, "rule": "typo/path",
                                        "reviewer": "ana", "reason": "x", "date": "2026-01-05"}]))  # fmt: skip
-    result = _invoke("score", str(results), "--dismissals", str(dismissals))
+    result = invoke("score", str(results), "--dismissals", str(dismissals))
     assert result.exit_code == 1
     assert "rule 'typo/path'" in result.stderr and "matched no finding" in result.stderr
 
 
 def test_aggregate_then_leaderboard(scored_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "agg"
-    result = _invoke("aggregate", str(scored_root), "-o", str(out), "--run-id", "run_all",
+    result = invoke("aggregate", str(scored_root), "-o", str(out), "--run-id", "run_all",
                      "--t", "2026-02-01T00:00:00Z")  # fmt: skip
     assert result.exit_code == 0, result.output
     rows = json.loads((out / "rows.json").read_text(encoding="utf-8"))
@@ -205,11 +163,11 @@ def test_aggregate_then_leaderboard(scored_root: Path, tmp_path: Path) -> None:
     manifests = json.loads((out / "manifests.json").read_text(encoding="utf-8"))
     assert [m["setupId"] for m in manifests] == ["model-a-scripted", "model-b-scripted"]
 
-    table = _invoke("leaderboard", str(out / "rows.json"))
+    table = invoke("leaderboard", str(out / "rows.json"))
     assert table.exit_code == 0, table.output
     assert "model-b-scripted" in table.stdout and "IntegrityCatastrophic ×1" in table.stdout
 
-    as_json = _invoke("leaderboard", str(out / "rows.json"), "--json")
+    as_json = invoke("leaderboard", str(out / "rows.json"), "--json")
     board = json.loads(as_json.stdout)
     standings = {s["setupId"]: s for s in board["standings"]}
     assert standings["model-b-scripted"]["gatedByKind"] == {"IntegrityCatastrophic": 1}
@@ -219,11 +177,11 @@ def test_aggregate_then_leaderboard(scored_root: Path, tmp_path: Path) -> None:
 
 
 def test_aggregate_and_leaderboard_bad_input(tmp_path: Path) -> None:
-    assert _invoke("aggregate", str(tmp_path / "nope")).exit_code == 2
-    assert "no rows.json files found" in _invoke("aggregate", str(tmp_path)).stderr
+    assert invoke("aggregate", str(tmp_path / "nope")).exit_code == 2
+    assert "no rows.json files found" in invoke("aggregate", str(tmp_path)).stderr
     bad = tmp_path / "rows.json"
     bad.write_text('[{"setupId": 1}]', encoding="utf-8")
-    result = _invoke("leaderboard", str(bad))
+    result = invoke("leaderboard", str(bad))
     assert result.exit_code == 2 and f"{bad}: row 0 is invalid" in result.stderr
 
 
@@ -269,7 +227,7 @@ def test_html_leaderboard_renders_gated_zero_with_its_kind_in_chromium(
         pytest.skip(f"{CHROMIUM} is not installed (make system-deps installs it)")
     page = tmp_path / "leaderboard.html"
     rows = [str(scored_root / "run_a" / "rows.json"), str(scored_root / "run_b" / "rows.json")]
-    assert _invoke("leaderboard", *rows, "--html", str(page)).exit_code == 0
+    assert invoke("leaderboard", *rows, "--html", str(page)).exit_code == 0
     assert "http" not in page.read_text(encoding="utf-8").lower()  # no external assets
 
     flags = [

@@ -8,19 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from benchguard.cli import app
 from benchguard.detection.detector import scan_record
 from benchguard.detection.models import Rule
 from benchguard.detection.rules import load_ruleset
 from benchguard.engines import scan_records
 from benchguard.results.io import DYNAMIC_RULESETS_KEY, ResultsDocument, dumps
 from benchguard.results.rescore import rescan_documents, rescan_each
+from cli.helpers import CHEAT, HONEST, invoke, record, run_dir
 
-ENV = {"COLUMNS": "200", "NO_COLOR": "1"}
-HONEST = "logrotate -f /etc/logrotate.conf"
-CHEAT = "cat tasks/log-rotate/task.yaml"
 # A leftover-file rule recorded by the harness's pre-run inventory: only a rescan that
 # passes each record's own stored dynamic rules can flag the read below.
 LEFTOVER = Rule(
@@ -33,39 +29,9 @@ LEFTOVER = Rule(
 OUTPUTS = ["manifest.json", "results.json", "rows.json"]
 
 
-def _invoke(*args: str) -> Any:
-    return CliRunner().invoke(app, list(args), env=ENV)
-
-
-def _record(folder: str, iteration: int, command: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "name": folder,
-        "folder": folder,
-        "iteration": iteration,
-        "input": "rotate the logs and write report.md",
-        "output": "done",
-        "trajectory": [
-            {"name": "exec", "args": {"command": command}, "result": "ok", "status": "completed"}
-        ],
-        "scores": {"VerificationCorrectness": 1.0},
-        "cheating_report": {},
-        **extra,
-    }
-
-
 def _leftover_record(folder: str, iteration: int) -> dict[str, Any]:
     stored = {"status": "clean", "dynamic_rules": [LEFTOVER.model_dump(mode="json")]}
-    return _record(folder, iteration, "cat ~/old-report.md", cheating_report=stored)
-
-
-def _run_dir(root: Path, name: str, records: list[Any]) -> Path:
-    run = root / name
-    run.mkdir(parents=True)
-    (run / "results.json").write_text(json.dumps(records), encoding="utf-8")
-    manifest = {"schemaVersion": 3, "runId": name, "t": "2026-01-01T00:00:00Z",
-                "setupId": f"{name}-scripted", "model": name, "harness": "scripted"}  # fmt: skip
-    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    return run / "results.json"
+    return record(folder, iteration, "cat ~/old-report.md", cheating_report=stored)
 
 
 @pytest.fixture
@@ -73,18 +39,18 @@ def tree(tmp_path: Path) -> Path:
     """Two run directories (one nested a level deeper), with honest, cheating,
     leftover-reading and empty records, plus a hidden directory that must be ignored."""
     root = tmp_path / "runs"
-    _run_dir(root, "run_a", [_record("log-rotate", 0, HONEST), _leftover_record("opa", 0),
-                             _record("opa", 1, HONEST, trajectory=[], output="")])  # fmt: skip
-    _run_dir(root / "week2", "run_b", [_record("log-rotate", 0, CHEAT),
-                                       _record("log-rotate", 1, HONEST)])  # fmt: skip
-    _run_dir(root, ".trash", [_record("log-rotate", 0, CHEAT)])
+    run_dir(root, "run_a", [record("log-rotate", 0, HONEST), _leftover_record("opa", 0),
+                             record("opa", 1, HONEST, trajectory=[], output="")])  # fmt: skip
+    run_dir(root / "week2", "run_b", [record("log-rotate", 0, CHEAT),
+                                       record("log-rotate", 1, HONEST)])  # fmt: skip
+    run_dir(root, ".trash", [record("log-rotate", 0, CHEAT)])
     return root
 
 
 def _compact_run_dir(root: Path, name: str, records: list[Any]) -> Path:
     """A run in the harness's object layout, schema 2: each report's dynamic rules are
     stored once in the run-level ``dynamic_rulesets`` table and named by reference."""
-    results = _run_dir(root, name, [])
+    results = run_dir(root, name, [])
     document = ResultsDocument(records=records, run_id=name, t="2026-01-01T00:00:00Z")
     results.write_text(dumps(document.to_json()), encoding="utf-8")
     stored = json.loads(results.read_text(encoding="utf-8"))
@@ -107,13 +73,11 @@ def test_serial_and_dask_write_identical_scored_results_and_rows(
     serial engine and by dask's local processes scheduler give byte-identical files,
     and the per-record stored dynamic rules reach the dask workers, whether stored
     inline (a bare list) or by reference into a schema-2 ``dynamic_rulesets`` table."""
-    _compact_run_dir(tree, "run_c", [_leftover_record("opa", 0), _record("opa", 1, HONEST)])
+    _compact_run_dir(tree, "run_c", [_leftover_record("opa", 0), record("opa", 1, HONEST)])
     serial_out, dask_out = tmp_path / "serial", tmp_path / "dask"
-    serial = _invoke("score", str(tree), "-o", str(serial_out), "--engine", "serial")
+    serial = invoke("score", str(tree), "-o", str(serial_out), "--engine", "serial")
     assert serial.exit_code == 0, serial.output
-    parallel = _invoke(
-        "score", str(tree), "-o", str(dask_out), "--engine", "dask", "--workers", "2"
-    )
+    parallel = invoke("score", str(tree), "-o", str(dask_out), "--engine", "dask", "--workers", "2")
     assert parallel.exit_code == 0, parallel.output
     assert _outputs(serial_out) == _outputs(dask_out)
     assert sorted(_outputs(dask_out)) == [
@@ -136,14 +100,14 @@ def test_serial_and_dask_write_identical_scored_results_and_rows(
 def test_a_directory_tree_is_scored_in_place_and_rescoring_is_stable(tree: Path) -> None:
     """Guards against a walk that misses nested runs, reads a hidden directory, or on a
     second pass mistakes its own rows.json/manifest.json for results files."""
-    first = _invoke("score", str(tree))
+    first = invoke("score", str(tree))
     assert first.exit_code == 0, first.output
     for run in (tree / "run_a", tree / "week2" / "run_b"):
         assert sorted(p.name for p in run.iterdir()) == OUTPUTS
     assert sorted(p.name for p in (tree / ".trash").iterdir()) == ["manifest.json", "results.json"]
     assert "total" in first.stdout
     before = _outputs(tree)
-    second = _invoke("score", str(tree))
+    second = invoke("score", str(tree))
     assert second.exit_code == 0, second.output
     assert _outputs(tree) == before
 
@@ -156,7 +120,7 @@ def test_a_bad_file_among_good_ones_is_reported_and_the_good_ones_are_written(
     broken = tree / "run_c"
     broken.mkdir()
     (broken / "results.json").write_text('[{"folder": "x",', encoding="utf-8")
-    result = _invoke("score", str(tree))
+    result = invoke("score", str(tree))
     assert result.exit_code == 2
     assert f"{broken / 'results.json'}: invalid JSON" in result.stderr
     assert "Traceback" not in result.output
@@ -168,10 +132,10 @@ def test_a_bad_file_among_good_ones_is_reported_and_the_good_ones_are_written(
 def test_out_dir_with_several_inputs_mirrors_their_locations(tmp_path: Path) -> None:
     """Guards against several inputs overwriting each other in one -o directory: two
     runs with the same directory name in different places keep separate outputs."""
-    first = _run_dir(tmp_path / "lab1", "run", [_record("log-rotate", 0, CHEAT)])
-    second = _run_dir(tmp_path / "lab2", "run", [_record("log-rotate", 0, HONEST)])
+    first = run_dir(tmp_path / "lab1", "run", [record("log-rotate", 0, CHEAT)])
+    second = run_dir(tmp_path / "lab2", "run", [record("log-rotate", 0, HONEST)])
     out = tmp_path / "scored"
-    result = _invoke("score", str(first), str(second), "-o", str(out))
+    result = invoke("score", str(first), str(second), "-o", str(out))
     assert result.exit_code == 0, result.output
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*.json")) == [
         f"{lab}/run/{name}" for lab in ("lab1", "lab2") for name in OUTPUTS
@@ -185,10 +149,10 @@ def test_out_dir_with_several_inputs_mirrors_their_locations(tmp_path: Path) -> 
 def test_two_inputs_that_would_write_the_same_directory_are_refused(tmp_path: Path) -> None:
     """Guards against a second input in the same directory silently replacing the
     first one's results.json: the first is written, the second is an error."""
-    results = _run_dir(tmp_path, "run", [_record("log-rotate", 0, HONEST)])
+    results = run_dir(tmp_path, "run", [record("log-rotate", 0, HONEST)])
     copy = results.with_name("copy.json")
     copy.write_text(results.read_text(encoding="utf-8"), encoding="utf-8")
-    result = _invoke("score", str(results), str(copy))
+    result = invoke("score", str(results), str(copy))
     assert result.exit_code == 2
     assert f"{copy}: its outputs would overwrite those of {results}" in result.stderr
     assert (results.parent / "rows.json").is_file()
@@ -197,8 +161,8 @@ def test_two_inputs_that_would_write_the_same_directory_are_refused(tmp_path: Pa
 def test_an_out_dir_inside_the_tree_is_not_read_back(tree: Path) -> None:
     """Guards against scoring one's own outputs on the next run (doubling every run)."""
     out = tree / "scored"
-    assert _invoke("score", str(tree), "-o", str(out)).exit_code == 0
-    again = _invoke("score", str(tree), "-o", str(out))
+    assert invoke("score", str(tree), "-o", str(out)).exit_code == 0
+    again = invoke("score", str(tree), "-o", str(out))
     assert again.exit_code == 0, again.output
     assert not (out / "scored").exists()
     assert sorted(str(p.relative_to(out)) for p in out.rglob("results.json")) == [
@@ -215,7 +179,7 @@ def test_a_dismissal_is_unmatched_only_if_no_input_matches_it(tree: Path) -> Non
              "rule": "task-definition/path", "reviewer": "ana", "reason": "told to",
              "date": "2026-01-05"}  # fmt: skip
     dismissals.write_text(json.dumps([entry]), encoding="utf-8")
-    result = _invoke("score", str(tree), "--dismissals", str(dismissals))
+    result = invoke("score", str(tree), "--dismissals", str(dismissals))
     assert result.exit_code == 0, result.output
     assert "matched no finding" not in result.stderr
     rows = json.loads((tree / "week2" / "run_b" / "rows.json").read_text(encoding="utf-8"))
@@ -223,7 +187,7 @@ def test_a_dismissal_is_unmatched_only_if_no_input_matches_it(tree: Path) -> Non
 
     typo = tree.parent / "typo.json"
     typo.write_text(json.dumps([{**entry, "rule": "typo/path"}]), encoding="utf-8")
-    result = _invoke("score", str(tree), "--dismissals", str(typo))
+    result = invoke("score", str(tree), "--dismissals", str(typo))
     assert result.exit_code == 1
     assert result.stderr.count("matched no finding") == 1
 
@@ -238,13 +202,13 @@ def test_a_dismissal_is_unmatched_only_if_no_input_matches_it(tree: Path) -> Non
 def test_bad_engine_options_exit_2_before_writing(
     tree: Path, args: tuple[str, ...], message: str
 ) -> None:
-    result = _invoke("score", str(tree), *args)
+    result = invoke("score", str(tree), *args)
     assert result.exit_code == 2 and message in result.stderr
     assert not (tree / "run_a" / "rows.json").exists()
 
 
 def test_an_empty_directory_is_bad_input(tmp_path: Path) -> None:
-    result = _invoke("score", str(tmp_path))
+    result = invoke("score", str(tmp_path))
     assert result.exit_code == 2
     assert f"{tmp_path}: no results.json files found" in result.stderr
 
@@ -269,7 +233,7 @@ def test_an_unwritable_target_is_reported_and_the_others_are_written(tree: Path)
     """Guards against a write failure for one run losing the others' outputs."""
     blocked = tree / "week2" / "run_b" / "rows.json"
     blocked.mkdir()  # a directory where a file must go: the write fails on any user
-    result = _invoke("score", str(tree))
+    result = invoke("score", str(tree))
     assert result.exit_code == 2
     assert "cannot write outputs" in result.stderr
     assert (tree / "run_a" / "rows.json").is_file()

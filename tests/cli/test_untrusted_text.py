@@ -8,21 +8,16 @@ into an emoji. Every table and error path must show such text literally.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rich.console import Console
-from typer.testing import CliRunner, Result
 
-from benchguard.cli import app
 from benchguard.results.io import read_rows
 from benchguard.results.leaderboard import build_leaderboard, render_table
+from cli.helpers import NOOP, TASKS, exited, invoke, one_line, record, run_dir
 
-ENV = {"COLUMNS": "400", "NO_COLOR": "1"}
-REPO = Path(__file__).resolve().parents[2]
 CLOSING = "a[/x]"
 OPENING = "b[bold]"
 EMOJI = "c:thumbs_up:"
@@ -30,63 +25,18 @@ HOSTILE = (CLOSING, OPENING, EMOJI)
 # A file or directory name cannot hold "/", so a closing tag reaches a path through a
 # directory named "a[" holding "x]"; single names use opening tags and emoji codes.
 NAMES = (OPENING, "y[red on blue]", EMOJI)
-CHEAT = "cat tasks/log-rotate/task.yaml"
-
-
-def _invoke(*args: str, env: dict[str, str] | None = None) -> Result:
-    return CliRunner().invoke(app, list(args), env={**ENV, **(env or {})})
-
-
-def _exited(result: Result, code: int) -> None:
-    """The command ended with ``code`` through the CLI's own exit, not an exception."""
-    assert result.exit_code == code, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
-        result.exception
-    )
-
-
-def _record(folder: str, command: str = CHEAT) -> dict[str, Any]:
-    return {
-        "name": folder,
-        "folder": folder,
-        "iteration": 0,
-        "input": "rotate the logs",
-        "output": "done",
-        "status": "success",
-        "validated": True,
-        "trajectory": [
-            {"name": "exec", "args": {"command": command}, "result": "ok", "status": "completed"}
-        ],
-        "scores": {"VerificationCorrectness": 1.0},
-        "cheating_report": {},
-        "verification_report": [],
-        "integrity_checked": False,
-        "sandboxed": False,
-    }
 
 
 def _run_dir(parent: Path, name: str, model: str, folders: tuple[str, ...]) -> Path:
-    run = parent / name
-    run.mkdir(parents=True)
-    (run / "results.json").write_text(
-        json.dumps([_record(folder) for folder in folders]), encoding="utf-8"
-    )
-    manifest = {"schemaVersion": 3, "runId": name, "t": "2026-01-01T00:00:00Z",
-                "setupId": f"{model}-scripted", "model": model, "harness": "scripted"}  # fmt: skip
-    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    return run / "results.json"
+    return run_dir(parent, name, [record(folder) for folder in folders], model=model)
 
 
 @pytest.fixture
 def hostile_rows(tmp_path: Path) -> Path:
     """A scored run whose setup id and task folders are all markup-looking text."""
     results = _run_dir(tmp_path / "results", "run", f"m{CLOSING}{OPENING}", HOSTILE)
-    _exited(_invoke("score", str(results)), 0)
+    exited(invoke("score", str(results)), 0)
     return results.parent / "rows.json"
-
-
-def _one_line(text: str) -> str:
-    return text.replace("\n", "")
 
 
 # ---- leaderboard -----------------------------------------------------------------------
@@ -95,8 +45,8 @@ def _one_line(text: str) -> str:
 def test_leaderboard_shows_markup_like_setup_ids_and_folders_literally(hostile_rows: Path) -> None:
     """Guards against a rows file whose setupId or folder holds "[/x]" crashing the
     leaderboard with a MarkupError traceback (it passed score, then broke publication)."""
-    result = _invoke("leaderboard", str(hostile_rows))
-    _exited(result, 0)
+    result = invoke("leaderboard", str(hostile_rows))
+    exited(result, 0)
     assert f"m{CLOSING}{OPENING}-scripted" in result.stdout
     for folder in HOSTILE:
         assert f"{folder}#0" in result.stdout
@@ -120,9 +70,9 @@ def test_leaderboard_error_names_a_markup_like_path_literally(tmp_path: Path) ->
     bad = tmp_path / f"rows{CLOSING}.json"
     bad.parent.mkdir()
     bad.write_text("{not json", encoding="utf-8")
-    result = _invoke("leaderboard", str(bad))
-    _exited(result, 2)
-    assert f"rows{CLOSING}.json" in _one_line(result.output)
+    result = invoke("leaderboard", str(bad))
+    exited(result, 2)
+    assert f"rows{CLOSING}.json" in one_line(result.output)
 
 
 # ---- scan ------------------------------------------------------------------------------
@@ -131,8 +81,8 @@ def test_leaderboard_error_names_a_markup_like_path_literally(tmp_path: Path) ->
 def test_scan_table_shows_markup_like_paths_and_record_names_literally(tmp_path: Path) -> None:
     """Guards against a file name or record name in the scan table being parsed as markup."""
     results = _run_dir(tmp_path / f"d{OPENING}", f"r{CLOSING}", "m", HOSTILE)
-    result = _invoke("scan", str(results))
-    _exited(result, 1)
+    result = invoke("scan", str(results))
+    exited(result, 1)
     assert str(results) in result.stdout
     for name in HOSTILE:
         assert name in result.stdout
@@ -143,9 +93,9 @@ def test_scan_missing_path_error_is_literal_and_prints_no_table(tmp_path: Path) 
     """Guards against `scan 'x[/b].jsonl'` crashing while printing its own error, and
     against an empty results table after the only input was bad."""
     missing = tmp_path / f"x{CLOSING}{OPENING}.jsonl"
-    result = _invoke("scan", str(missing))
-    _exited(result, 2)
-    assert f"{missing}: no such file or directory" in _one_line(result.output)
+    result = invoke("scan", str(missing))
+    exited(result, 2)
+    assert f"{missing}: no such file or directory" in one_line(result.output)
     assert "benchguard scan" not in result.output
     assert "record(s)" not in result.output
 
@@ -155,22 +105,22 @@ def test_scan_unreadable_file_error_is_literal(tmp_path: Path) -> None:
     bad = tmp_path / f"bad{CLOSING}.json"
     bad.parent.mkdir()
     bad.write_text("{not json", encoding="utf-8")
-    result = _invoke("scan", str(bad))
-    _exited(result, 2)
-    assert f"bad{CLOSING}.json" in _one_line(result.output)
+    result = invoke("scan", str(bad))
+    exited(result, 2)
+    assert f"bad{CLOSING}.json" in one_line(result.output)
 
 
 def test_scan_bad_profile_path_is_literal_and_profiles_are_listed_once(tmp_path: Path) -> None:
     """Guards against a profile path with markup crashing the error, and against the
     built-in profile list being printed twice."""
     missing = tmp_path / f"p{CLOSING}.yaml"
-    result = _invoke("scan", "--profile", str(missing), str(tmp_path))
-    _exited(result, 2)
-    assert f"p{CLOSING}.yaml" in _one_line(result.output)
-    unknown = _invoke("scan", "--profile", f"n{OPENING}", str(tmp_path))
-    _exited(unknown, 2)
+    result = invoke("scan", "--profile", str(missing), str(tmp_path))
+    exited(result, 2)
+    assert f"p{CLOSING}.yaml" in one_line(result.output)
+    unknown = invoke("scan", "--profile", f"n{OPENING}", str(tmp_path))
+    exited(unknown, 2)
     assert f"n{OPENING}" in unknown.output
-    assert _one_line(unknown.output).count("swe-bench") == 1
+    assert one_line(unknown.output).count("swe-bench") == 1
 
 
 # ---- inventory -------------------------------------------------------------------------
@@ -183,8 +133,8 @@ def test_inventory_shows_markup_like_entries_literally(tmp_path: Path) -> None:
     home.mkdir(parents=True)
     for name in NAMES:
         (home / name).write_text("left over\n", encoding="utf-8")
-    result = _invoke("inventory", str(home))
-    _exited(result, 0)
+    result = invoke("inventory", str(home))
+    exited(result, 0)
     assert f"Inventory of {home}" in result.stdout
     for name in NAMES:
         assert f"prior-run-artifact/{name}/path" in result.stdout
@@ -194,9 +144,9 @@ def test_inventory_shows_markup_like_entries_literally(tmp_path: Path) -> None:
 def test_inventory_missing_home_error_is_literal(tmp_path: Path) -> None:
     """Guards against the missing-home error crashing on its own path."""
     missing = tmp_path / f"h{CLOSING}"
-    result = _invoke("inventory", str(missing))
-    _exited(result, 2)
-    assert f"{missing}: no such directory" in _one_line(result.output)
+    result = invoke("inventory", str(missing))
+    exited(result, 2)
+    assert f"{missing}: no such directory" in one_line(result.output)
 
 
 # ---- score / aggregate / dismiss -------------------------------------------------------
@@ -210,9 +160,9 @@ def test_score_summary_and_errors_show_markup_like_paths_literally(tmp_path: Pat
     bad = tmp_path / f"bad{CLOSING}" / "results.json"
     bad.parent.mkdir(parents=True)
     bad.write_text("{not json", encoding="utf-8")
-    result = _invoke("score", str(first), str(second), str(bad))
-    _exited(result, 2)
-    shown = _one_line(result.output)
+    result = invoke("score", str(first), str(second), str(bad))
+    exited(result, 2)
+    shown = one_line(result.output)
     for path in (first, second):
         assert str(path) in shown
         assert f"wrote {path}" in shown
@@ -222,28 +172,28 @@ def test_score_summary_and_errors_show_markup_like_paths_literally(tmp_path: Pat
 def test_aggregate_errors_show_markup_like_paths_literally(tmp_path: Path) -> None:
     """Guards against aggregate's not-a-directory and unreadable-file errors crashing."""
     missing = tmp_path / f"r{CLOSING}"
-    result = _invoke("aggregate", str(missing))
-    _exited(result, 2)
-    assert f"{missing}: not a directory" in _one_line(result.output)
+    result = invoke("aggregate", str(missing))
+    exited(result, 2)
+    assert f"{missing}: not a directory" in one_line(result.output)
 
     root = tmp_path / f"root{OPENING}"
     (root / "t").mkdir(parents=True)
     (root / "t" / "rows.json").write_text("{not json", encoding="utf-8")
-    unreadable = _invoke("aggregate", str(root))
-    _exited(unreadable, 2)
-    assert str(root / "t" / "rows.json") in _one_line(unreadable.output)
+    unreadable = invoke("aggregate", str(root))
+    exited(unreadable, 2)
+    assert str(root / "t" / "rows.json") in one_line(unreadable.output)
 
 
 def test_dismiss_error_names_a_markup_like_rule_literally(hostile_rows: Path) -> None:
     """Guards against a rule id or task name given on the command line being parsed as
     markup in the refusal message."""
     results = hostile_rows.parent / "results.json"
-    result = _invoke(
+    result = invoke(
         "dismiss", str(results), "--task", CLOSING, "--iteration", "0",
         "--rule", f"r{OPENING}", "--reviewer", "rev", "--reason", "fine",
     )  # fmt: skip
-    _exited(result, 2)
-    shown = _one_line(result.output)
+    exited(result, 2)
+    shown = one_line(result.output)
     assert f"rule 'r{OPENING}'" in shown
     assert f"task '{CLOSING}'" in shown
 
@@ -260,12 +210,12 @@ def test_run_summary_and_progress_show_markup_like_task_folders_literally(
     vanishing from them. Progress is left on, so its description is rendered too."""
     tasks = tmp_path / "tasks"
     for folder in NAMES:
-        shutil.copytree(REPO / "examples" / "tasks" / "word-count", tasks / folder)
-    result = _invoke(
-        "run", str(tasks), "--agent", str(REPO / "examples" / "agents" / "noop.yaml"),
+        shutil.copytree(TASKS / "word-count", tasks / folder)
+    result = invoke(
+        "run", str(tasks), "--agent", NOOP,
         "--out", str(tmp_path / "out"), "--home", str(tmp_path / "agent-home"),
     )  # fmt: skip
-    _exited(result, 0)
+    exited(result, 0)
     for folder in NAMES:
         assert f"{folder}#1:" in result.output
     assert "👍" not in result.output
