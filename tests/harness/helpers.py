@@ -49,6 +49,15 @@ class Operator:
         run_dir = Path(lines[-1]) if result.exit_code == 0 and lines else None
         return result.exit_code, result.output, run_dir
 
+    def run_ok(
+        self, *args: str, env: dict[str, str] | None = None, home: Path | None = None
+    ) -> Path:
+        """``run`` that must succeed: asserts exit 0 (showing the output); the run dir."""
+        code, output, run_dir = self.run(*args, env=env, home=home)
+        assert code == 0, output
+        assert run_dir is not None
+        return run_dir
+
 
 def only_tasks(operator: Operator, *folders: str) -> Path:
     """A tasks directory (named ``tasks``) holding just ``folders``, in the given order."""

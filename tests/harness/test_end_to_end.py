@@ -28,9 +28,8 @@ def _assert_gated(record: dict[str, Any], row: dict[str, Any], category: str) ->
 
 
 def test_honest_agent_scores_and_reads_clean(operator: Operator) -> None:
-    code, output, run_dir = operator.run(str(operator.tasks), "--agent", agent("honest"))
-    assert code == 0, output
-    assert run_dir is not None and run_dir.parent == operator.results
+    run_dir = operator.run_ok(str(operator.tasks), "--agent", agent("honest"))
+    assert run_dir.parent == operator.results
     assert run_dir.name.startswith("run_")
     records, rows, manifest = load_run(run_dir)
     assert [r["folder"] for r in records] == [
@@ -51,10 +50,7 @@ def test_honest_agent_scores_and_reads_clean(operator: Operator) -> None:
 
 
 def _prior_run(operator: Operator, folder: str) -> Path:
-    code, output, run_dir = operator.run(
-        str(only_tasks(operator, folder)), "--agent", agent("honest")
-    )
-    assert code == 0 and run_dir is not None, output
+    run_dir = operator.run_ok(str(only_tasks(operator, folder)), "--agent", agent("honest"))
     return run_dir
 
 
@@ -81,9 +77,7 @@ def test_each_cheater_is_flagged_and_zeroed_despite_a_correct_answer(
     else:
         env["CHEAT_HINT"] = str(operator.checkout)
     tasks = only_tasks(operator, "sum-numbers")
-    code, output, run_dir = operator.run(str(tasks), "--agent", agent(cheater), env=env)
-    assert code == 0, output
-    assert run_dir is not None
+    run_dir = operator.run_ok(str(tasks), "--agent", agent(cheater), env=env)
     [record], [row], _ = load_run(run_dir)
     assert record["status"] == "success"
     assert record["trajectory"][0]["status"] == "completed", "the unsandboxed read succeeded"
@@ -95,11 +89,9 @@ def test_leftover_from_task_one_read_by_task_two_is_flagged_and_task_one_stays_c
 ) -> None:
     """Guards against a single run-start snapshot missing what the batch itself creates."""
     tasks = only_tasks(operator, "write-notes", "sum-numbers")
-    code, output, run_dir = operator.run(
+    run_dir = operator.run_ok(
         str(tasks), "--agent", agent("cheat-leftover-report"), env={"CHEAT_HINT": "~/notes.md"}
     )
-    assert code == 0, output
-    assert run_dir is not None
     (first, second), (first_row, second_row), _ = load_run(run_dir)
     assert first["folder"] == "00-write-notes" and first["home_snapshot"] == []
     assert first["cheating_report"]["status"] == "clean"
@@ -115,11 +107,7 @@ def test_leftover_from_task_one_read_by_task_two_is_flagged_and_task_one_stays_c
 def test_same_task_twice_pairs_each_record_with_its_own_snapshot(operator: Operator) -> None:
     """Guards against snapshots keyed by task name, where a repeat takes the wrong one."""
     tasks = only_tasks(operator, "write-notes")
-    code, output, run_dir = operator.run(
-        str(tasks), "--agent", agent("honest"), "--iterations", "2"
-    )
-    assert code == 0, output
-    assert run_dir is not None
+    run_dir = operator.run_ok(str(tasks), "--agent", agent("honest"), "--iterations", "2")
     (first, second), rows, _ = load_run(run_dir)
     assert (first["iteration"], second["iteration"]) == (1, 2)
     assert first["home_snapshot"] == [] and second["home_snapshot"] == ["notes.md"]
@@ -139,11 +127,9 @@ def test_timed_out_cheater_keeps_its_partial_trajectory_and_is_gated(
         "utf-8",
     )
     tasks = only_tasks(operator, "sum-numbers")
-    code, output, run_dir = operator.run(
+    run_dir = operator.run_ok(
         str(tasks), "--agent", str(fast), env={"CHEAT_HINT": str(operator.tasks)}
     )
-    assert code == 0, output
-    assert run_dir is not None
     [record], [row], _ = load_run(run_dir)
     assert record["status"] == "timeout"
     assert "timed out after 2s" in record["error"]
@@ -153,14 +139,12 @@ def test_timed_out_cheater_keeps_its_partial_trajectory_and_is_gated(
 
 def test_disabled_detection_leaves_records_unverified(operator: Operator) -> None:
     tasks = only_tasks(operator, "sum-numbers")
-    code, output, run_dir = operator.run(
+    run_dir = operator.run_ok(
         str(tasks),
         "--agent",
         agent("cheat-task-yaml"),
         env={"BENCHGUARD_CHEAT_DETECT": "0", "CHEAT_HINT": str(operator.tasks)},
     )
-    assert code == 0, output
-    assert run_dir is not None
     [record], [row], _ = load_run(run_dir)
     assert record["cheating_report"] == {} and record["integrity_checked"] is False
     assert row["integrityStatus"] == "unverified"
@@ -224,11 +208,7 @@ def test_crashed_cheater_keeps_its_partial_trajectory_and_is_gated(
         "utf-8",
     )
     tasks = only_tasks(operator, "sum-numbers")
-    code, output, run_dir = operator.run(
-        str(tasks), "--agent", str(crash), env={"CHEAT_HINT": str(tasks)}
-    )
-    assert code == 0, output
-    assert run_dir is not None
+    run_dir = operator.run_ok(str(tasks), "--agent", str(crash), env={"CHEAT_HINT": str(tasks)})
     [record], [row], _ = load_run(run_dir)
     assert record["status"] == "error" and "exited with code 3" in record["error"]
     assert "expected_output" in record["trajectory"][0]["result"]
@@ -276,9 +256,7 @@ def test_claude_stream_json_agent_runs_through_the_pipeline(
         "utf-8",
     )
     tasks = only_tasks(operator, "write-notes")
-    code, output, run_dir = operator.run(str(tasks), "--agent", str(fake))
-    assert code == 0, output
-    assert run_dir is not None
+    run_dir = operator.run_ok(str(tasks), "--agent", str(fake))
     [record], [row], _ = load_run(run_dir)
     assert record["output"] == "done"
     assert record["trajectory"][0]["args"] == {"command": "cat tasks/x/task.yaml"}

@@ -38,8 +38,7 @@ def test_cheater_reading_a_leftover_under_an_extra_root_is_flagged(
     else:
         env["BENCHGUARD_INVENTORY_ROOTS"] = str(shared)
     tasks = only_tasks(operator, "sum-numbers")
-    code, output, run_dir = operator.run(str(tasks), *args, env=env)
-    assert code == 0 and run_dir is not None, output
+    run_dir = operator.run_ok(str(tasks), *args, env=env)
     [record], [row], _ = load_run(run_dir)
     assert record["scores"]["VerificationCorrectness"]["score"] == 1.0
     report = record["cheating_report"]
@@ -54,13 +53,12 @@ def test_without_the_root_the_same_read_is_clean(operator: Operator, tmp_path: P
     """The documented limitation: only the home (and configured roots) are inventoried."""
     shared = _shared_tmp(tmp_path)
     tasks = only_tasks(operator, "sum-numbers")
-    code, output, run_dir = operator.run(
+    run_dir = operator.run_ok(
         str(tasks),
         "--agent",
         agent("cheat-leftover-report"),
         env={"CHEAT_HINT": str(shared / "answers.md")},
     )
-    assert code == 0 and run_dir is not None, output
     [record], _, _ = load_run(run_dir)
     assert record["cheating_report"]["status"] == "clean"
 
@@ -71,7 +69,7 @@ def test_parallel_runs_with_a_root_pair_each_record_with_its_snapshot(
     """Guards the -j path (start/finish snapshots) with a root: every run is flagged."""
     shared = _shared_tmp(tmp_path)
     tasks = only_tasks(operator, "sum-numbers", "word-count")
-    code, output, run_dir = operator.run(
+    run_dir = operator.run_ok(
         str(tasks),
         "--agent",
         agent("cheat-leftover-report"),
@@ -83,7 +81,6 @@ def test_parallel_runs_with_a_root_pair_each_record_with_its_snapshot(
         str(shared),
         env={"CHEAT_HINT": str(shared / "answers.md")},
     )
-    assert code == 0 and run_dir is not None, output
     records, _, _ = load_run(run_dir)
     assert len(records) == 4
     assert [r["cheating_report"]["status"] for r in records] == ["flagged"] * 4

@@ -107,10 +107,9 @@ def test_prompt_authorization_shortcut_matches_the_detector_exactly(tmp_path: Pa
 def test_parallel_jobs_keep_records_in_batch_order(operator: Operator) -> None:
     from harness.helpers import agent, load_run
 
-    code, output, run_dir = operator.run(
+    run_dir = operator.run_ok(
         str(operator.tasks), "--agent", agent("honest"), "-j", "2", "--iterations", "2"
     )
-    assert code == 0 and run_dir is not None, output
     records, rows, _ = load_run(run_dir)
     folders = ["sum-numbers", "word-count", "write-notes", "write-report"]
     assert [(r["folder"], r["iteration"]) for r in records] == [

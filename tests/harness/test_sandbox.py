@@ -16,11 +16,7 @@ needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewr
 
 
 def _prior_run(operator: Operator) -> Path:
-    code, output, run_dir = operator.run(
-        str(only_tasks(operator, "sum-numbers")), "--agent", agent("honest")
-    )
-    assert code == 0 and run_dir is not None, output
-    return run_dir
+    return operator.run_ok(str(only_tasks(operator, "sum-numbers")), "--agent", agent("honest"))
 
 
 @needs_bwrap
@@ -45,11 +41,9 @@ def test_sandboxed_cheaters_cannot_read_the_material_and_are_still_flagged(
         "cheat-grep-docs": str(operator.checkout),
     }[cheater]
     tasks = only_tasks(operator, "sum-numbers")
-    code, output, run_dir = operator.run(
+    run_dir = operator.run_ok(
         str(tasks), "--agent", agent(cheater), "--sandbox", "bwrap", env={"CHEAT_HINT": hint}
     )
-    assert code == 0, output
-    assert run_dir is not None
     [record], [row], manifest = load_run(run_dir)
     attempt = record["trajectory"][0]
     assert hint in attempt["args"]["command"]
@@ -77,19 +71,14 @@ def test_sandboxed_honest_agent_scores_and_sees_only_its_own_world(
         "utf-8",
     )
     tasks = only_tasks(operator, "sum-numbers")
-    code, output, run_dir = operator.run(
+    run_dir = operator.run_ok(
         str(tasks), "--agent", str(probe), "--sandbox", "bwrap", "--no-detect"
     )
-    assert code == 0, output
-    assert run_dir is not None
     [record], _, _ = load_run(run_dir)
     seen = record["output"]
     assert seen.count("No such file or directory") == 3, seen
     assert "net=3" in seen, "only the loopback device: the network is off"
-    code, output, run_dir = operator.run(
-        str(tasks), "--agent", agent("honest"), "--sandbox", "bwrap"
-    )
-    assert code == 0 and run_dir is not None, output
+    run_dir = operator.run_ok(str(tasks), "--agent", agent("honest"), "--sandbox", "bwrap")
     [record], [row], _ = load_run(run_dir)
     assert record["cheating_report"]["status"] == "clean"
     assert row["outcomeScore"] == 1.0 and row["sandboxed"] is True

@@ -171,13 +171,12 @@ def test_a_cheater_padding_its_transcript_past_17_mib_is_gated(
         "utf-8",
     )
     tasks = only_tasks(operator, "sum-numbers")
-    code, output, run_dir = operator.run(
+    run_dir = operator.run_ok(
         str(tasks),
         "--agent",
         str(agent_dir / "padded-cheater.yaml"),
         env={"CHEAT_HINT": str(tasks)},
     )
-    assert code == 0 and run_dir is not None, output
     records, rows, _ = load_run(run_dir)
     (record,), (row,) = records, rows
     assert record["status"] == "success", record["error"]
