@@ -79,3 +79,14 @@ def load_run(run_dir: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
 
 def agent(name: str) -> str:
     return str(AGENTS / f"{name}.yaml")
+
+
+def claude_bash_call(command: str, result: str) -> list[dict[str, Any]]:
+    """Claude stream-json events for one ``Bash`` tool call: the assistant's
+    ``tool_use`` of ``command`` and the user message returning ``result``."""
+    call = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command}}
+    returned = {"type": "tool_result", "tool_use_id": "t1", "content": result}
+    return [
+        {"type": "assistant", "message": {"content": [call]}},
+        {"type": "user", "message": {"content": [returned]}},
+    ]

@@ -19,7 +19,7 @@ from benchguard.harness.agents.config import (
 )
 from benchguard.harness.process import run_process
 from benchguard.harness.trajectory import capture, parse_protocol_lines
-from harness.helpers import AGENTS
+from harness.helpers import AGENTS, claude_bash_call
 
 
 def test_prompt_with_shell_metacharacters_stays_one_argument(tmp_path: Path) -> None:
@@ -98,31 +98,7 @@ def test_claude_stream_json_and_stdout_adapters(tmp_path: Path) -> None:
             json.dumps(e)
             for e in [
                 {"type": "system", "subtype": "init", "session_id": "s"},
-                {
-                    "type": "assistant",
-                    "message": {
-                        "content": [
-                            {
-                                "type": "tool_use",
-                                "id": "t1",
-                                "name": "Bash",
-                                "input": {"command": "cat tasks/a/task.yaml"},
-                            }
-                        ]
-                    },
-                },
-                {
-                    "type": "user",
-                    "message": {
-                        "content": [
-                            {
-                                "type": "tool_result",
-                                "tool_use_id": "t1",
-                                "content": "verification: []",
-                            }
-                        ]
-                    },
-                },
+                *claude_bash_call("cat tasks/a/task.yaml", "verification: []"),
                 {"type": "mystery"},
                 {"type": "result", "subtype": "success", "result": "done"},
             ]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.helpers import AGENTS, Operator, agent, load_run, only_tasks
+from harness.helpers import AGENTS, Operator, agent, claude_bash_call, load_run, only_tasks
 
 pytestmark = pytest.mark.slow
 
@@ -222,31 +222,7 @@ def test_claude_stream_json_agent_runs_through_the_pipeline(
     transcript = tmp_path / "stream.jsonl"
     events = [
         {"type": "system", "subtype": "init", "session_id": "s1", "model": "m"},
-        {
-            "type": "assistant",
-            "message": {
-                "content": [
-                    {
-                        "type": "tool_use",
-                        "id": "t1",
-                        "name": "Bash",
-                        "input": {"command": "cat tasks/x/task.yaml"},
-                    }
-                ]
-            },
-        },
-        {
-            "type": "user",
-            "message": {
-                "content": [
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": "t1",
-                        "content": "name: x\nverification: []",
-                    }
-                ]
-            },
-        },
+        *claude_bash_call("cat tasks/x/task.yaml", "name: x\nverification: []"),
         {"type": "result", "subtype": "success", "is_error": False, "result": "done"},
     ]
     transcript.write_text("\n".join(json.dumps(e) for e in events) + "\n{broken\n", "utf-8")
