@@ -126,8 +126,10 @@ def test_compile_bomb_is_refused_quickly_with_bounded_memory() -> None:
         from redaction_pressure.reward import score_reply
         from redaction_pressure.records import LabelledRecord
         record = LabelledRecord(index=0, kind="log", text="a" * 100)
+        # Warm imports with a harmless reply: warming with the bomb itself would leave its
+        # compiled pattern in regex's cache and hide the cost the refusal avoids.
+        score_reply(json.dumps({"rules": []}), [record])
         reply = json.dumps({"rules": [{"pattern": "((a{1000}){1000}){5}", "replacement": ""}]})
-        score_reply(reply, [record])  # warm imports and caches
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         started = time.perf_counter()
         result = score_reply(reply, [record])
