@@ -9,8 +9,12 @@ plain string prints as itself; the only styling is what a ``Text`` span adds.
 
 from __future__ import annotations
 
+import typer
 from rich.console import Console
 from rich.text import Text
+
+# Exit code of every command for input it cannot use (a bad flag, file, field or value).
+EXIT_BAD_INPUT = 2
 
 
 def plain_console(*, stderr: bool = False, width: int | None = None) -> Console:
@@ -29,3 +33,9 @@ def print_error(console: Console, message: str) -> None:
 
 def print_warning(console: Console, message: str) -> None:
     console.print(labelled("warning: ", "bold yellow", message), soft_wrap=True)
+
+
+def bad_input(console: Console, message: str) -> typer.Exit:
+    """Print ``message`` as an error and return the exit for bad input, to ``raise``."""
+    print_error(console, message)
+    return typer.Exit(code=EXIT_BAD_INPUT)

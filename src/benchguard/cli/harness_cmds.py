@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from benchguard.cli._output import labelled, plain_console, print_error, print_warning
+from benchguard.cli._output import bad_input, labelled, plain_console, print_warning
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfigError, resolve_agent
 from benchguard.harness.runner import BatchSettings, Job, SandboxMode, run_batch, sandbox_read_only
@@ -30,11 +30,6 @@ from benchguard.harness.workspace import (
 )
 
 HOME_ENV = "BENCHGUARD_AGENT_HOME"
-
-
-def _fail(console: Console, message: str) -> typer.Exit:
-    print_error(console, message)
-    return typer.Exit(code=2)
 
 
 def _home_source(home: Path | None) -> tuple[str, Path]:
@@ -108,7 +103,7 @@ def run(
     console = plain_console(stderr=True)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if sandbox not in ("none", "bwrap"):
-        raise _fail(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
+        raise bad_input(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
     sandbox_mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
     try:
         settings_integrity = integrity.IntegritySettings.resolve(
@@ -121,48 +116,48 @@ def run(
         )
         static_rules = integrity.load_static_rules(settings_integrity)
     except integrity.IntegrityConfigError as exc:
-        raise _fail(console, str(exc)) from None
+        raise bad_input(console, str(exc)) from None
     try:
         loaded = load_tasks(tasks_dir)
     except TaskDirError as exc:
-        raise _fail(console, str(exc)) from None
+        raise bad_input(console, str(exc)) from None
     for message in loaded.errors:
         console.print(labelled("skipped task: ", "yellow", message), soft_wrap=True)
     if not loaded.tasks:
-        raise _fail(console, f"{tasks_dir}: no valid task to run")
+        raise bad_input(console, f"{tasks_dir}: no valid task to run")
     try:
         agent_config = resolve_agent(
             agent, search_dirs=(Path("agents"), tasks_dir.parent / "agents")
         )
     except AgentConfigError as exc:
-        raise _fail(console, str(exc)) from None
+        raise bad_input(console, str(exc)) from None
     bwrap = "bwrap"
     if sandbox_mode == "bwrap":
         try:
             bwrap = probe_bwrap()
         except SandboxUnavailable as exc:
-            raise _fail(console, str(exc)) from None
+            raise bad_input(console, str(exc)) from None
     # Both directories are checked (and created) before any agent starts: a regular file
     # in the way would otherwise fail the batch halfway, with a traceback.
     home_source, home_path = _home_source(home)
     try:
         home_dir = prepare_home(home_path)
     except WorkspaceError as exc:
-        raise _fail(console, f"{home_source} {exc}") from None
+        raise bad_input(console, f"{home_source} {exc}") from None
     try:
         ensure_directory(out)
     except WorkspaceError as exc:
-        raise _fail(console, f"--out {exc}") from None
+        raise bad_input(console, f"--out {exc}") from None
     try:
         integrity.check_roots_against_home(settings_integrity.inventory_roots, home_dir)
     except integrity.IntegrityConfigError as exc:
-        raise _fail(console, str(exc)) from None
+        raise bad_input(console, str(exc)) from None
     if sandbox_mode == "bwrap":
         # The home is bound read-write: a home that holds the tasks would expose them.
         binds = (*sandbox_read_only(agent_config, home_dir), home_dir)
         problems = exposure_problems(binds, (tasks_dir, out))
         if problems:
-            raise _fail(console, "; ".join(problems))
+            raise bad_input(console, "; ".join(problems))
     if home_dir == Path.home().resolve():
         print_warning(
             console,

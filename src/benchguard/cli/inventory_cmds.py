@@ -19,7 +19,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from benchguard.cli._output import plain_console, print_error
+from benchguard.cli._output import bad_input, plain_console
 from benchguard.detection.inventory import (
     CATEGORY,
     ENVIRONMENT_DOTFILES,
@@ -88,19 +88,19 @@ def inventory(
     absolute = Path(os.path.abspath(home))
     problem = unreadable_home(absolute)
     if problem is not None:
-        raise _fail(problem)
+        raise bad_input(_err, problem)
     try:
         baseline = profile_baseline(profile) | baseline_from_granted_paths(
             absolute, [str(path) for path in granted or ()]
         )
     except RulesetError as exc:
         # An unknown profile's message already lists the built-in ones.
-        raise _fail(str(exc)) from None
+        raise bad_input(_err, str(exc)) from None
     try:
         extra_roots = resolve_inventory_roots(os.environ, roots)
         check_roots_against_home(extra_roots, absolute)
     except IntegrityConfigError as exc:
-        raise _fail(str(exc)) from None
+        raise bad_input(_err, str(exc)) from None
     rules = build_inventory_rules(absolute, baseline=baseline, extra_roots=extra_roots)
     if as_json:
         typer.echo(json.dumps([rule.model_dump(mode="json") for rule in rules], indent=2))
@@ -168,8 +168,3 @@ def _rules_table(home: Path, rules: tuple[Rule, ...]) -> Table:
             Text("\n".join(shorten_pattern(p) for p in rule.patterns)),
         )
     return table
-
-
-def _fail(message: str) -> typer.Exit:
-    print_error(_err, message)
-    return typer.Exit(code=2)

@@ -25,7 +25,13 @@ from rich.text import Text
 
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
 from benchguard.cli._inputs import collect_inputs
-from benchguard.cli._output import plain_console, print_error, print_warning
+from benchguard.cli._output import (
+    EXIT_BAD_INPUT,
+    bad_input,
+    plain_console,
+    print_error,
+    print_warning,
+)
 from benchguard.detection.models import CheatingReport, Rule
 from benchguard.engines import ENGINE_NAMES, EngineUnavailableError
 from benchguard.results.aggregate import (
@@ -58,11 +64,6 @@ DEFAULT_DISMISSALS_FILE = "dismissals.yaml"
 # Markup off: paths, task folders and setup ids in these files print as themselves.
 _out = plain_console()
 _err = plain_console(stderr=True)
-
-
-def _fail(message: str) -> typer.Exit:
-    print_error(_err, message)
-    return typer.Exit(code=2)
 
 
 def _warn(message: str) -> None:
@@ -130,15 +131,15 @@ def score(
 
     engine_problem = engine_choice_problem(engine, scheduler)
     if engine_problem is not None:
-        raise _fail(engine_problem)
+        raise bad_input(_err, engine_problem)
     try:
         ruleset = load_ruleset(profile, rules)
         entries = load_dismissals(dismissals) if dismissals is not None else ()
     except RulesetError as exc:
         # An unknown profile's message already lists the built-in ones.
-        raise _fail(str(exc)) from None
+        raise bad_input(_err, str(exc)) from None
     except ResultsFileError as exc:
-        raise _fail(str(exc)) from None
+        raise bad_input(_err, str(exc)) from None
 
     # A directory under -o is not walked: a second run must not score its own outputs.
     found = collect_inputs(results, _is_results_file, exclude=out_dir)
@@ -148,13 +149,13 @@ def score(
     if not inputs:
         for message in bad:
             print_error(_err, message)
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=EXIT_BAD_INPUT)
 
     scan_batch = _engine_scan(engine, scheduler, workers)
     try:
         verdicts = rescan_documents([i.document.records for i in inputs], ruleset, scan_batch)
     except (EngineUnavailableError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise bad_input(_err, str(exc)) from None
 
     attention: list[str] = []
     used = [False] * len(entries)
@@ -205,7 +206,7 @@ def score(
     for target in written:
         _out.print(f"wrote {target / RESULTS_FILENAME}, {target / ROWS_FILENAME}")
     if bad:
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=EXIT_BAD_INPUT)
     if attention:
         raise typer.Exit(code=1)
 
@@ -357,17 +358,17 @@ def aggregate_cmd(
 ) -> None:
     """Merge per-task rows.json files into one batch: rows.json and manifests.json."""
     if not root.is_dir():
-        raise _fail(f"{root}: not a directory")
+        raise bad_input(_err, f"{root}: not a directory")
     target = out_dir if out_dir is not None else root
     files = find_rows_files(root, exclude=target / ROWS_FILENAME)
     if not files:
-        raise _fail(f"{root}: no {ROWS_FILENAME} files found")
+        raise bad_input(_err, f"{root}: no {ROWS_FILENAME} files found")
     now = dt.datetime.now(dt.UTC)
     result = aggregate(files, run_id=run_id or new_run_id(now, os.getpid()), t=t or iso_t(now))
     if not result.sources:
         for message in result.problems:
             print_error(_err, message)
-        raise _fail(f"{root}: none of the {len(files)} rows files could be read")
+        raise bad_input(_err, f"{root}: none of the {len(files)} rows files could be read")
     try:
         write_files_atomic(
             {
@@ -376,7 +377,7 @@ def aggregate_cmd(
             }
         )
     except OSError as exc:
-        raise _fail(f"{target}: cannot write outputs: {exc.strerror or exc}") from None
+        raise bad_input(_err, f"{target}: cannot write outputs: {exc.strerror or exc}") from None
     _out.print(
         f"merged {len(result.sources)} file(s) into {len(result.rows)} row(s) across "
         f"{len(result.manifests)} setup(s): {target / ROWS_FILENAME}"
@@ -414,13 +415,13 @@ def leaderboard(
             for file in files:
                 rows.extend(read_rows(file))
     except ResultsFileError as exc:
-        raise _fail(str(exc)) from None
+        raise bad_input(_err, str(exc)) from None
     board = build_leaderboard(dedupe_latest(rows))
     if html_file is not None:
         try:
             write_text_atomic(html_file, render_html(board))
         except OSError as exc:
-            raise _fail(f"{html_file}: cannot write: {exc.strerror or exc}") from None
+            raise bad_input(_err, f"{html_file}: cannot write: {exc.strerror or exc}") from None
     if as_json:
         sys.stdout.write(json.dumps(board.to_json(), indent=2, ensure_ascii=False) + "\n")
         return
@@ -466,22 +467,23 @@ def dismiss(
             }
         )
     except ResultsFileError as exc:
-        raise _fail(str(exc)) from None
+        raise bad_input(_err, str(exc)) from None
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise _fail(f"--{first['loc'][0]}: {first['msg']}") from None
+        raise bad_input(_err, f"--{first['loc'][0]}: {first['msg']}") from None
     if not _report_has_rule(report, rule):
-        raise _fail(
+        raise bad_input(
+            _err,
             f"{results}: task {task!r} iteration {iteration} has no finding of rule {rule!r} "
-            f"(rules with findings: {', '.join(_report_rules(report)) or 'none'})"
+            f"(rules with findings: {', '.join(_report_rules(report)) or 'none'})",
         )
     target = file if file is not None else results.parent / DEFAULT_DISMISSALS_FILE
     try:
         append_dismissal(target, entry)
     except DismissalFileError as exc:
-        raise _fail(str(exc)) from None
+        raise bad_input(_err, str(exc)) from None
     except OSError as exc:
-        raise _fail(f"{target}: cannot write: {exc.strerror or exc}") from None
+        raise bad_input(_err, f"{target}: cannot write: {exc.strerror or exc}") from None
     _out.print(
         f"dismissed rule {rule!r} on {task}#{iteration} ({reviewer}, {entry.date}); recorded in "
         f"{target}. Apply with: benchguard score {results} --dismissals {target}"

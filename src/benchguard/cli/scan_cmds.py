@@ -21,7 +21,14 @@ from rich.text import Text
 
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
 from benchguard.cli._inputs import collect_inputs
-from benchguard.cli._output import labelled, plain_console, print_error, print_warning
+from benchguard.cli._output import (
+    EXIT_BAD_INPUT,
+    bad_input,
+    labelled,
+    plain_console,
+    print_error,
+    print_warning,
+)
 from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset
 from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, FileScan, scan_files
 from benchguard.importers.registry import FORMAT_NAMES
@@ -33,7 +40,7 @@ WALK_SUFFIXES = (".json", ".jsonl", ".eval", ".traj")
 # Files the harness writes beside results.json that hold no records.
 WALK_SKIP_NAMES = frozenset({"rows.json", "manifest.json"})
 
-EXIT_CLEAN, EXIT_FLAGGED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_CLEAN, EXIT_FLAGGED = 0, 1
 
 
 def register(app: typer.Typer) -> None:
@@ -94,19 +101,19 @@ def scan(
     # Markup off: file names, record names and error texts print as themselves.
     err = plain_console(stderr=True)
     if format_name is not None and format_name not in FORMAT_NAMES:
-        raise _fail(
+        raise bad_input(
             err,
             f"--format {format_name!r} is not a format we read; choose one of: "
             f"{', '.join(FORMAT_NAMES)}",
         )
     engine_problem = engine_choice_problem(engine, scheduler)
     if engine_problem is not None:
-        raise _fail(err, engine_problem)
+        raise bad_input(err, engine_problem)
     try:
         rules = load_ruleset(profile, rules_file)
     except RulesetError as exc:
         # An unknown profile's message already lists the built-in ones.
-        raise _fail(err, str(exc)) from None
+        raise bad_input(err, str(exc)) from None
     inputs = collect_inputs(paths, _is_log_file).files
     missing = [
         f"{item.path}: no such file or directory"
@@ -125,7 +132,7 @@ def scan(
             workers=workers,
         )
     except EngineUnavailableError as exc:
-        raise _fail(err, str(exc)) from None
+        raise bad_input(err, str(exc)) from None
 
     skipped = [s for s in scans if s.error_kind == "unknown-format" and s.path not in named]
     failed = [s for s in scans if s.error and s not in skipped]
@@ -153,11 +160,6 @@ def scan(
     if missing or failed:
         raise typer.Exit(EXIT_BAD_INPUT)
     raise typer.Exit(EXIT_FLAGGED if flagged else EXIT_CLEAN)
-
-
-def _fail(console: Console, message: str) -> typer.Exit:
-    print_error(console, message)
-    return typer.Exit(EXIT_BAD_INPUT)
 
 
 def _shown(scanned: FileScan) -> bool:
@@ -188,7 +190,7 @@ def _write_out(err: Console, out: Path, scans: list[FileScan], profile: str, eng
     try:
         write_text_atomic(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     except OSError as exc:
-        raise _fail(err, f"{out}: cannot write ({exc.strerror or exc})") from None
+        raise bad_input(err, f"{out}: cannot write ({exc.strerror or exc})") from None
 
 
 def _print_table(console: Console, scans: list[FileScan]) -> None:
