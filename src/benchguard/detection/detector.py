@@ -268,9 +268,8 @@ def lenient_report(raw: Mapping[str, Any]) -> CheatingReport | None:
     incomplete = is_marked_incomplete(raw)
     if incomplete:
         categories.add(SCAN_INCOMPLETE_CATEGORY)
-    if status != "flagged":
-        categories = set()
-        findings = ()
+    # A non-flagged status means no evidence (stored_status), so findings and
+    # categories are empty here whatever the status.
     version = raw.get("detector_version")
     schema = raw.get("schema_version")
     digest = raw.get("ruleset_digest")
