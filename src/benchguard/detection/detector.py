@@ -40,7 +40,7 @@ from benchguard.detection.models import (
     ScanCounts,
 )
 from benchguard.detection.rules import ruleset_digest
-from benchguard.detection.stored_status import is_marked_incomplete, stored_status
+from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
 from benchguard.detection.surfaces import (
     Surface,
     dict_entries,
@@ -134,12 +134,8 @@ def scan_record(
 
 
 def is_marked_truncated(record: Mapping[str, Any]) -> bool:
-    """The harness cut this record's transcript; only absent, null or false means not.
-
-    Junk such as ``"yes"`` or ``1`` reads as cut (fail closed), as for ``incomplete``.
-    """
-    mark = record.get(TRANSCRIPT_TRUNCATED_KEY)
-    return mark is not None and mark is not False
+    """The harness cut this record's transcript (read as :func:`is_marked` reads a mark)."""
+    return is_marked(record, TRANSCRIPT_TRUNCATED_KEY)
 
 
 def annotate_records(

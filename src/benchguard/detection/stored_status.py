@@ -44,10 +44,16 @@ def carries_evidence(report: Mapping[str, Any]) -> bool:
 
 
 def is_marked_incomplete(report: Mapping[str, Any]) -> bool:
-    # Only an absent, null or false mark means "complete"; junk such as "yes" or 1 is
-    # read as incomplete.
-    incomplete = report.get("incomplete")
-    return incomplete is not None and incomplete is not False
+    return is_marked(report, "incomplete")
+
+
+def is_marked(mapping: Mapping[str, Any], key: str) -> bool:
+    """``mapping`` carries the mark ``key``: only absent, null or false means not.
+
+    Junk such as ``"yes"`` or ``1`` reads as marked (fail closed).
+    """
+    mark = mapping.get(key)
+    return mark is not None and mark is not False
 
 
 def _non_empty(value: Any) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_REASON
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport
 from benchguard.detection.rules import RulesetError, load_profile, profile_names
-from benchguard.detection.stored_status import stored_status
+from benchguard.detection.stored_status import is_marked_incomplete, stored_status
 
 _SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
 _MAX_LISTED_READS = 3
@@ -75,8 +75,7 @@ def describe_findings(report: CheatingReport | Mapping[str, Any]) -> list[dict[s
     verdicts = _rule_verdicts([f for f in findings if isinstance(f, Mapping)])
     if not verdicts:
         verdicts = _category_fallback(raw.get("categories"))
-    incomplete = raw.get("incomplete")
-    if incomplete is not None and incomplete is not False:
+    if is_marked_incomplete(raw):
         verdicts.append({"name": SCAN_INCOMPLETE_CATEGORY, "reason": _incomplete_sentence(raw)})
     return verdicts
 
