@@ -11,9 +11,9 @@
 * validity multiplier: any reply or scanning error (see rules.py and scanner.py) makes
   every component and the reward 0, and the errors are recorded.
 
-``reward == recall_reward + precision_reward + clean_reward`` exactly; each ``*_reward``
-is its weight times the validity-gated component in :meth:`RewardResult.components`, so a
-taskset can record the three as separate weighted rewards that sum to the contract.
+``reward`` is the weights times the validity-gated components of
+:meth:`RewardResult.components`, summed in the order above, so a taskset that records the
+three as separate weighted rewards in that order sums them to the same float.
 """
 
 from __future__ import annotations
@@ -34,12 +34,6 @@ REWARD_SCHEMA_VERSION: Final = "0.2.0"
 RECALL_WEIGHT: Final = 0.35
 PRECISION_WEIGHT: Final = 0.35
 CLEAN_WEIGHT: Final = 0.30
-REWARD_WEIGHTS: Final = {
-    "recall": RECALL_WEIGHT,
-    "precision": PRECISION_WEIGHT,
-    "clean": CLEAN_WEIGHT,
-}
-"""Component name to weight; the keys match :meth:`RewardResult.components`."""
 
 
 class RewardResult(BaseModel):
@@ -54,9 +48,6 @@ class RewardResult(BaseModel):
     clean: bool
     valid: bool
     errors: tuple[str, ...]
-    recall_reward: float
-    precision_reward: float
-    clean_reward: float
     rules: int
     """Rule entries in the reply (0 when the reply could not be read)."""
     matches: int
@@ -73,7 +64,7 @@ class RewardResult(BaseModel):
     """Wall time of the whole scoring, parsing and compiling included."""
 
     def components(self) -> dict[str, float]:
-        """Validity-gated component scores in [0, 1]; weight them with REWARD_WEIGHTS."""
+        """Validity-gated component scores in [0, 1], weighted by the *_WEIGHT constants."""
         return {
             "recall": self.recall,
             "precision": self.precision,
@@ -112,19 +103,15 @@ def score_reply(
     recall = tally.secrets_removed / tally.secrets if tally.secrets else 1.0
     precision = tally.removed_secret_chars / tally.removed_chars if tally.removed_chars else 0.0
     clean = tally.secrets_removed == tally.secrets and tally.removed_non_secret_chars == 0
-    recall_reward = RECALL_WEIGHT * recall
-    precision_reward = PRECISION_WEIGHT * precision
-    clean_reward = CLEAN_WEIGHT if clean else 0.0
     return RewardResult(
-        reward=recall_reward + precision_reward + clean_reward,
+        reward=RECALL_WEIGHT * recall
+        + PRECISION_WEIGHT * precision
+        + CLEAN_WEIGHT * (1.0 if clean else 0.0),
         recall=recall,
         precision=precision,
         clean=clean,
         valid=True,
         errors=(),
-        recall_reward=recall_reward,
-        precision_reward=precision_reward,
-        clean_reward=clean_reward,
         rules=parsed.rule_count,
         matches=outcome.matches,
         budget_used_s=outcome.budget_used_s,
@@ -154,9 +141,6 @@ def _invalid(
         clean=False,
         valid=False,
         errors=errors,
-        recall_reward=0.0,
-        precision_reward=0.0,
-        clean_reward=0.0,
         rules=rules,
         matches=matches,
         budget_used_s=budget_used_s,

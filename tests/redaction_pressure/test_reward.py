@@ -9,8 +9,10 @@ import regex
 
 from redaction_pressure.records import LabelledRecord, LabelledSpan
 from redaction_pressure.reward import (
+    CLEAN_WEIGHT,
+    PRECISION_WEIGHT,
+    RECALL_WEIGHT,
     REWARD_SCHEMA_VERSION,
-    REWARD_WEIGHTS,
     RewardResult,
     score_reply,
 )
@@ -78,14 +80,14 @@ def test_oracle_scores_exactly_one(replacement: str) -> None:
 
 
 def test_components_are_weighted_into_the_reward() -> None:
-    """A taskset records the three components separately; they must sum to the reward."""
+    """A taskset records the three components separately with these weights, in this
+    order; they must sum to the reward exactly."""
     for patterns in (ORACLE, ORACLE[:2], [r"[\s\S]+"], []):
         result = _score(patterns)
-        weighted = sum(REWARD_WEIGHTS[k] * v for k, v in result.components().items())
-        assert weighted == pytest.approx(result.reward, abs=1e-12)
-        parts = result.recall_reward + result.precision_reward + result.clean_reward
-        assert parts == result.reward
-    assert REWARD_WEIGHTS == {"recall": 0.35, "precision": 0.35, "clean": 0.30}
+        part = result.components()
+        weighted = 0.35 * part["recall"] + 0.35 * part["precision"] + 0.30 * part["clean"]
+        assert result.reward == weighted
+    assert (RECALL_WEIGHT, PRECISION_WEIGHT, CLEAN_WEIGHT) == (0.35, 0.35, 0.30)
 
 
 def test_missing_one_family_loses_recall_and_the_clean_gate() -> None:
