@@ -54,29 +54,33 @@ def _harness_records(tmp_path: Path) -> list[dict[str, Any]]:
 
 
 def _write(path: Path, records: list[dict[str, Any]], layout: str) -> Path:
+    """``layout``: "list" (the reference's bare list), "object" (the harness's
+    pretty-printed document) or "object-one-line" (the same document on one line, as
+    ``jq -c`` or ``json.dump`` without indent writes it)."""
     if layout == "list":
         text = json.dumps(records)
     else:
         document = ResultsDocument(records=records, run_id="run_1", t="2026-01-01T00:00:00Z")
-        text = dumps(document.to_json())
+        data = document.to_json()
+        text = json.dumps(data) if layout == "object-one-line" else dumps(data)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
 
 
-@pytest.mark.parametrize("layout", ["object", "list"])
+@pytest.mark.parametrize("layout", ["object", "object-one-line", "list"])
 @pytest.mark.parametrize("engine", ["serial", "dask"])
 def test_leftover_findings_recorded_by_the_harness_stay_flagged(
     tmp_path: Path, layout: str, engine: str
 ) -> None:
     """Guards against ``scan`` rescanning harness records with the static rules only:
     a cheat caught through a leftover file (by path or by its content) would read
-    clean. Both results layouts (schema 2's shared rules table and the bare list) and
-    both engines keep the stored inventory rules."""
+    clean. Every results layout (schema 2's shared rules table, pretty-printed or on
+    one line, and the bare list) and both engines keep the stored inventory rules."""
     records = _harness_records(tmp_path)
     assert [r["cheating_report"]["status"] for r in records] == ["clean", "flagged", "flagged"]
     path = _write(tmp_path / "run" / "results.json", records, layout)
-    if layout == "object":
+    if layout != "list":
         assert DYNAMIC_RULESETS_KEY in json.loads(path.read_text(encoding="utf-8"))
 
     args = ["--engine", engine] + (["--workers", "2"] if engine == "dask" else [])

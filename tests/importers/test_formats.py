@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from benchguard.detection.detector import scan_record
+from benchguard.detection.rules import load_ruleset
 from benchguard.importers import (
     inspect_eval,
     mini_swe_agent,
@@ -14,6 +16,7 @@ from benchguard.importers import (
     swe_agent,
     verifiers_traces,
 )
+from benchguard.importers.registry import detect_format, import_path
 
 
 def test_inspect_json_resolves_attachments_and_pairs_tool_results(fixtures: Path) -> None:
@@ -167,3 +170,24 @@ def test_results_json_object_layout_written_by_the_harness(tmp_path: Path, fixtu
     imported = results_json.import_file(path)
     assert [r["name"] for r in imported.records] == ["fix-login", "add-ratelimit"]
     assert "records[1]" in imported.problems[0]
+
+
+@pytest.mark.parametrize("indent", [None, 2], ids=["one-line", "pretty"])
+def test_results_document_on_one_line_is_a_document_not_one_jsonl_record(
+    tmp_path: Path, fixtures: Path, indent: int | None
+) -> None:
+    """Guards against a results.json written on one line (``jq -c``, ``json.dump``
+    without indent) being read as JSONL: its single line, the whole document, came back
+    as one record with no trajectory, so the planted read was never scanned and the run
+    published no_data instead of flagged."""
+    records = json.loads((fixtures / "benchguard_results.json").read_text())
+    path = tmp_path / "results.json"
+    document = {"schema_version": 2, "run_id": "run_1", "manifest": None, "records": records}
+    path.write_text(json.dumps(document, indent=indent), encoding="utf-8")
+    assert detect_format(path) == "benchguard"
+    imported = import_path(path)
+    assert [r["name"] for r in imported.records] == ["fix-login", "add-ratelimit"]
+    assert "records[1]" in imported.problems[0]
+    reports = [scan_record(record, load_ruleset()) for record in imported.records]
+    assert [r.status for r in reports] == ["flagged", "clean"]
+    assert "task-definition" in reports[0].categories

@@ -52,7 +52,7 @@ def import_file(path: Path) -> ImportedFile:
             head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
-    if head.startswith(b"[") or (head.startswith(b"{") and not _first_line_is_json(path)):
+    if head.startswith(b"[") or (head.startswith(b"{") and not _first_line_is_a_record(path)):
         try:
             return _import_document(path)
         except UnreadableLogError:
@@ -66,15 +66,17 @@ def import_file(path: Path) -> ImportedFile:
     return _import_lines(path)
 
 
-def _first_line_is_json(path: Path) -> bool:
-    """JSONL has a whole object on its first line; a pretty-printed document does not."""
+def _first_line_is_a_record(path: Path) -> bool:
+    """JSONL has a whole record on its first line. A pretty-printed document's first
+    line does not decode; a one-line document (``jq -c``, ``json.dump`` without indent)
+    decodes to the whole results object, which is a document, not a record."""
     with path.open("rb") as handle:
         first = handle.readline()
     try:
-        json.loads(first)
+        value = json.loads(first)
     except (ValueError, RecursionError):  # undecodable, or past the decoder's limits
         return False
-    return True
+    return not looks_like_results_document(value)
 
 
 def _import_document(path: Path) -> ImportedFile:
