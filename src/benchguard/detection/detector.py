@@ -450,14 +450,6 @@ def _candidates(
     return result
 
 
-def _pattern_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
-    ids: dict[str, int] = {}
-    per_rule = []
-    for rule in rules:
-        per_rule.append(tuple(ids.setdefault(pattern, len(ids)) for pattern in rule.patterns))
-    return tuple(ids), tuple(per_rule)
-
-
 _SAFE_CACHE: dict[str, str | None] = {}
 
 
@@ -566,7 +558,7 @@ def _plan(rules: tuple[Rule, ...]) -> _Plan:
         and all(a is b for a, b in zip(cached.rules, rules, strict=True))
     ):
         return cached
-    distinct, _ = _pattern_table(rules)
+    distinct = tuple(dict.fromkeys(pattern for rule in rules for pattern in rule.patterns))
     prefilter = _reusable_prefilter(distinct)
     rule_pattern_ids = tuple(
         tuple(prefilter.index[pattern] for pattern in rule.patterns) for rule in rules
