@@ -236,6 +236,33 @@ def test_profile_files_load_by_path_and_can_extend(tmp_path: Path) -> None:
     assert {"my-harness", "bench.env"} <= profile.baseline
 
 
+@pytest.mark.parametrize(
+    ("header", "rules", "expected"),
+    [
+        ("", GOOD_RULE + GOOD_RULE, r"rule 1: id 'my-oracle/path' duplicates an earlier rule"),
+        (
+            "extends: devops-bench\n",
+            GOOD_RULE + GOOD_RULE,
+            r"rule 1: id 'my-oracle/path' duplicates an earlier rule",
+        ),
+        (
+            "extends: devops-bench\n",
+            "\n  - {id: task-definition/path, category: c, material: m, patterns: ['x']}\n",
+            r"rule 0: id 'task-definition/path' duplicates a rule of extended profile "
+            r"'devops-bench'",
+        ),
+    ],
+)
+def test_a_profile_file_rejects_duplicate_rule_ids(
+    tmp_path: Path, header: str, rules: str, expected: str
+) -> None:
+    """Guards against a profile shadowing a rule: ids are unique within the file and
+    against the profile it extends, and the error names the file and the rule index."""
+    path = _write(tmp_path, f"name: mine\n{header}rules:{rules}", "mine.yaml")
+    with pytest.raises(RulesetError, match=r"mine\.yaml: " + expected):
+        load_profile(str(path))
+
+
 def test_unknown_profile_and_bad_profile_files_fail_clearly(tmp_path: Path) -> None:
     with pytest.raises(
         RulesetError, match=r"unknown profile 'nosuch'; built-in profiles: \['benchguard'"

@@ -172,7 +172,7 @@ def _load_profile(name_or_path: str, seen: tuple[str, ...]) -> Profile:
         inherited = parent.rules
         baseline |= parent.baseline
     own = _parse_rules(document["rules"], label)
-    _reject_duplicates(own, label, ())
+    # Also catches duplicates within ``own`` (reported as "an earlier rule").
     _reject_duplicates(own, label, inherited, against=f"extended profile {extends!r}")
     return Profile(name=name, description=description, baseline=baseline, rules=inherited + own)
 
