@@ -94,6 +94,16 @@ def check_pattern(pattern: str) -> None:
             raise PatternError("takes too long on a tiny probe string") from None
 
 
+@functools.lru_cache(maxsize=8192)
+def pattern_problem(pattern: str) -> str | None:
+    """Why :func:`check_pattern` rejects ``pattern``, or ``None``; cached per process."""
+    try:
+        check_pattern(pattern)
+    except PatternError as exc:
+        return str(exc)
+    return None
+
+
 def _max_repeat_product(items: list[tuple[Any, Any]], outer: int) -> int:
     """The largest product of bounded repeat counts along any nesting path."""
     worst = outer

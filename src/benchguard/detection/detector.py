@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from benchguard.detection._patterns import PatternError, check_pattern, exact_pattern, is_trusted
+from benchguard.detection._patterns import exact_pattern, is_trusted, pattern_problem
 from benchguard.detection._prefilter import Prefilter, build_prefilter
 from benchguard.detection.models import (
     SCAN_INCOMPLETE_CATEGORY,
@@ -450,24 +450,6 @@ def _candidates(
     return result
 
 
-_SAFE_CACHE: dict[str, str | None] = {}
-
-
-def _pattern_problem(pattern: str) -> str | None:
-    """Why ``pattern`` may not run (cached); rules built in code skip the YAML loader."""
-    if is_trusted(pattern):
-        return None
-    if pattern not in _SAFE_CACHE:
-        if len(_SAFE_CACHE) > 8192:
-            _SAFE_CACHE.clear()
-        try:
-            check_pattern(pattern)
-            _SAFE_CACHE[pattern] = None
-        except PatternError as exc:
-            _SAFE_CACHE[pattern] = str(exc)
-    return _SAFE_CACHE[pattern]
-
-
 def _capped(surface: Surface, notes: list[str]) -> Surface:
     if len(surface.text) <= MAX_SURFACE_CHARS:
         return surface
@@ -571,7 +553,8 @@ def _plan(rules: tuple[Rule, ...]) -> _Plan:
     notes: list[str] = []
     for rule, ids in zip(rules, rule_pattern_ids, strict=True):
         for pattern, pattern_id in zip(rule.patterns, ids, strict=True):
-            problem = _pattern_problem(pattern)
+            # Rules built in code (inventory) are safe by construction: no check.
+            problem = None if is_trusted(pattern) else pattern_problem(pattern)
             if problem is not None and pattern_id not in unusable:
                 unusable.add(pattern_id)
                 notes.append(

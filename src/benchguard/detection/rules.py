@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from benchguard.detection._patterns import PatternError, check_pattern
+from benchguard.detection._patterns import PatternError, pattern_problem
 from benchguard.detection.models import Rule
 from benchguard.yamlfile import YamlFailure, YamlFileError, load_yaml_file, yaml_problem
 
@@ -135,10 +135,9 @@ def _canonical_rule(rule: Rule) -> str:
 def validate_rule_patterns(rule: Rule) -> None:
     """Raise :class:`PatternError` for the first unsafe pattern of ``rule``."""
     for index, pattern in enumerate(rule.patterns):
-        try:
-            check_pattern(pattern)
-        except PatternError as exc:
-            raise PatternError(f"pattern {index} {pattern[:80]!r} {exc}") from None
+        problem = pattern_problem(pattern)
+        if problem is not None:
+            raise PatternError(f"pattern {index} {pattern[:80]!r} {problem}")
 
 
 def _load_profile(name_or_path: str, seen: tuple[str, ...]) -> Profile:
