@@ -58,12 +58,9 @@ def parse_stream_json(lines: Iterable[str]) -> ParsedTranscript:
     return state.finish()
 
 
-def is_claude_code(head_lines: list[str]) -> bool:
-    """Content sniff: the first JSON line is a stream-json event."""
-    first = next(json_lines(head_lines), None)
-    if first is None or first.error is not None:
-        return False
-    event = first.value
+def is_stream_json_event(event: object) -> bool:
+    """Content sniff on one decoded line: a stream-json event, by its ``type`` and the
+    keys every such event carries one of."""
     return (
         isinstance(event, dict)
         and event.get("type") in _KNOWN_TYPES

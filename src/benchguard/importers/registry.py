@@ -183,7 +183,7 @@ def _match_document(document: Any) -> str | None:
         return swe_agent.FORMAT_NAME
     if verifiers_traces.is_episode(document):
         return verifiers_traces.FORMAT_NAME
-    if claude_code.is_claude_code([json.dumps(document)]):
+    if claude_code.is_stream_json_event(document):
         return claude_code.FORMAT_NAME
     if results_json.looks_like_results_document(document) or results_json.looks_like_record(
         document
