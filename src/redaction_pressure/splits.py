@@ -65,7 +65,6 @@ class SplitIdentity(BaseModel):
 
     split: SplitName
     commitment: str
-    size: int
 
     @model_validator(mode="after")
     def _commitment_matches_split(self) -> SplitIdentity:
@@ -157,7 +156,7 @@ class SplitSeeds:
         else:
             commitment = PUBLIC_COMMITMENTS[self.split]
         self.size = split_size(self.split, private_size)
-        self.identity = SplitIdentity(split=self.split, commitment=commitment, size=self.size)
+        self.identity = SplitIdentity(split=self.split, commitment=commitment)
 
     def seed(self, index: int) -> int:
         if not 0 <= index < self.size:

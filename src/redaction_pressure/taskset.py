@@ -98,10 +98,10 @@ def _resolve_seed(data: RedactionPressureTaskData) -> tuple[int, SplitIdentity]:
                 f"with the task ({data.environment.split_commitment[:19]}...)"
             )
         seed = private_task_seed(secret, data.index)
-        identity = SplitIdentity(split=split, commitment=commitment, size=data.index + 1)
+        identity = SplitIdentity(split=split, commitment=commitment)
         return seed, identity
     seed = public_task_seed(split, data.index)
-    identity = SplitIdentity(split=split, commitment=PUBLIC_COMMITMENTS[split], size=data.index + 1)
+    identity = SplitIdentity(split=split, commitment=PUBLIC_COMMITMENTS[split])
     return seed, identity
 
 

@@ -94,9 +94,9 @@ def test_secret_and_derived_seed_appear_nowhere_in_task_or_prompt() -> None:
 def test_dev_cannot_be_presented_as_private_eval() -> None:
     """Guards the reporting rule: a dev result relabelled private_eval is refused."""
     with pytest.raises(ValidationError, match="public split's commitment"):
-        SplitIdentity(split="private_eval", commitment=PUBLIC_COMMITMENTS["dev"], size=64)
+        SplitIdentity(split="private_eval", commitment=PUBLIC_COMMITMENTS["dev"])
     with pytest.raises(ValidationError, match="must carry its public commitment"):
-        SplitIdentity(split="dev", commitment=secret_commitment(SECRET_A), size=64)
+        SplitIdentity(split="dev", commitment=secret_commitment(SECRET_A))
     dev = SplitSeeds("dev").identity
     assert dev.label().startswith("dev ")
     assert not dev.is_private
