@@ -176,6 +176,36 @@ def test_aggregate_then_leaderboard(scored_root: Path, tmp_path: Path) -> None:
     assert standings["model-a-scripted"]["integrity"]["clean"] == 2
 
 
+def test_scan_of_an_aggregated_tree_reads_only_the_results_files(scored_root: Path) -> None:
+    """Guards against ``scan`` of a tree listing the manifests.json that ``aggregate``
+    wrote (or a rows.json or manifest.json) as a fake ``no_data`` record."""
+    assert invoke("aggregate", str(scored_root)).exit_code == 0
+    assert (scored_root / "manifests.json").is_file()
+    result = invoke("scan", str(scored_root), "--json")
+    assert result.exit_code == 1, result.output  # run_b holds a cheat
+    scanned = {Path(entry["file"]).relative_to(scored_root) for entry in json.loads(result.stdout)}
+    assert scanned == {Path("run_a/results.json"), Path("run_b/results.json")}
+
+
+def test_aggregate_and_leaderboard_skip_rows_in_hidden_folders(scored_root: Path) -> None:
+    """Guards against rows.json under a hidden folder (a .trash of old runs, .git) being
+    merged into a batch or ranked on a leaderboard."""
+    rows = json.loads((scored_root / "run_a" / "rows.json").read_text(encoding="utf-8"))
+    trashed = scored_root / ".trash" / "run_old" / "rows.json"
+    trashed.parent.mkdir(parents=True)
+    trashed.write_text(json.dumps([{**row, "setupId": "trashed"} for row in rows]), "utf-8")
+
+    board = invoke("leaderboard", str(scored_root), "--json")
+    assert board.exit_code == 0, board.output
+    assert {s["setupId"] for s in json.loads(board.stdout)["standings"]} == {
+        "model-a-scripted",
+        "model-b-scripted",
+    }
+    assert invoke("aggregate", str(scored_root)).exit_code == 0
+    merged = json.loads((scored_root / "rows.json").read_text(encoding="utf-8"))
+    assert len(merged) == 4 and "trashed" not in {row["setupId"] for row in merged}
+
+
 def test_aggregate_and_leaderboard_bad_input(tmp_path: Path) -> None:
     assert invoke("aggregate", str(tmp_path / "nope")).exit_code == 2
     assert "no rows.json files found" in invoke("aggregate", str(tmp_path)).stderr

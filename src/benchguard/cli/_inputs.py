@@ -1,9 +1,8 @@
 """The input files a command was given: named files, and directory trees walked.
 
 ``scan`` and ``score`` both take files and directories mixed. A directory is walked
-recursively in sorted order, skipping hidden entries (a path part, relative to the
-directory named, that starts with a dot) so ``.git`` or a ``.trash`` folder never leaks
-in and the listing is the same on every machine. Each command says which walked files
+by ``results.io.walk_files``: sorted, skipping hidden entries (``.git``, a ``.trash``
+folder) without listing them. Each command says which walked files
 it wants; a path named on the command line is taken whatever its name, and reading it
 reports any problem.
 """
@@ -14,6 +13,8 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from benchguard.results.io import walk_files
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,6 @@ def collect_inputs(
     under each directory that ``wanted`` accepts, except hidden ones and anything under
     ``exclude`` (an output directory, so a second run does not read its own outputs).
     A file reached twice, by any spelling of its path, is kept once, where first met."""
-    skip = _absolute(exclude) if exclude is not None else None
     files: list[InputFile] = []
     empty_dirs: list[Path] = []
     seen: set[Path] = set()
@@ -54,14 +54,7 @@ def collect_inputs(
         if not path.is_dir():
             add(path, named=True)
             continue
-        found = [
-            candidate
-            for candidate in sorted(path.rglob("*"))
-            if candidate.is_file()
-            and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
-            and wanted(candidate)
-            and (skip is None or not _absolute(candidate).is_relative_to(skip))
-        ]
+        found = walk_files(path, wanted, exclude=exclude)
         if not found:
             empty_dirs.append(path)
         for candidate in found:

@@ -217,6 +217,10 @@ def _is_results_file(path: Path) -> bool:
     return path.name == RESULTS_FILENAME
 
 
+def _is_rows_file(path: Path) -> bool:
+    return path.name == ROWS_FILENAME
+
+
 def _read_inputs(files: Sequence[Path], bad: list[str]) -> list[_ScoreInput]:
     inputs = []
     for path in files:
@@ -406,14 +410,13 @@ def leaderboard(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Rank setups by mean outcome, with gated runs shown as zeros with their kind."""
+    found = collect_inputs(rows_files, _is_rows_file)
     rows: list[ResultRow] = []
     try:
-        for path in rows_files:
-            files = find_rows_files(path) if path.is_dir() else [path]
-            if path.is_dir() and not files:
-                raise ResultsFileError(path, f"no {ROWS_FILENAME} files found")
-            for file in files:
-                rows.extend(read_rows(file))
+        if found.empty_dirs:
+            raise ResultsFileError(found.empty_dirs[0], f"no {ROWS_FILENAME} files found")
+        for item in found.files:
+            rows.extend(read_rows(item.path))
     except ResultsFileError as exc:
         raise bad_input(_err, str(exc)) from None
     board = build_leaderboard(dedupe_latest(rows))

@@ -32,13 +32,14 @@ from benchguard.cli._output import (
 from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset
 from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, FileScan, scan_files
 from benchguard.importers.registry import FORMAT_NAMES
+from benchguard.results.aggregate import MANIFEST_FILENAME, MANIFESTS_FILENAME, ROWS_FILENAME
 from benchguard.results.io import write_text_atomic
 
 # Suffixes picked up when walking a directory; a file named on the command line is
 # read whatever its name.
 WALK_SUFFIXES = (".json", ".jsonl", ".eval", ".traj")
-# Files the harness writes beside results.json that hold no records.
-WALK_SKIP_NAMES = frozenset({"rows.json", "manifest.json"})
+# Files the harness and ``aggregate`` write beside results.json that hold no records.
+WALK_SKIP_NAMES = frozenset({ROWS_FILENAME, MANIFEST_FILENAME, MANIFESTS_FILENAME})
 
 EXIT_CLEAN, EXIT_FLAGGED = 0, 1
 

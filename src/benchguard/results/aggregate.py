@@ -19,6 +19,7 @@ from benchguard.results.io import (
     read_manifest,
     read_row_objects,
     validate_rows,
+    walk_files,
 )
 from benchguard.results.rows import Manifest, ResultRow
 
@@ -96,9 +97,14 @@ class AggregateResult:
 
 
 def find_rows_files(root: Path, *, exclude: Path | None = None) -> list[Path]:
-    """Every rows.json under ``root``, sorted; ``exclude`` (an output file) is skipped."""
+    """Every rows.json under ``root``, sorted, outside hidden folders (``.trash``,
+    ``.git``); ``exclude`` (an output file, by any path to it) is skipped."""
     skip = exclude.resolve() if exclude is not None else None
-    return sorted(p for p in root.rglob(ROWS_FILENAME) if p.is_file() and p.resolve() != skip)
+
+    def wanted(path: Path) -> bool:
+        return path.name == ROWS_FILENAME and (skip is None or path.resolve() != skip)
+
+    return walk_files(root, wanted)
 
 
 def aggregate(files: Sequence[Path], *, run_id: str, t: str) -> AggregateResult:

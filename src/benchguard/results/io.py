@@ -23,7 +23,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -292,6 +292,44 @@ def read_json(path: Path) -> Any:
         raise ResultsFileError(
             path, f"JSON beyond what can be read ({str(exc).split(';')[0]})"
         ) from None
+
+
+def walk_files(
+    root: Path, wanted: Callable[[Path], bool], *, exclude: Path | None = None
+) -> list[Path]:
+    """The files under ``root`` that ``wanted`` accepts, sorted, the same on every machine.
+
+    Hidden entries (a name starting with a dot, below ``root``) and anything under
+    ``exclude`` are left out: ``.git``, ``.venv`` or a ``.trash`` folder never leak in,
+    and a command does not read the outputs it wrote. Such folders are pruned before
+    they are listed, and ``wanted`` is asked before the file is looked at, so a large
+    ``.venv`` beside the inputs costs nothing. Symlinked folders are not followed.
+    """
+    skip = _absolute(exclude) if exclude is not None else None
+    found: list[Path] = []
+    for folder, dirnames, filenames in os.walk(root):
+        here = Path(folder)
+        dirnames[:] = [
+            name
+            for name in dirnames
+            if not name.startswith(".")
+            and (skip is None or not _absolute(here / name).is_relative_to(skip))
+        ]
+        for name in filenames:
+            path = here / name
+            if (
+                not name.startswith(".")
+                and wanted(path)
+                and (skip is None or not _absolute(path).is_relative_to(skip))
+                and path.is_file()
+            ):
+                found.append(path)
+    return sorted(found)
+
+
+def _absolute(path: Path) -> Path:
+    # Not resolve(): a symlinked input keeps its own identity, as the user named it.
+    return Path(os.path.abspath(path))
 
 
 def read_results(path: Path) -> ResultsDocument:
