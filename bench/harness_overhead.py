@@ -7,11 +7,12 @@ leftovers are (a file changed within it is read again every time). The agent is 
 shell one-liner that appends two trajectory lines and exits, so the detector has
 something to scan. One task in five names a leftover in its prompt, so those records
 scan with a prompt-filtered ruleset. Phases are timed on the runner's own functions,
-in the runner's order:
+in the runner's order, as ``run_batch`` calls them at ``-j 1`` (the harness a subreaper,
+``start_task``/``finish_task`` around each run, the orphan sweep after it):
 
 - inventory: the per-task re-inventory of the home (listing + rules);
-- run: one ``run_job`` (fresh workspace, agent process, transcript, checks) minus
-  the agent process itself (its measured duration);
+- run: one ``run_job`` (fresh workspace, agent process, per-run orphan sweep,
+  transcript, checks) minus the agent process itself (its measured duration);
 - scan: ``integrity.annotate`` (static + the record's snapshot, prompt-filtered);
   the first record pays the compiled ruleset, so it is timed apart;
 - write raw: ``results.json`` before scoring;
@@ -40,6 +41,7 @@ from typing import Any
 from benchguard.detection import inventory
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfig
+from benchguard.harness.process import ChildBaseline, become_subreaper
 from benchguard.harness.runner import (
     BatchSettings,
     batch_manifest,
@@ -120,15 +122,21 @@ def run_batch_timed(root: Path, home: Path, tasks: int, home_writes: bool) -> di
     snapshots.before_batch()
     batch_snapshot_s = time.perf_counter() - t0
 
+    # As run_batch does at -j 1: orphans re-parent to us and are swept after each run.
+    become_subreaper()
+    orphans = ChildBaseline.now()
     inventory_s = run_s = 0.0
     inventories = []
     records = []
     for job in jobs:
         t = time.perf_counter()
-        inventories.append(snapshots.before_task(job.task.name))
+        inventories.append(snapshots.start_task(job.task.name))
         inventory_s += time.perf_counter() - t
         t = time.perf_counter()
-        records.append(run_job(job, settings))
+        try:
+            records.append(run_job(job, settings, orphans=orphans))
+        finally:
+            snapshots.finish_task(job.task.name)
         run_s += time.perf_counter() - t
     agent_s = sum(r["duration_s"] for r in records)
 

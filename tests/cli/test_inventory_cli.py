@@ -108,7 +108,7 @@ def test_the_command_shows_what_the_harness_would_generate(home: Path) -> None:
     (home / "skills-repo").mkdir()
     snapshots = HomeSnapshots(home, [home / "skills-repo"], enabled=True, profile="benchguard")
     snapshots.before_batch()
-    expected = list(snapshots.before_task("log-rotate"))
+    expected = list(snapshots.start_task("log-rotate"))
     assert expected  # the comparison must not be between two empty lists
     assert _rules(str(home), "--granted", str(home / "skills-repo")) == expected
 

@@ -67,11 +67,21 @@ def test_run_directories_never_collide(tmp_path: Path) -> None:
     assert second.name == f"{first.name}_2"
 
 
-def test_inventory_failure_is_logged_and_yields_no_rules(tmp_path: Path) -> None:
-    """Guards against an unreadable home blocking the run instead of costing its rules."""
-    snapshots = integrity.HomeSnapshots(tmp_path / "missing-home", (), enabled=True)
-    snapshots.before_batch()
-    assert snapshots.before_task("any") == ()
+def test_inventory_failure_is_logged_and_yields_no_rules(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Guards against a failing home inventory blocking the run instead of costing its
+    rules. The failure is real: the profile whose baseline the inventory needs is unknown."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "report.md").write_text("a leftover that would otherwise be a rule\n")
+    snapshots = integrity.HomeSnapshots(home, (), enabled=True, profile="no-such-profile")
+    with caplog.at_level("WARNING", logger=integrity.__name__):
+        snapshots.before_batch()
+    assert "home inventory before the batch failed" in caplog.text
+    assert "no-such-profile" in caplog.text
+    assert snapshots.start_task("any") == ()
+    snapshots.finish_task("any")
 
 
 def test_toggle_spellings_are_strict() -> None:
@@ -82,26 +92,6 @@ def test_toggle_spellings_are_strict() -> None:
         {"BENCHGUARD_CHEAT_DETECT": "off", "BENCHGUARD_CHEAT_INVENTORY": "0"}, detect=True
     )
     assert settings.detect is True and settings.inventory is False
-
-
-def test_prompt_authorization_shortcut_matches_the_detector_exactly(tmp_path: Path) -> None:
-    """Guards against the shortcut authorizing more (or less) than the detector would."""
-    from benchguard.detection.inventory import build_inventory_rules, filter_rules_for_prompt
-
-    home = tmp_path / "home"
-    home.mkdir()
-    for name in ("report.md", "report", "notes.md", "workspace", "workspace-repo", ".agent"):
-        (home / name).write_text("a line long enough to be fingerprinted, surely\n")
-    rules = build_inventory_rules(home)
-    for prompt in (
-        "",
-        "write report.md",
-        "see the report",
-        "use workspace-repo and notes.md.",
-        "report.md.bak and .agent",
-    ):
-        expected = filter_rules_for_prompt(rules, prompt)
-        assert integrity.authorized_for_prompt(rules, prompt, filter_rules_for_prompt) == expected
 
 
 def test_parallel_jobs_keep_records_in_batch_order(operator: Operator) -> None:

@@ -15,13 +15,19 @@ import logging
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
-from benchguard.detection.inventory import BatchInventory
+from benchguard.detection.detector import annotate_records
+from benchguard.detection.inventory import (
+    BatchInventory,
+    baseline_from_granted_paths,
+    filter_rules_for_prompt,
+)
 from benchguard.detection.models import Rule
+from benchguard.detection.rules import RulesetError, load_ruleset, profile_baseline
 
 log = logging.getLogger(__name__)
 
@@ -164,8 +170,6 @@ def load_static_rules(settings: IntegritySettings) -> tuple[Rule, ...]:
     """The profile's rules plus the extra file; ``IntegrityConfigError`` when unusable."""
     if not settings.detect:
         return ()
-    from benchguard.detection.rules import RulesetError, load_ruleset
-
     try:
         return tuple(load_ruleset(profile=settings.profile, extra_rules=settings.rules_file))
     except RulesetError as exc:
@@ -211,9 +215,6 @@ class HomeSnapshots:
         if not self._enabled:
             return
         try:
-            from benchguard.detection.inventory import BatchInventory, baseline_from_granted_paths
-            from benchguard.detection.rules import profile_baseline
-
             # The profile's own entries (the checkout, its env file) and the granted
             # skill trees are the environment, not leftovers.
             baseline = profile_baseline(self._profile) | baseline_from_granted_paths(
@@ -225,12 +226,6 @@ class HomeSnapshots:
         except Exception as exc:
             log.warning("home inventory before the batch failed (%s); no leftover rules", exc)
             self._batch = None
-
-    def before_task(self, task_name: str) -> tuple[Rule, ...]:
-        """The rules for a run in a *serial* batch: new entries are credited to the task
-        of the previous call. Concurrent runners use :meth:`start_task`."""
-        with self._lock:
-            return self._snapshot(task_name, None)
 
     def start_task(self, task_name: str) -> tuple[Rule, ...]:
         """The rules for a run about to start; pair with :meth:`finish_task`."""
@@ -248,7 +243,7 @@ class HomeSnapshots:
                 del self._running[task_name]
             self._finished_since.append(task_name)
 
-    def _snapshot(self, task_name: str, creators: Sequence[str] | None) -> tuple[Rule, ...]:
+    def _snapshot(self, task_name: str, creators: Sequence[str]) -> tuple[Rule, ...]:
         # Called under the lock: concurrent jobs must not interleave their listings.
         if self._batch is None:
             return ()
@@ -260,21 +255,6 @@ class HomeSnapshots:
         except Exception as exc:
             log.warning("home inventory before %s failed (%s); no leftover rules", task_name, exc)
             return ()
-
-
-def authorized_for_prompt(
-    rules: Sequence[Rule],
-    prompt: str,
-    filter_rules: Callable[[Sequence[Rule], str], Sequence[Rule]],
-) -> tuple[Rule, ...]:
-    """``filter_rules`` applied to one record's snapshot, as a tuple.
-
-    The inventory's filter reads the prompt once and tests each entry name by set
-    membership, so a home of a thousand entries costs no regex per rule.
-    """
-    if not prompt:
-        return tuple(rules)
-    return tuple(filter_rules(rules, prompt))
 
 
 def annotate(
@@ -289,26 +269,13 @@ def annotate(
     """
     if len(snapshots) != len(records):
         raise ValueError(f"{len(snapshots)} snapshots for {len(records)} records")
-    try:
-        from benchguard.detection.detector import annotate_records
-        from benchguard.detection.inventory import filter_rules_for_prompt
-    except Exception as exc:
-        message = f"detection unavailable ({exc}); every record left unverified"
-        log.warning(message)
-        for record in records:
-            record["integrity_checked"] = False
-        return [message]
 
     def rules_for(index: int, record: dict[str, Any]) -> Sequence[Rule]:
         prompt = record.get("input")
-        return authorized_for_prompt(
-            snapshots[index], prompt if isinstance(prompt, str) else "", filter_rules_for_prompt
-        )
+        return filter_rules_for_prompt(snapshots[index], prompt if isinstance(prompt, str) else "")
 
-    try:
-        errors = list(annotate_records(records, static_rules, dynamic_rules_for=rules_for))
-    except Exception as exc:
-        errors = [f"detection failed for the batch: {type(exc).__name__}: {exc}"]
+    # Per record best-effort: a record that cannot be scanned keeps ``{}``.
+    errors = annotate_records(records, static_rules, dynamic_rules_for=rules_for)
     for record in records:
         report = record.get("cheating_report")
         record["integrity_checked"] = isinstance(report, dict) and bool(report)
