@@ -14,7 +14,13 @@ from types import ModuleType
 import re2
 import regex
 
-from benchguard.detection import build_inventory_rules, load_profile, profile_baseline, scan_record
+from benchguard.detection import (
+    build_inventory_rules,
+    load_profile,
+    profile_baseline,
+    profile_names,
+    scan_record,
+)
 from benchguard.detection._patterns import exact_pattern
 from benchguard.detection._relax import ASCII_CASE_PARTNERS, relax
 
@@ -80,10 +86,9 @@ def _fuzz(rng: random.Random, n: int) -> list[str]:
 
 
 def _all_patterns() -> list[str]:
-    patterns = [
-        p for name in ("benchguard", "devops-bench") for r in load_profile(name) for p in r.patterns
-    ]
-    return patterns + TRICKY_PATTERNS
+    # Every shipped profile (a profile added later is fuzzed too), each pattern once.
+    shipped = (p for name in profile_names() for r in load_profile(name) for p in r.patterns)
+    return list(dict.fromkeys(shipped)) + TRICKY_PATTERNS
 
 
 def test_ascii_case_partner_table_matches_both_engines() -> None:
