@@ -298,14 +298,14 @@ class EntryRuleCache:
         self, key: tuple[str, str], entry: os.DirEntry[str], shown: str, label: str
     ) -> Rule | None:
         try:
-            current: _StatKey | None = _stat_key(entry.stat(follow_symlinks=False))
+            info: os.stat_result | None = entry.stat(follow_symlinks=False)
         except OSError:
-            current = None
+            info = None
         cached = self._content.get(key)
-        if cached is not None and current is not None and cached[0] == current:
+        if cached is not None and info is not None and cached[0] == _stat_key(info):
             return cached[1]
         self.refreshed += 1
-        read = _read_fingerprint(Path(entry.path))
+        read = _read_fingerprint(Path(entry.path), info)
         rule = None
         if read.lines:
             rule = _leftover_rule(
@@ -376,9 +376,11 @@ class _FingerprintRead:
         self.settled = settled
 
 
-def _read_fingerprint(path: Path) -> _FingerprintRead:
+def _read_fingerprint(path: Path, info: os.stat_result | None) -> _FingerprintRead:
+    """Read ``path`` given its lstat ``info`` (``None``: the lstat failed, nothing is read)."""
+    if info is None:
+        return _FingerprintRead()
     try:
-        info = path.lstat()
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FINGERPRINT_FILE_BYTES:
             # Decided by type and size alone, both part of the key: safe to reuse.
             return _FingerprintRead(key=_stat_key(info))
