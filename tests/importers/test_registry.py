@@ -9,6 +9,7 @@ import pytest
 
 from benchguard.importers.registry import (
     FORMAT_NAMES,
+    SNIFF_LINES,
     UnknownFormatError,
     detect_format,
     import_path,
@@ -77,3 +78,14 @@ def test_forced_format_overrides_detection(fixtures: Path) -> None:
 def test_unknown_forced_format_lists_choices(fixtures: Path) -> None:
     with pytest.raises(ValueError, match="choose one of: benchguard"):
         import_path(fixtures / "swe_agent.traj", "langsmith")
+
+
+def test_leading_blank_lines_do_not_make_a_file_empty(tmp_path: Path) -> None:
+    """Guards against the sniff counting blank lines against its line budget: a JSONL
+    file opening with more blank lines than the budget was refused as "empty" and its
+    records were never scanned."""
+    record = '{"name": "a", "output": "x", "trajectory": []}'
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n" * (SNIFF_LINES + 8) + record + "\n", encoding="utf-8")
+    assert detect_format(path) == "benchguard"
+    assert [r["name"] for r in import_path(path).records] == ["a"]

@@ -10,7 +10,7 @@ distinguishing keys, most specific first.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -88,7 +88,8 @@ def detect_format(path: Path) -> str:
 
     One undecodable line must not hide a JSONL file's format (its valid records are
     still to be scanned), so when neither the first line nor the whole document parses,
-    the first of the next :data:`SNIFF_LINES` lines that decodes to an object decides.
+    the first of the first :data:`SNIFF_LINES` non-blank lines that decodes to an object
+    decides.
     """
     try:
         if is_zip(path):
@@ -96,9 +97,13 @@ def detect_format(path: Path) -> str:
                 return inspect_eval.FORMAT_NAME
             raise _unknown(path, "a zip archive that is not an Inspect .eval log")
         with path.open("rb") as handle:
-            first = _first_nonblank_line(handle)
+            return _detect_json_format(path, _nonblank_lines(handle))
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _detect_json_format(path: Path, lines: Iterator[bytes]) -> str:
+    first = next(lines, b"")
     if not first:
         raise _unknown(path, "empty")
     document = _decode(first)
@@ -106,14 +111,16 @@ def detect_format(path: Path) -> str:
         # A pretty-printed document: its first line is just ``{`` or ``[``.
         try:
             document = json.loads(path.read_bytes())
-        except OSError as exc:
-            raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
         except (ValueError, RecursionError):
             # Malformed, not UTF-8, or past the decoder's limits (huge integers, deep
             # nesting): fall back to sniffing line by line.
             document = _UNDECODABLE
     if not isinstance(document, dict | list):
-        document = _first_decodable_line(path)
+        # Scalars are passed over like undecodable lines: neither says what format
+        # the records beside them are in.
+        document = next(
+            (v for v in map(_decode, lines) if isinstance(v, dict | list)), _UNDECODABLE
+        )
     if document is _UNDECODABLE:
         if first.startswith(b"["):
             # The benchguard reader names the exact JSON error and position.
@@ -125,20 +132,22 @@ def detect_format(path: Path) -> str:
         return results_json.FORMAT_NAME
     name = _match_document(document)
     if name is None:
-        keys = sorted(document)[:8] if isinstance(document, dict) else []
-        raise _unknown(path, f"unrecognised JSON object (keys: {', '.join(keys)})")
+        raise _unknown(path, f"unrecognised JSON object (keys: {', '.join(sorted(document)[:8])})")
     return name
 
 
-def _first_nonblank_line(handle: BinaryIO) -> bytes:
-    for _ in range(SNIFF_LINES):
+def _nonblank_lines(handle: BinaryIO) -> Iterator[bytes]:
+    """The first :data:`SNIFF_LINES` non-blank lines, stripped (and a BOM dropped),
+    read as they are asked for."""
+    seen = 0
+    while seen < SNIFF_LINES:
         line = handle.readline(_MAX_SNIFF_LINE)
         if not line:
-            return b""
+            return
         stripped = line.lstrip(b"\xef\xbb\xbf").strip()
         if stripped:
-            return stripped
-    return b""
+            seen += 1
+            yield stripped
 
 
 def _decode(line: bytes) -> Any:
@@ -147,31 +156,6 @@ def _decode(line: bytes) -> Any:
         return json.loads(line)
     except (ValueError, RecursionError):
         return _UNDECODABLE
-
-
-def _first_decodable_line(path: Path) -> Any:
-    """The first object (or list) among the first :data:`SNIFF_LINES` non-blank lines.
-
-    Scalars are passed over like undecodable lines: neither says what format the
-    records beside them are in.
-    """
-    try:
-        with path.open("rb") as handle:
-            seen = 0
-            while seen < SNIFF_LINES:
-                line = handle.readline(_MAX_SNIFF_LINE)
-                if not line:
-                    break
-                stripped = line.lstrip(b"\xef\xbb\xbf").strip()
-                if not stripped:
-                    continue
-                seen += 1
-                value = _decode(stripped)
-                if isinstance(value, dict | list):
-                    return value
-    except OSError as exc:
-        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
-    return _UNDECODABLE
 
 
 def _match_document(document: Any) -> str | None:
