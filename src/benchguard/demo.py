@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchguard.harness.sandbox import SandboxUnavailable, probe_bwrap
@@ -41,13 +41,11 @@ class DemoSetup:
     hint: str | None = None  # which operator path the cheater is pointed at
     sandbox: bool = False
     note: str = ""
-    extra_env: dict[str, str] = field(default_factory=dict)
 
 
-def _run(
-    argv: list[str], *, env: dict[str, str] | None = None, check: bool = True, echo: bool = True
-) -> str:
-    """Run one benchguard command, showing it (and its output when ``echo``); returns stdout."""
+def _run(argv: list[str], *, env: dict[str, str] | None = None, echo: bool = True) -> str:
+    """Run one benchguard command, showing it (and its output when ``echo``); returns
+    stdout. Any non-zero exit stops the demo: every step is expected to succeed."""
     shown = " ".join(shlex.quote(a) for a in argv)
     print(f"\n$ {shown}", flush=True)
     # Rich sizes tables to COLUMNS when stdout is not a terminal; 80 wraps every cell.
@@ -55,7 +53,7 @@ def _run(
     done = subprocess.run(argv, env=merged, capture_output=True, text=True, check=False)
     if done.stdout and echo:
         print(done.stdout, end="" if done.stdout.endswith("\n") else "\n", flush=True)
-    if done.returncode not in (0, 1) or (check and done.returncode != 0):
+    if done.returncode != 0:
         print(done.stderr, file=sys.stderr)
         raise SystemExit(f"demo: `{shown}` exited {done.returncode}")
     return done.stdout
