@@ -24,12 +24,11 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
-from benchguard.yamlfile import YamlFileError, load_yaml_file
+from benchguard.harness.model_file import load_model_file
 
 TASK_FILE = "task.yaml"
 # Seed files copied into each run's fresh workspace; the task file itself never is.
@@ -197,19 +196,15 @@ class TaskDirError(ValueError):
 
 def load_task(path: Path) -> Task:
     """Load one task file; raise ``ValueError`` with a message naming file, field and rule."""
-    try:
-        data = load_yaml_file(path)
-    except YamlFileError as exc:
-        raise ValueError(str(exc)) from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: the top level must be a mapping with name, prompt, ...")
-    for key in ("folder", "path"):
-        if key in data:
-            raise ValueError(f"{path}: field {key!r} is set by the loader and must not be written")
-    try:
-        return Task.model_validate({**data, "folder": path.parent.name, "path": str(path)})
-    except ValidationError as exc:
-        raise ValueError(f"{path}: {_describe(exc)}") from None
+    return load_model_file(
+        path,
+        Task,
+        error=ValueError,
+        top_level="name, prompt",
+        loader_fields={"folder": path.parent.name, "path": str(path)},
+        allowed_fields=_allowed_fields,
+        shown_location=_without_tags,
+    )
 
 
 def load_tasks(tasks_dir: Path) -> LoadedTasks:
@@ -229,20 +224,6 @@ def load_tasks(tasks_dir: Path) -> LoadedTasks:
     if not tasks and not errors:
         raise TaskDirError(f"{tasks_dir}: no <folder>/{TASK_FILE} found")
     return LoadedTasks(tasks=tuple(tasks), errors=tuple(errors))
-
-
-def _describe(exc: ValidationError) -> str:
-    parts: list[str] = []
-    for error in exc.errors(include_url=False):
-        loc = _without_tags(error["loc"])
-        location = ".".join(str(p) for p in loc) or "(top level)"
-        message = error["msg"].removeprefix("Value error, ")
-        if error["type"] == "extra_forbidden":
-            message = f"unknown field; allowed: {_allowed_fields(error['loc'])}"
-        elif error["type"] == "literal_error":
-            message = f"{message} (got {error['input']!r})"
-        parts.append(f"field {location}: {message}")
-    return "; ".join(parts)
 
 
 def _without_tags(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:

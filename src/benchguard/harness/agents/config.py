@@ -26,9 +26,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from benchguard.yamlfile import YamlFileError, load_yaml_file
+from benchguard.harness.model_file import load_model_file
+from benchguard.yamlfile import YamlFileError
 
 TrajectoryAdapter = Literal["jsonl", "claude-stream-json", "stdout"]
 PLACEHOLDERS: tuple[str, ...] = (
@@ -190,28 +191,21 @@ def builtin_agent_config() -> AgentConfig:
 
 def load_agent_file(path: Path) -> AgentConfig:
     """Load one agent YAML; ``AgentConfigError`` names the file and the field."""
-    try:
-        data = load_yaml_file(path)
-    except YamlFileError as exc:
-        if exc.kind == "invalid":  # pyyaml's own text, with its snippet of the file
-            raise AgentConfigError(f"{path}: is not valid YAML ({exc.cause})") from None
-        raise AgentConfigError(str(exc)) from None
-    if not isinstance(data, dict):
-        raise AgentConfigError(f"{path}: the top level must be a mapping with name, argv, ...")
-    if "source" in data:
-        raise AgentConfigError(f"{path}: field 'source' is set by the loader")
-    try:
-        return AgentConfig.model_validate({**data, "source": str(path.resolve())})
-    except ValidationError as exc:
-        problems = []
-        for error in exc.errors(include_url=False):
-            where = ".".join(str(p) for p in error["loc"]) or "(top level)"
-            message = error["msg"].removeprefix("Value error, ")
-            if error["type"] == "extra_forbidden":
-                allowed = ", ".join(sorted(set(AgentConfig.model_fields) - {"source"}))
-                message = f"unknown field; allowed: {allowed}"
-            problems.append(f"field {where}: {message}")
-        raise AgentConfigError(f"{path}: " + "; ".join(problems)) from None
+    return load_model_file(
+        path,
+        AgentConfig,
+        error=AgentConfigError,
+        top_level="name, argv",
+        loader_fields={"source": str(path.resolve())},
+        allowed_fields=lambda _loc: ", ".join(sorted(set(AgentConfig.model_fields) - {"source"})),
+        yaml_message=_yaml_message,
+    )
+
+
+def _yaml_message(exc: YamlFileError) -> str:
+    if exc.kind == "invalid":  # pyyaml's own text, with its snippet of the file
+        return f"{exc.path}: is not valid YAML ({exc.cause})"
+    return str(exc)
 
 
 def resolve_agent(name_or_path: str, *, search_dirs: tuple[Path, ...] = ()) -> AgentConfig:
