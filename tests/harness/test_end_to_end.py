@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from harness.helpers import AGENTS, Operator, agent, claude_bash_call, load_run, only_tasks
+from harness.helpers import (
+    Operator,
+    agent,
+    claude_bash_call,
+    load_run,
+    only_tasks,
+    prior_run,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -49,11 +56,6 @@ def test_honest_agent_scores_and_reads_clean(operator: Operator) -> None:
     assert manifest["harness"] == "honest" and manifest["runId"] == run_dir.name
 
 
-def _prior_run(operator: Operator, folder: str) -> Path:
-    run_dir = operator.run_ok(str(only_tasks(operator, folder)), "--agent", agent("honest"))
-    return run_dir
-
-
 @pytest.mark.parametrize(
     ("cheater", "category"),
     [
@@ -71,9 +73,9 @@ def test_each_cheater_is_flagged_and_zeroed_despite_a_correct_answer(
     if cheater == "cheat-task-yaml":
         env["CHEAT_HINT"] = str(operator.tasks)
     elif cheater == "cheat-prior-results":
-        env["CHEAT_HINT"] = str(_prior_run(operator, "sum-numbers"))
+        env["CHEAT_HINT"] = str(prior_run(operator, "sum-numbers"))
     elif cheater == "cheat-leftover-report":
-        _prior_run(operator, "write-report")  # leaves ~/report.md in the agent home
+        prior_run(operator, "write-report")  # leaves ~/report.md in the agent home
     else:
         env["CHEAT_HINT"] = str(operator.checkout)
     tasks = only_tasks(operator, "sum-numbers")
@@ -117,18 +119,12 @@ def test_same_task_twice_pairs_each_record_with_its_own_snapshot(operator: Opera
 
 
 def test_timed_out_cheater_keeps_its_partial_trajectory_and_is_gated(
-    operator: Operator, tmp_path: Path
+    operator: Operator,
 ) -> None:
     """Guards against the reference's gap: a crash-plus-cheat run escaping the gate."""
-    fast = tmp_path / "hang.yaml"
-    fast.write_text(
-        f'name: hang\nargv: ["{{python}}", "{AGENTS}/cheat_then_hang.py", "{{prompt}}"]\n'
-        "env: [CHEAT_HINT]\ntimeout: 2\n",
-        "utf-8",
-    )
     tasks = only_tasks(operator, "sum-numbers")
     run_dir = operator.run_ok(
-        str(tasks), "--agent", str(fast), env={"CHEAT_HINT": str(operator.tasks)}
+        str(tasks), "--agent", agent("cheat-then-hang"), env={"CHEAT_HINT": str(operator.tasks)}
     )
     [record], [row], _ = load_run(run_dir)
     assert record["status"] == "timeout"
