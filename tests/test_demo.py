@@ -36,9 +36,18 @@ def test_demo_prints_the_leaderboard_with_gated_zeros_and_the_redaction_table(
     assert str(out / "leaderboard" / "leaderboard.html") in text
 
     board = json.loads((out / "leaderboard" / "leaderboard.json").read_text("utf-8"))
-    assert isinstance(board, dict)
+    standings = {s["setupId"]: s for s in board["standings"]}
+    assert standings["scripted-honest"]["meanOutcome"] == 1.0
+    assert standings["scripted-honest"]["gatedRuns"] == 0
+    gated_setups = [s for s in standings if "cheat" in s]
+    assert len(gated_setups) >= 4, sorted(standings)
+    for setup in gated_setups:
+        standing = standings[setup]
+        assert standing["meanOutcome"] == 0.0, standing
+        assert standing["gatedRuns"] == standing["runs"] > 0, standing
+        assert standing["gatedByKind"]["IntegrityCatastrophic"] == standing["runs"], standing
+        assert all(run["outcomeScore"] == 0.0 for run in standing["gated"]), standing
     rows = json.loads((out / "leaderboard" / "rows.json").read_text("utf-8"))
-    rows = rows["rows"] if isinstance(rows, dict) else rows
     by_setup: dict[str, list[dict[str, object]]] = {}
     for row in rows:
         by_setup.setdefault(str(row["setupId"]), []).append(row)

@@ -1,9 +1,10 @@
-"""Helpers shared by the harness tests: an operator tree and result readers."""
+"""Helpers shared by the harness tests: an operator tree, result readers and process probes."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,10 +12,14 @@ from typing import Any
 from typer.testing import CliRunner
 
 from benchguard.cli import app
+from benchguard.harness.process import read_process
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 AGENTS = EXAMPLES / "agents"
+# Generous: the processes the tests wait on are killed within milliseconds; the bound
+# only keeps a broken build from hanging the suite.
+GONE_WITHIN_S = 20.0
 
 
 @dataclass
@@ -90,3 +95,25 @@ def claude_bash_call(command: str, result: str) -> list[dict[str, Any]]:
         {"type": "assistant", "message": {"content": [call]}},
         {"type": "user", "message": {"content": [returned]}},
     ]
+
+
+def prior_run(operator: Operator, folder: str = "sum-numbers") -> Path:
+    """An honest run of one example task: its run directory is a cheater's "prior
+    results", and its deliverables stay in the agent home as leftovers."""
+    return operator.run_ok(str(only_tasks(operator, folder)), "--agent", agent("honest"))
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs; a killed process not yet reaped (a zombie) counts as dead."""
+    info = read_process(pid)
+    return info is not None and info.state not in ("Z", "X")
+
+
+def eventually_gone(pid: int) -> bool:
+    """Whether ``pid`` is dead within :data:`GONE_WITHIN_S`."""
+    deadline = time.monotonic() + GONE_WITHIN_S
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return False

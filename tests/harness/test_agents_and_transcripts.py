@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from benchguard.harness.agents.config import (
 )
 from benchguard.harness.process import run_process
 from benchguard.harness.trajectory import capture, parse_protocol_lines
-from harness.helpers import AGENTS, claude_bash_call
+from harness.helpers import AGENTS, claude_bash_call, eventually_gone
 
 
 def test_prompt_with_shell_metacharacters_stays_one_argument(tmp_path: Path) -> None:
@@ -135,17 +133,4 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     )
     assert finished.timed_out and finished.returncode is None
     grandchild = int(pid_file.read_text().strip())
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(grandchild):
-        time.sleep(0.05)
-    assert not _alive(grandchild)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    status = Path(f"/proc/{pid}/status")
-    # A killed child not yet reaped by its new parent is a zombie: dead for our purpose.
-    return not (status.exists() and "\nState:\tZ" in status.read_text())
+    assert eventually_gone(grandchild)

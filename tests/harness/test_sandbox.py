@@ -8,15 +8,11 @@ from pathlib import Path
 import pytest
 
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv, probe_bwrap
-from harness.helpers import Operator, agent, load_run, only_tasks
+from harness.helpers import Operator, agent, load_run, only_tasks, prior_run
 
 pytestmark = pytest.mark.slow
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
-
-
-def _prior_run(operator: Operator) -> Path:
-    return operator.run_ok(str(only_tasks(operator, "sum-numbers")), "--agent", agent("honest"))
 
 
 @needs_bwrap
@@ -35,9 +31,7 @@ def test_sandboxed_cheaters_cannot_read_the_material_and_are_still_flagged(
     passing as innocence: the typed path is still evidence of looking."""
     hint = {
         "cheat-task-yaml": str(operator.tasks),
-        "cheat-prior-results": str(_prior_run(operator))
-        if cheater == "cheat-prior-results"
-        else "",
+        "cheat-prior-results": str(prior_run(operator)) if cheater == "cheat-prior-results" else "",
         "cheat-grep-docs": str(operator.checkout),
     }[cheater]
     tasks = only_tasks(operator, "sum-numbers")
