@@ -10,7 +10,6 @@ import pytest
 import re2
 
 from benchguard.detection import load_profile, scan_record
-from benchguard.detection._patterns import check_pattern
 from benchguard.detection._relax import relax
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "benchguard"
@@ -67,10 +66,10 @@ def test_a_longer_name_is_not_a_control_variable(text: str) -> None:
 
 def test_the_marker_patterns_stay_safe_and_prefilterable() -> None:
     """Guards against the marker rule dropping out of the RE2 prefilter (every record
-    would then pay for it with the slow engine) or failing the pattern safety check."""
+    would then pay for it with the slow engine) or failing the pattern safety check
+    (load_profile runs it on every pattern)."""
     [rule] = [r for r in load_profile("benchguard") if r.id == RULE_ID]
     for pattern in rule.patterns:
-        check_pattern(pattern)
         relaxed = re2.compile(relax(pattern))
         for name in sorted(_harness_variables() - HANDED_TO_AGENTS):
             if re.search(pattern, name):

@@ -17,7 +17,6 @@ from benchguard.detection import (
     ruleset_digest,
     scan_record,
 )
-from benchguard.detection.rules import validate_rule_patterns
 
 GOOD_RULE = """
   - id: my-oracle/path
@@ -34,14 +33,12 @@ def _write(tmp_path: Path, text: str, name: str = "rules.yaml") -> Path:
 
 
 def test_builtin_profiles_are_listed_and_load() -> None:
-    """Both shipped profiles load, with unique ids and safe patterns."""
+    """Every shipped profile loads (loading checks each pattern's safety), ids unique."""
     assert PROFILE_NAMES[0] == "benchguard"
     assert {"benchguard", "devops-bench"} <= set(PROFILE_NAMES)
     for name in PROFILE_NAMES:
         rules = load_profile(name)
         assert len({r.id for r in rules}) == len(rules)
-        for rule in rules:
-            validate_rule_patterns(rule)
     assert {r.category for r in load_profile("devops-bench")} >= {
         "task-definition",
         "scoring-code",
