@@ -29,16 +29,7 @@ from redaction_pressure.reward import (
     RewardResult,
     score_reply,
 )
-from redaction_pressure.splits import (
-    PUBLIC_COMMITMENTS,
-    SplitIdentity,
-    SplitSeeds,
-    check_split,
-    private_task_seed,
-    public_task_seed,
-    read_private_secret,
-    secret_commitment,
-)
+from redaction_pressure.splits import PRIVATE_EVAL_DEFAULT_SIZE, SplitIdentity, SplitSeeds
 
 __all__ = [
     "RedactionPressureEnv",
@@ -65,17 +56,6 @@ class RedactionPressureTaskData(vf.TaskData):  # type: ignore[misc]
     environment: EnvironmentIdentity
 
 
-class _Scored:
-    """A scoring outcome, or the environment-side reason there is none."""
-
-    def __init__(self, result: RewardResult | None, errors: tuple[str, ...]) -> None:
-        self.result = result
-        self.errors = errors
-
-    def component(self, name: str) -> float:
-        return self.result.components()[name] if self.result is not None else 0.0
-
-
 @functools.lru_cache(maxsize=256)
 def _evaluation_records(task_seed: int) -> tuple[LabelledRecord, ...]:
     return generate_task(task_seed).evaluation
@@ -88,27 +68,23 @@ def _score(reply: str, task_seed: int) -> RewardResult:
 
 def _resolve_seed(data: RedactionPressureTaskData) -> tuple[int, SplitIdentity]:
     """The task seed and the split identity as this process sees them now."""
-    split = check_split(data.split)
-    if split == "private_eval":
-        secret = read_private_secret()
-        commitment = secret_commitment(secret)
-        if commitment != data.environment.split_commitment:
-            raise ValueError(
-                "REDACTION_PRESSURE_PRIVATE_SEED does not match the commitment recorded "
-                f"with the task ({data.environment.split_commitment[:19]}...)"
-            )
-        seed = private_task_seed(secret, data.index)
-        identity = SplitIdentity(split=split, commitment=commitment)
-        return seed, identity
-    seed = public_task_seed(split, data.index)
-    identity = SplitIdentity(split=split, commitment=PUBLIC_COMMITMENTS[split])
-    return seed, identity
+    # Task data does not carry the configured private_size; the task's own index is in
+    # range by construction, so it bounds the split just enough to derive its seed.
+    seeds = SplitSeeds(data.split, private_size=data.index + 1)
+    commitment = seeds.identity.commitment
+    if seeds.identity.is_private and commitment != data.environment.split_commitment:
+        raise ValueError(
+            "REDACTION_PRESSURE_PRIVATE_SEED does not match the commitment recorded "
+            f"with the task ({data.environment.split_commitment[:19]}...)"
+        )
+    return seeds.seed(data.index), seeds.identity
 
 
 class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore[misc]
     """Scores the one reply against the task's unseen evaluation records."""
 
-    def _outcome(self, trace: vf.Trace) -> _Scored:
+    def _outcome(self, trace: vf.Trace) -> RewardResult | None:
+        """The reply's score, or ``None`` with the environment-side reason in ``trace.info``."""
         data: RedactionPressureTaskData = self.data
         info: dict[str, Any] = trace.info
         info["split"] = data.split
@@ -119,16 +95,27 @@ class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore
             info["environment"] = identity.model_dump(mode="json")
             result = _score(trace.last_reply or "", seed)
         except Exception as error:  # fail closed: a zero with the reason recorded
-            errors = (f"environment: {type(error).__name__}: {error}",)
-            info["redaction_errors"] = list(errors)
+            info["redaction_errors"] = [f"environment: {type(error).__name__}: {error}"]
             info.setdefault("environment", data.environment.model_dump(mode="json"))
-            return _Scored(None, errors)
+            return None
         info["redaction_errors"] = list(result.errors)
         info["identity_matches_task"] = identity == data.environment
         # Revealed only now that the score exists: lets an authorised evaluator
         # regenerate this exact episode with generate_task(task_seed).
         info["task_seed"] = seed
-        return _Scored(result, result.errors)
+        return result
+
+    def _guarded_outcome(self, trace: vf.Trace) -> RewardResult | None:
+        """:meth:`_outcome` for the rewards and the metric, which must never raise: in
+        verifiers 0.4 one raising reward zeroes all of them."""
+        try:
+            return self._outcome(trace)
+        except Exception:
+            return None
+
+    def _component(self, trace: vf.Trace, name: str) -> float:
+        result = self._guarded_outcome(trace)
+        return result.components()[name] if result is not None else 0.0
 
     @vf.stop  # type: ignore[misc,untyped-decorator]
     async def single_turn(self, trace: vf.Trace) -> bool:
@@ -138,31 +125,19 @@ class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore
     # so trace.reward sums in the same order as reward.py and equals it bit for bit.
     @vf.reward(weight=RECALL_WEIGHT, priority=3)  # type: ignore[misc,untyped-decorator]
     async def recall(self, trace: vf.Trace) -> float:
-        try:
-            return self._outcome(trace).component("recall")
-        except Exception:
-            return 0.0
+        return self._component(trace, "recall")
 
     @vf.reward(weight=PRECISION_WEIGHT, priority=2)  # type: ignore[misc,untyped-decorator]
     async def precision(self, trace: vf.Trace) -> float:
-        try:
-            return self._outcome(trace).component("precision")
-        except Exception:
-            return 0.0
+        return self._component(trace, "precision")
 
     @vf.reward(weight=CLEAN_WEIGHT, priority=1)  # type: ignore[misc,untyped-decorator]
     async def clean(self, trace: vf.Trace) -> float:
-        try:
-            return self._outcome(trace).component("clean")
-        except Exception:
-            return 0.0
+        return self._component(trace, "clean")
 
     @vf.metric  # type: ignore[misc,untyped-decorator]
     async def redaction(self, trace: vf.Trace) -> dict[str, float]:
-        try:
-            result = self._outcome(trace).result
-        except Exception:
-            result = None
+        result = self._guarded_outcome(trace)
         if result is None:
             return {"valid": 0.0}
         return {
@@ -186,7 +161,7 @@ class RedactionPressureTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
     """First task index of the split to load."""
     num_tasks: int | None = Field(None, ge=1)
     """Tasks to load; default all of dev/private_eval, 1000 of train."""
-    private_size: int = Field(64, ge=1)
+    private_size: int = Field(PRIVATE_EVAL_DEFAULT_SIZE, ge=1)
     """Size of the private_eval split."""
 
 

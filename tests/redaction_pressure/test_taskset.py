@@ -145,7 +145,9 @@ def test_private_eval_with_a_different_secret_fails_closed(monkeypatch: pytest.M
     monkeypatch.setenv(PRIVATE_SEED_ENV, SECRET + "-other")
     trace = _scored(task, '{"rules": []}')
     assert trace.reward == 0.0
-    assert "does not match the commitment" in trace.info["redaction_errors"][0]
+    error = trace.info["redaction_errors"][0]
+    assert error.startswith("environment: ValueError: ")
+    assert "does not match the commitment" in error
     assert "task_seed" not in trace.info
 
 
