@@ -23,15 +23,17 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, get_args
 
 from benchguard.harness.agents.config import TrajectoryAdapter
 from benchguard.importers.claude_code import parse_stream_json
-from benchguard.importers.transcript import as_args, json_lines, make_step
+from benchguard.importers.transcript import StepStatus, as_args, json_lines, make_step
 
-STATUSES = ("called", "completed", "error")
+STATUSES: tuple[StepStatus, ...] = get_args(StepStatus)
 
 
 @dataclass(frozen=True)
@@ -108,17 +110,8 @@ def read_bounded(
     read as empty with a problem, which marks the record incomplete.
     """
     try:
-        fd = os.open(path, _SAFE_OPEN_FLAGS)
-    except FileNotFoundError:
-        return BoundedText("")
-    except OSError as exc:
-        return BoundedText("", problem=f"unreadable ({exc.strerror or exc})")
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                return BoundedText("", problem="not a regular file; not read")
-            if info.st_size <= bound.limit:
+        with _open_regular(path) as (handle, size):
+            if size <= bound.limit:
                 data = handle.read(bound.limit + 1)
                 if len(data) <= bound.limit:
                     return BoundedText(_decode(data))
@@ -130,12 +123,15 @@ def read_bounded(
                     f"while being read; kept the first {bound.head}",
                 )
             head = handle.read(bound.head)
-            size = info.st_size
             # One byte more than the tail: it tells whether the tail starts a line.
             handle.seek(size - bound.tail - 1)
             tail_data = handle.read(bound.tail + 1)
-        except OSError as exc:
-            return BoundedText("", problem=f"unreadable ({exc.strerror or exc})")
+    except FileNotFoundError:
+        return BoundedText("")
+    except _NotRegular:
+        return BoundedText("", problem="not a regular file; not read")
+    except OSError as exc:
+        return BoundedText("", problem=f"unreadable ({exc.strerror or exc})")
     if lines:
         head = _whole_lines(head)
         # The extra leading byte is the end of the line before the tail: whatever
@@ -154,16 +150,33 @@ def read_bounded(
 def read_tail(path: Path, chars: int) -> str:
     """About the last ``chars`` characters of a file (for an error message), never more."""
     try:
-        fd = os.open(path, _SAFE_OPEN_FLAGS)
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                return "(not a regular file; not read)"
+        with _open_regular(path) as (handle, size):
             # Up to four bytes per character; the first one may decode partially.
-            handle.seek(max(0, info.st_size - 4 * chars))
+            handle.seek(max(0, size - 4 * chars))
             return _decode(handle.read(4 * chars))[-chars:]
+    except _NotRegular:
+        return "(not a regular file; not read)"
     except OSError as exc:
         return f"(unreadable: {exc.strerror or exc})"
+
+
+class _NotRegular(Exception):
+    """The path is a FIFO, a device or a directory: not read."""
+
+
+@contextmanager
+def _open_regular(path: Path) -> Iterator[tuple[BinaryIO, int]]:
+    """``path`` open for reading, with its size at opening, when it is a regular file.
+
+    Symlinks are not followed and FIFOs not waited on (``OSError``); any other
+    non-regular file raises :class:`_NotRegular`.
+    """
+    fd = os.open(path, _SAFE_OPEN_FLAGS)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotRegular
+        yield handle, info.st_size
 
 
 def _whole_lines(data: bytes) -> bytes:

@@ -19,12 +19,12 @@ from typing import Any
 
 import re2
 
+from benchguard.harness.agents.config import DEFAULT_PATH
 from benchguard.harness.process import kill_group
 from benchguard.harness.tasks import CommandCheck, FileCheck, Task, quiet_re2_options
 
 # A deliverable larger than this is judged on its first MAX_READ_BYTES only.
 MAX_READ_BYTES = 1024 * 1024
-_CHECK_ENV_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 def run_checks(task: Task, *, workspace: Path, home: Path) -> list[dict[str, Any]]:
@@ -49,7 +49,7 @@ def _run_one(check: CommandCheck | FileCheck, *, workspace: Path, home: Path) ->
 
 
 def _run_command(check: CommandCheck, *, workspace: Path, home: Path) -> dict[str, Any]:
-    env = {"PATH": os.environ.get("PATH", _CHECK_ENV_PATH), "HOME": str(home), "LC_ALL": "C.UTF-8"}
+    env = {"PATH": os.environ.get("PATH", DEFAULT_PATH), "HOME": str(home), "LC_ALL": "C.UTF-8"}
     try:
         process = subprocess.Popen(
             list(check.command),
