@@ -110,3 +110,15 @@ def test_scan_cli_reports_the_bad_line_and_flags_the_valid_record(tmp_path: Path
     [entry] = json.loads(result.stdout)
     assert entry["report"]["status"] == "flagged"
     assert f"{path}: line 1" in result.stderr.replace("\n", "")
+
+
+def test_broken_pretty_printed_list_is_ours_and_names_its_json_error(tmp_path: Path) -> None:
+    """Guards against a results list with a missing comma being sniffed line by line:
+    its one-line step object matched no format, so the user was told the file is in an
+    unknown format instead of where its JSON breaks."""
+    step = '{"name": "exec", "args": {}, "result": "", "status": "completed"}'
+    path = tmp_path / "results.json"
+    path.write_text(f"[\n  {step}\n  {step}\n]\n", encoding="utf-8")
+    assert detect_format(path) == "benchguard"
+    with pytest.raises(UnreadableLogError, match=r"not valid JSON \(Expecting ',' delimiter"):
+        import_path(path)

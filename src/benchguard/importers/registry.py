@@ -107,8 +107,12 @@ def _detect_json_format(path: Path, lines: Iterator[bytes]) -> str:
     if not first:
         raise _unknown(path, "empty")
     document = _decode(first)
+    if document is _UNDECODABLE and _opens_a_list_of_objects(first):
+        # Only our records come as a list: the reader parses it (and names a broken
+        # one's JSON error and position), so it is not parsed here as well.
+        return results_json.FORMAT_NAME
     if document is _UNDECODABLE and first.startswith((b"{", b"[")):
-        # A pretty-printed document: its first line is just ``{`` or ``[``.
+        # A pretty-printed document: its first line is just ``{`` (or a list's start).
         try:
             document = json.loads(path.read_bytes())
         except (ValueError, RecursionError):
@@ -148,6 +152,11 @@ def _nonblank_lines(handle: BinaryIO) -> Iterator[bytes]:
         if stripped:
             seen += 1
             yield stripped
+
+
+def _opens_a_list_of_objects(first: bytes) -> bool:
+    """A first line ``[`` or ``[{...},``: a pretty-printed list (not ``[INFO] ...``)."""
+    return first.startswith(b"[") and first[1:].lstrip()[:1] in (b"", b"{")
 
 
 def _decode(line: bytes) -> Any:
