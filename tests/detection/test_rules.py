@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from benchguard.detection import (
-    PROFILE_NAMES,
     RulesetError,
     load_extra_rules,
     load_profile,
     load_profile_spec,
     load_ruleset,
+    profile_names,
     ruleset_digest,
     scan_record,
 )
@@ -34,9 +34,10 @@ def _write(tmp_path: Path, text: str, name: str = "rules.yaml") -> Path:
 
 def test_builtin_profiles_are_listed_and_load() -> None:
     """Every shipped profile loads (loading checks each pattern's safety), ids unique."""
-    assert PROFILE_NAMES[0] == "benchguard"
-    assert {"benchguard", "devops-bench"} <= set(PROFILE_NAMES)
-    for name in PROFILE_NAMES:
+    names = profile_names()
+    assert names[0] == "benchguard"
+    assert {"benchguard", "devops-bench", "swe-bench"} <= set(names)
+    for name in names:
         rules = load_profile(name)
         assert len({r.id for r in rules}) == len(rules)
     assert {r.category for r in load_profile("devops-bench")} >= {

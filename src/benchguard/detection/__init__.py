@@ -36,7 +36,6 @@ from benchguard.detection.models import (
 )
 from benchguard.detection.rules import (
     DEFAULT_PROFILE,
-    PROFILE_NAMES,
     Profile,
     RulesetError,
     load_extra_rules,
@@ -56,7 +55,6 @@ __all__ = [
     "DETECTOR_VERSION",
     "ENVIRONMENT_DOTFILES",
     "MAX_FINDINGS_PER_RULE",
-    "PROFILE_NAMES",
     "REPORT_SCHEMA_VERSION",
     "SCAN_FIELDS",
     "SCAN_INCOMPLETE_CATEGORY",

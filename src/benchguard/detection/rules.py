@@ -62,7 +62,8 @@ def _builtin_dir() -> Any:
     return resources.files("benchguard.detection").joinpath("profiles")
 
 
-def _discover_profiles() -> tuple[str, ...]:
+def profile_names() -> tuple[str, ...]:
+    """Built-in profile names, read now (a profile file may have been added)."""
     names = sorted(
         entry.name.removesuffix(".yaml")
         for entry in _builtin_dir().iterdir()
@@ -70,15 +71,6 @@ def _discover_profiles() -> tuple[str, ...]:
     )
     # The default first, the rest sorted: a stable order for help texts.
     return tuple(sorted(names, key=lambda n: (n != DEFAULT_PROFILE, n)))
-
-
-# Built-in profile names, read from the package's profiles/ directory at import.
-PROFILE_NAMES: tuple[str, ...] = _discover_profiles()
-
-
-def profile_names() -> tuple[str, ...]:
-    """Built-in profile names, re-read now (a profile file may have been added)."""
-    return _discover_profiles()
 
 
 def load_profile(name_or_path: str) -> tuple[Rule, ...]:
