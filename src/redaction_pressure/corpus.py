@@ -586,23 +586,14 @@ def _camel(key: str) -> str:
     return head + "".join(part.capitalize() for part in rest)
 
 
-def _escape_newlines(segments: Sequence[_Segment]) -> tuple[_Segment, ...]:
+def _replace_newlines(segments: Sequence[_Segment], replacement: str) -> tuple[_Segment, ...]:
+    """``segments`` with every newline, labelled pieces included, replaced by ``replacement``."""
     out: list[_Segment] = []
     for seg in segments:
         if isinstance(seg, _Piece):
-            out.append(_Piece(seg.label, seg.family, seg.value.replace("\n", "\\n")))
+            out.append(_Piece(seg.label, seg.family, seg.value.replace("\n", replacement)))
         else:
-            out.append(seg.replace("\n", "\\n"))
-    return tuple(out)
-
-
-def _indent(segments: Sequence[_Segment], prefix: str) -> tuple[_Segment, ...]:
-    out: list[_Segment] = []
-    for seg in segments:
-        if isinstance(seg, _Piece):
-            out.append(_Piece(seg.label, seg.family, seg.value.replace("\n", "\n" + prefix)))
-        else:
-            out.append(seg.replace("\n", "\n" + prefix))
+            out.append(seg.replace("\n", replacement))
     return tuple(out)
 
 
@@ -674,12 +665,12 @@ def _assignment_line(
         return [f"{upper}=", *value, "\n"] if rng.random() < 0.7 else [f'{upper}="', *value, '"\n']
     if kind == "yaml":
         if multi:
-            return [f"  {key}: |\n    ", *_indent(value, "    "), "\n"]
+            return [f"  {key}: |\n    ", *_replace_newlines(value, "\n    "), "\n"]
         return (
             [f"  {key}: ", *value, "\n"] if rng.random() < 0.7 else [f'  {key}: "', *value, '"\n']
         )
     if kind == "json":
-        return [f'  "{_camel(key)}": "', *_escape_newlines(value), '",\n']
+        return [f'  "{_camel(key)}": "', *_replace_newlines(value, "\\n"), '",\n']
     if kind == "shell":
         if multi:
             return [f"export {upper}='", *value, "'\n"]
@@ -699,11 +690,11 @@ def _assignment_line(
     if kind == "app_log":
         return [
             f"{ctx.ts()} INFO  [{ctx.service}] config loaded {key}=",
-            *_escape_newlines(value),
+            *_replace_newlines(value, "\\n"),
             "\n",
         ]
     if kind == "ci_log":
-        return [f"[{ctx.ts()}] ENV {upper}=", *_escape_newlines(value), "\n"]
+        return [f"[{ctx.ts()}] ENV {upper}=", *_replace_newlines(value, "\\n"), "\n"]
     if kind == "http_log":
         plain = "".join(s.value if isinstance(s, _Piece) else s for s in value)
         if all(c in URLSAFE + ".~:/@" for c in plain) and not multi:
@@ -715,7 +706,7 @@ def _assignment_line(
             ]
         return [
             f'{ctx.ts()} DEBUG request body: {{"{_camel(key)}": "',
-            *_escape_newlines(value),
+            *_replace_newlines(value, "\\n"),
             '"}\n',
         ]
     if kind == "markdown":
@@ -730,7 +721,7 @@ def _assignment_line(
 
 def _mention_line(kind: str, ctx: _Context, value: tuple[_Segment, ...]) -> list[_Segment]:
     rng = ctx.rng
-    flat = _escape_newlines(value)
+    flat = _replace_newlines(value, "\\n")
     if kind == "env":
         return ["# previously: ", *flat, "\n"]
     if kind == "yaml":
