@@ -70,9 +70,6 @@ class InventoryRoots(tuple[Path, ...]):
         resolved.source = source
         return resolved
 
-    def __reduce__(self) -> tuple[type[InventoryRoots], tuple[tuple[Path, ...], str]]:
-        return (InventoryRoots, (tuple(self), self.source))
-
 
 def resolve_inventory_roots(
     env: Mapping[str, str], flag_roots: Sequence[Path] | None = None
