@@ -76,8 +76,6 @@ class PatternError(ValueError):
 class PatternShape:
     """What the static analysis learnt about a pattern without compiling it."""
 
-    min_length: int
-    """A lower bound on the length of any match (backreferences count 0)."""
     expanded_size: int
     required_literals: tuple[str, ...] | None
     """Any text with a match contains at least one of these; ``None`` when no such set
@@ -357,7 +355,6 @@ class _PatternAnalyser:
             else:
                 required = None
         return PatternShape(
-            min_length=piece.min_length,
             expanded_size=piece.size,
             required_literals=required,
             literals_ignore_case=self._case_insensitive,
