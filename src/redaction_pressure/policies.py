@@ -22,9 +22,8 @@ from redaction_pressure.corpus import (
     GeneratedTask,
     TenantProfile,
 )
-from redaction_pressure.rules import MAX_RULES
+from redaction_pressure.rules import MAX_RULES, REDACTED
 
-REDACTED = "[REDACTED]"
 LITERAL_PATTERN_BUDGET = 900
 """Characters per pattern when policies pack literal secrets into alternations; kept
 well under the validator's pattern-length cap."""

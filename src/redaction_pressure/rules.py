@@ -55,7 +55,10 @@ MAX_GROUP_DEPTH: Final = 32
 MAX_REPLY_CHARS: Final = 65_536
 """24 rules at the pattern cap plus JSON syntax fit comfortably."""
 
-ALLOWED_REPLACEMENTS: Final = ("[REDACTED]", "")
+REDACTED: Final = "[REDACTED]"
+"""The marker a redacting rule writes in place of what it removed."""
+
+ALLOWED_REPLACEMENTS: Final = (REDACTED, "")
 """No capture expansion: a rule cannot match a secret and then emit it again."""
 
 ALLOWED_INLINE_FLAGS: Final = "ims"
