@@ -17,6 +17,7 @@ from benchguard.importers import (
     verifiers_traces,
 )
 from benchguard.importers.registry import detect_format, import_path
+from benchguard.importers.transcript import UnreadableLogError
 
 
 def test_inspect_json_resolves_attachments_and_pairs_tool_results(fixtures: Path) -> None:
@@ -191,3 +192,28 @@ def test_results_document_on_one_line_is_a_document_not_one_jsonl_record(
     reports = [scan_record(record, load_ruleset()) for record in imported.records]
     assert [r.status for r in reports] == ["flagged", "clean"]
     assert "task-definition" in reports[0].categories
+
+
+@pytest.mark.parametrize(
+    ("reader", "what"),
+    [
+        (inspect_eval.import_file, "Inspect JSON log"),
+        (swe_agent.import_file, "SWE-agent trajectory"),
+        (mini_swe_agent.import_file, "mini-swe-agent trajectory"),
+        (results_json.import_file, "benchguard results"),
+    ],
+    ids=["inspect", "swe-agent", "mini-swe-agent", "benchguard"],
+)
+def test_whole_document_readers_name_the_json_error_and_what_they_read(
+    tmp_path: Path, reader: object, what: str
+) -> None:
+    """Guards against a truncated log being reported without the file, the decoder's
+    reason and position, or the format it was read as: the user cannot tell where to
+    look or whether the wrong format was forced."""
+    path = tmp_path / "cut.json"
+    path.write_text('{\n  "messages": [\n', encoding="utf-8")
+    with pytest.raises(UnreadableLogError) as caught:
+        reader(path)  # type: ignore[operator]
+    message = str(caught.value)
+    assert message.startswith(f"{path}: not valid JSON (")
+    assert "line 3 column 1" in message and message.endswith(f"; read as {what}")

@@ -29,6 +29,7 @@ from benchguard.importers.transcript import (
     UnreadableLogError,
     make_record,
     make_step,
+    read_json_document,
     text_of,
 )
 
@@ -67,12 +68,7 @@ def archive_is_eval_log(path: Path) -> bool:
 def import_file(path: Path) -> ImportedFile:
     if is_zip(path):
         return _import_archive(path)
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        raise UnreadableLogError(
-            f"{path}: not a readable Inspect JSON log ({type(exc).__name__}: {exc})"
-        ) from exc
+    document = read_json_document(path, what="Inspect JSON log")
     if looks_like_sample(document):
         record = _sample_record(path, {}, document, "sample")
         return ImportedFile(path=path, format=FORMAT_NAME, records=[record])

@@ -19,7 +19,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchguard.importers.transcript import ImportedFile, UnreadableLogError, import_json_lines
+from benchguard.importers.transcript import (
+    ImportedFile,
+    UnreadableLogError,
+    import_json_lines,
+    read_json_document,
+)
 from benchguard.results.io import DYNAMIC_RULESETS_KEY, inflate_records
 
 FORMAT_NAME = "benchguard"
@@ -80,16 +85,7 @@ def _first_line_is_a_record(path: Path) -> bool:
 
 
 def _import_document(path: Path) -> ImportedFile:
-    try:
-        document = json.loads(path.read_bytes())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UnreadableLogError(f"{path}: not valid JSON ({exc})") from exc
-    except RecursionError as exc:
-        raise UnreadableLogError(f"{path}: not readable JSON (nested too deeply)") from exc
-    except ValueError as exc:
-        # Valid syntax past the decoder's limits (an integer of over 4300 digits).
-        reason = str(exc).split(";")[0]
-        raise UnreadableLogError(f"{path}: not readable JSON ({reason})") from exc
+    document = read_json_document(path, what="benchguard results")
     table = None
     if looks_like_results_document(document):
         entries = document["records"]

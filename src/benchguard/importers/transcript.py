@@ -130,14 +130,26 @@ class UnreadableLogError(ValueError):
 
 
 def read_json_document(path: Path, *, what: str) -> Any:
-    """The whole file as one JSON value; ``UnreadableLogError`` naming the file and
-    ``what`` it should have been when it cannot be read or decoded."""
+    """The whole file as one JSON value (UTF-8, -16 or -32, a BOM allowed).
+
+    ``UnreadableLogError`` when it cannot be: the message names the file, why (the
+    decoder's own words and position) and ``what`` it was read as."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        # ValueError covers malformed JSON, bad UTF-8 and integers past the decoder's
-        # limit; RecursionError, nesting deeper than the stack.
-        raise UnreadableLogError(f"{path}: not a readable {what} ({type(exc).__name__})") from exc
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UnreadableLogError(f"{path}: not valid JSON ({exc}); read as {what}") from exc
+    except RecursionError as exc:
+        raise UnreadableLogError(
+            f"{path}: not readable JSON (nested too deeply); read as {what}"
+        ) from exc
+    except ValueError as exc:
+        # Valid syntax past the decoder's limits (an integer of over 4300 digits).
+        reason = str(exc).split(";")[0]
+        raise UnreadableLogError(f"{path}: not readable JSON ({reason}); read as {what}") from exc
 
 
 @dataclass(frozen=True)
