@@ -91,6 +91,7 @@ def test_verifiers_line_past_the_json_decoders_limits_is_skipped_not_fatal(
     assert len(imported.records) == len(lines)
     [problem] = imported.problems
     assert problem.startswith(f"{path}: line 2: not readable JSON")
+    assert problem.endswith("; skipped")
 
 
 def test_swe_agent_actions_and_observations(fixtures: Path) -> None:

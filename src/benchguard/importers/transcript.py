@@ -186,12 +186,11 @@ def import_json_lines(
     *,
     format_name: str,
     read_line: Callable[[int, Any], dict[str, Any] | str],
-    skipped: str = "; skipped",
 ) -> ImportedFile:
     """Records from a JSON-lines file, one a line (``read_line(number, value)``).
 
     A line that is not JSON, or that ``read_line`` refuses by returning why, becomes a
-    problem naming the file and line, ending in ``skipped``; the other lines are kept."""
+    problem naming the file and line, ending in "; skipped"; the other lines are kept."""
     records: list[dict[str, Any]] = []
     problems: list[str] = []
     try:
@@ -199,7 +198,7 @@ def import_json_lines(
             for line in json_lines(handle):
                 read = line.error if line.error is not None else read_line(line.number, line.value)
                 if isinstance(read, str):
-                    problems.append(f"{path}: line {line.number}: {read}{skipped}")
+                    problems.append(f"{path}: line {line.number}: {read}; skipped")
                 else:
                     records.append(read)
     except OSError as exc:

@@ -35,9 +35,7 @@ def import_file(path: Path) -> ImportedFile:
             return "not an episode (no 'traces' list)"
         return episode_record(path, number, episode)
 
-    return import_json_lines(
-        path, format_name=FORMAT_NAME, read_line=read_line, skipped=", skipped"
-    )
+    return import_json_lines(path, format_name=FORMAT_NAME, read_line=read_line)
 
 
 def episode_record(path: Path, number: int, episode: dict[str, Any]) -> dict[str, Any]:
