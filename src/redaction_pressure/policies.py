@@ -232,10 +232,14 @@ POLICIES: dict[str, Callable[[GeneratedTask], str]] = {
 """Every baseline by name, in report order."""
 
 
-def policy_reply(name: str, task: GeneratedTask) -> str:
-    """The reply of the named policy; a clear error lists the known names."""
+def find_policy(name: str) -> Callable[[GeneratedTask], str]:
+    """The baseline called ``name``; a ValueError listing the known names otherwise."""
     try:
-        policy = POLICIES[name]
+        return POLICIES[name]
     except KeyError:
         raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}") from None
-    return policy(task)
+
+
+def policy_reply(name: str, task: GeneratedTask) -> str:
+    """The reply of the named policy; a clear error lists the known names."""
+    return find_policy(name)(task)

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from pydantic import BaseModel, ConfigDict
 
+from benchguard.cli._output import bad_input, plain_console
+
 if TYPE_CHECKING:
+    from redaction_pressure.corpus import GeneratedTask
     from redaction_pressure.splits import SplitSeeds
 
 redaction_app = typer.Typer(
@@ -77,8 +81,7 @@ class ScoreReport(BaseModel):
 
 
 def _bad_input(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code=2)
+    raise bad_input(plain_console(stderr=True), message)
 
 
 def _seeds(split: str, *, public_only: bool = False) -> SplitSeeds:
@@ -101,13 +104,13 @@ def _task_seed(seeds: SplitSeeds, index: int) -> int:
         _bad_input(str(error))
 
 
-def _check_policies(names: list[str]) -> list[str]:
-    from redaction_pressure.policies import POLICIES
+def _policy(name: str) -> Callable[[GeneratedTask], str]:
+    from redaction_pressure.policies import find_policy
 
-    for name in names:
-        if name not in POLICIES:
-            _bad_input(f"unknown policy {name!r}; known: {', '.join(POLICIES)}")
-    return names
+    try:
+        return find_policy(name)
+    except ValueError as error:
+        _bad_input(str(error))
 
 
 @redaction_app.command("eval")
@@ -124,13 +127,13 @@ def eval_command(
     from redaction_pressure.policies import POLICIES
     from redaction_pressure.reward import score_reply
 
-    names = _check_policies(policy or list(POLICIES))
+    chosen = [(name, _policy(name)) for name in policy or list(POLICIES)]
     seeds = _seeds(split)
     count = min(seeds.size, limit) if limit is not None else seeds.size
     tasks = [generate_task(seeds.seed(index)) for index in range(count)]
     rows = []
-    for name in names:
-        results = [score_reply(POLICIES[name](task), task.evaluation) for task in tasks]
+    for name, reply_for in chosen:
+        results = [score_reply(reply_for(task), task.evaluation) for task in tasks]
         rows.append(
             PolicySummary(
                 policy=name,
@@ -158,8 +161,6 @@ def eval_command(
 def _print_table(report: EvalReport, split_label: str) -> None:
     from rich.table import Table
     from rich.text import Text
-
-    from benchguard.cli._output import plain_console
 
     table = Table(
         title=f"redaction-pressure baselines · split {split_label} · {report.tasks} tasks",
@@ -192,7 +193,6 @@ def score_command(
 ) -> None:
     """Score one reply (from a file or a baseline policy) on one task."""
     from redaction_pressure.corpus import generate_task
-    from redaction_pressure.policies import policy_reply
     from redaction_pressure.reward import score_reply
 
     if (reply_file is None) == (policy is None):
@@ -200,8 +200,7 @@ def score_command(
     seeds = _seeds(split, public_only=True)
     task = generate_task(_task_seed(seeds, index))
     if policy is not None:
-        _check_policies([policy])
-        reply = policy_reply(policy, task)
+        reply = _policy(policy)(task)
     elif reply_file is not None:
         try:
             reply = reply_file.read_text(encoding="utf-8")
