@@ -86,32 +86,34 @@ def _member_payload(handle: BinaryIO, info: zipfile.ZipInfo, path: Path) -> byte
 
 def _decompress(payload: bytes, info: zipfile.ZipInfo, path: Path) -> bytes:
     method = info.compress_type
-    try:
-        if method == METHOD_STORED:
-            data = payload
-        elif method == METHOD_DEFLATE:
-            inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-            data = inflater.decompress(payload, MAX_MEMBER_BYTES + 1)
-        elif method == METHOD_ZSTD:
-            data = _zstd_decompress(payload)
-        else:
-            allowed = ", ".join(f"{n} ({m})" for m, n in SUPPORTED_METHODS.items())
-            raise EvalArchiveError(
-                f"{path}: member {info.filename!r} uses zip compression method {method}; "
-                f"supported: {allowed}"
-            )
-    except (zlib.error, ValueError) as exc:
-        if isinstance(exc, EvalArchiveError):
-            raise
-        raise EvalArchiveError(f"{path}: member {info.filename!r}: corrupt data ({exc})") from exc
+    where = f"{path}: member {info.filename!r}"
+    if method not in SUPPORTED_METHODS:
+        allowed = ", ".join(f"{n} ({m})" for m, n in SUPPORTED_METHODS.items())
+        raise EvalArchiveError(
+            f"{where} uses zip compression method {method}; supported: {allowed}"
+        )
+    if method == METHOD_DEFLATE:
+        data = _inflate(payload, where)
+    elif method == METHOD_ZSTD:
+        data = _zstd_decompress(payload, where)
+    else:
+        data = payload
     if len(data) > MAX_MEMBER_BYTES:
-        raise EvalArchiveError(f"{path}: member {info.filename!r} expands past the size limit")
+        raise EvalArchiveError(f"{where} expands past the size limit")
     if zlib.crc32(data) != info.CRC:
-        raise EvalArchiveError(f"{path}: member {info.filename!r}: CRC mismatch")
+        raise EvalArchiveError(f"{where}: CRC mismatch")
     return data
 
 
-def _zstd_decompress(payload: bytes) -> bytes:
+def _inflate(payload: bytes, where: str) -> bytes:
+    """Raw deflate, stopping one byte past the limit so an oversized member shows."""
+    try:
+        return zlib.decompressobj(-zlib.MAX_WBITS).decompress(payload, MAX_MEMBER_BYTES + 1)
+    except zlib.error as exc:
+        raise EvalArchiveError(f"{where}: corrupt data ({exc})") from exc
+
+
+def _zstd_decompress(payload: bytes, where: str) -> bytes:
     import zstandard
 
     chunks: list[bytes] = []
@@ -125,5 +127,5 @@ def _zstd_decompress(payload: bytes) -> bytes:
             chunks.append(chunk)
             total += len(chunk)
     except zstandard.ZstdError as exc:
-        raise ValueError(str(exc)) from exc
+        raise EvalArchiveError(f"{where}: corrupt data ({exc})") from exc
     return b"".join(chunks)
