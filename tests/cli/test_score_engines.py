@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from benchguard.detection.detector import scan_record
-from benchguard.detection.models import Rule
+from benchguard.detection.models import CheatingReport, Rule
 from benchguard.detection.rules import load_ruleset
 from benchguard.engines import scan_records
 from benchguard.results.io import DYNAMIC_RULESETS_KEY, ResultsDocument, dumps
-from benchguard.results.rescore import rescan_documents, rescan_each
+from benchguard.results.rescore import rescan_documents
 from cli.helpers import CHEAT, HONEST, invoke, record, run_dir
 
 # A leftover-file rule recorded by the harness's pre-run inventory: only a rescan that
@@ -225,7 +226,23 @@ def test_one_batch_rescan_equals_record_by_record_rescans(tree: Path) -> None:
         rules,
         lambda records, rs, dynamic: scan_records(records, rs, dynamic_rules=dynamic),
     )
-    assert batch == [rescan_each(records, rules, scan_record) for records in documents]
+    assert batch == [_record_by_record(records, rules) for records in documents]
+
+
+def _record_by_record(records: list[Any], rules: Sequence[Rule]) -> dict[int, CheatingReport]:
+    """The oracle: the detector on each record alone, with the dynamic rules its own
+    stored report lists."""
+    return {
+        index: scan_record(
+            item,
+            rules,
+            dynamic_rules=tuple(
+                Rule.model_validate(rule)
+                for rule in item["cheating_report"].get("dynamic_rules", [])
+            ),
+        )
+        for index, item in enumerate(records)
+    }
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")

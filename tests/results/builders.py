@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from benchguard.detection.models import CheatingReport, Rule
+from benchguard.engines import scan_records
+from benchguard.results.dismissals import Dismissal
+from benchguard.results.rescore import RescoreOutcome, rescan_documents, rescore_records
 from benchguard.results.rows import Manifest, setup_id_for
 
 
@@ -65,3 +70,24 @@ def manifest(
         model=model,
         harness=harness,
     )
+
+
+def rescore(
+    records: list[Any],
+    rules: Sequence[Rule],
+    *,
+    dismissals: Sequence[Dismissal] = (),
+    run_id: str | None = None,
+) -> RescoreOutcome:
+    """Rescore ``records`` in place as ``benchguard score`` does: one batch rescan
+    through the serial engine, then dismissals, the gate and finalizing."""
+    (verdicts,) = rescan_documents([records], rules, _serial_scan)
+    return rescore_records(records, verdicts=verdicts, dismissals=dismissals, run_id=run_id)
+
+
+def _serial_scan(
+    records: Sequence[Mapping[str, Any]],
+    rules: Sequence[Rule],
+    dynamic_rules: Sequence[Sequence[Rule]],
+) -> list[CheatingReport]:
+    return scan_records(records, rules, dynamic_rules=dynamic_rules)

@@ -26,6 +26,7 @@ from benchguard.results.io import (
     read_results,
     write_text_atomic,
 )
+from benchguard.results.rescore import stored_dynamic_rules
 
 STALE_LINE = "All 3 non-compliant deployments patched in namespace payments"
 
@@ -256,3 +257,20 @@ def test_score_command_rescans_a_compact_file_with_each_records_stored_rules(
     assert rescored[1]["cheating_report"]["categories"] == ["prior-run-artifact"]
     written = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert len(written[DYNAMIC_RULESETS_KEY]["sets"]) == 1
+
+
+def test_records_sharing_a_stored_list_get_the_same_rule_objects(tmp_path: Path) -> None:
+    """Guards against a rescan parsing a run's shared dynamic rules again for every
+    record: the detector remembers its plan by the rule objects' identity, so fresh
+    ``Rule`` objects per record rebuild the plan each time (scoring a harness run
+    several times slower), and a list read from another file must not be mistaken for
+    the cached one."""
+    records, rules = _scanned(_home(tmp_path))
+    _write(tmp_path / "results.json", records)
+    first, second = read_results(tmp_path / "results.json").records[1:3]
+    assert first["cheating_report"]["dynamic_rules"] is second["cheating_report"]["dynamic_rules"]
+    shared = stored_dynamic_rules(first)
+    assert shared == rules and stored_dynamic_rules(second) is shared
+
+    again = read_results(tmp_path / "results.json").records[1]
+    assert stored_dynamic_rules(again) == rules and stored_dynamic_rules(again) is not shared

@@ -19,11 +19,11 @@ from benchguard.results.dismissals import (
     apply_dismissals,
     load_dismissals,
 )
-from benchguard.results.rescore import rescore_records
+from benchguard.results.rescore import unmatched_messages
 from benchguard.results.rows import build_rows
 from benchguard.scoring import keys
 
-from .builders import manifest
+from .builders import manifest, rescore
 
 RULES = load_ruleset("benchguard")
 READ_TASK = "task-definition/path"
@@ -154,16 +154,17 @@ def test_dismissal_survives_rescoring_and_is_counted_on_the_row() -> None:
     the audit trail on the report carries the dismissal forward, even without its file,
     and applying the file again does not duplicate it."""
     records: list[Any] = [_cheat_record(), _cheat_record(iteration=1)]
-    first = rescore_records(records, rules=RULES, scan=scan_record, dismissals=[_dismissal()])
-    assert first.unmatched_dismissals == [] and first.errors == []
+    first = rescore(records, RULES, dismissals=[_dismissal()])
+    assert first.stale_dismissals == [] and first.errors == []
+    assert unmatched_messages([_dismissal()], first.dismissals_used) == []
     assert records[0]["scores"][keys.OUTCOME_SCORE]["score"] == 1.0
     assert records[1]["scores"][keys.OUTCOME_SCORE]["score"] == 0.0  # other iteration untouched
 
-    again = rescore_records(records, rules=RULES, scan=scan_record)  # no file this time
-    assert again.unmatched_dismissals == []
+    again = rescore(records, RULES)  # no file this time
+    assert again.stale_dismissals == []
     assert records[0]["cheating_report"]["status"] == "clean"
     assert records[0]["scores"][keys.OUTCOME_SCORE]["score"] == 1.0
-    rescore_records(records, rules=RULES, scan=scan_record, dismissals=[_dismissal()])
+    rescore(records, RULES, dismissals=[_dismissal()])
     assert len(records[0]["cheating_report"]["dismissed"]) == 1
 
     rows = build_rows(records, manifest())
@@ -182,21 +183,24 @@ def test_a_dismissal_matching_nothing_is_reported(overrides: dict[str, Any]) -> 
     """Guards against a typo'd dismissal being silently ignored while the reviewer
     believes the run was cleared."""
     records: list[Any] = [_cheat_record()]
-    outcome = rescore_records(
-        records, rules=RULES, scan=scan_record, dismissals=[_dismissal(**overrides)], run_id="run_1"
-    )
-    assert len(outcome.unmatched_dismissals) == 1
-    assert "matched no finding" in outcome.unmatched_dismissals[0]
+    dismissals = [_dismissal(**overrides)]
+    outcome = rescore(records, RULES, dismissals=dismissals, run_id="run_1")
+    unmatched = [
+        *outcome.stale_dismissals,
+        *unmatched_messages(dismissals, outcome.dismissals_used),
+    ]
+    assert len(unmatched) == 1
+    assert "matched no finding" in unmatched[0]
     assert records[0]["scores"][keys.OUTCOME_SCORE]["score"] == 0.0
 
 
 def test_a_failed_rescan_keeps_the_stored_verdict() -> None:
     """Guards against a rescan crash turning a flagged record into an unchecked pass."""
     records: list[Any] = [_cheat_record()]
-    rescore_records(records, rules=RULES, scan=scan_record)
+    rescore(records, RULES)
     assert records[0]["cheating_report"]["status"] == "flagged"
     records[0]["cheating_report"]["dynamic_rules"] = [{"id": "broken"}]
-    outcome = rescore_records(records, rules=RULES, scan=scan_record)
+    outcome = rescore(records, RULES)
     assert "rescan failed" in outcome.errors[0] and "dynamic rule 0 is invalid" in outcome.errors[0]
     assert records[0]["cheating_report"]["status"] == "flagged"
     assert records[0]["scores"][keys.OUTCOME_SCORE]["score"] == 0.0
@@ -211,6 +215,6 @@ def test_stored_dynamic_rules_apply_on_rescan() -> None:
                 "material": "a prior run's leftover", "patterns": ["old-report\\.md"],
                 "source": "old-report.md"}  # fmt: skip
     record["cheating_report"] = {"status": "clean", "dynamic_rules": [leftover]}
-    rescore_records([record], rules=RULES, scan=scan_record)
+    rescore([record], RULES)
     assert record["cheating_report"]["status"] == "flagged"
     assert record["cheating_report"]["categories"] == ["prior-run-artifact"]

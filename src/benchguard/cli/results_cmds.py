@@ -56,8 +56,19 @@ from benchguard.results.io import (
     write_text_atomic,
 )
 from benchguard.results.leaderboard import build_leaderboard, render_html, render_table
-from benchguard.results.rescore import BatchScan, rescan_documents, rescore_records
-from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
+from benchguard.results.rescore import (
+    BatchScan,
+    rescan_documents,
+    rescore_records,
+    unmatched_messages,
+)
+from benchguard.results.rows import (
+    INTEGRITY_STATUSES,
+    Manifest,
+    ResultRow,
+    build_rows,
+    setup_id_for,
+)
 
 DEFAULT_DISMISSALS_FILE = "dismissals.yaml"
 
@@ -159,7 +170,7 @@ def score(
 
     attention: list[str] = []
     used = [False] * len(entries)
-    summaries: list[tuple[str, list[ResultRow], int]] = []
+    summaries: list[tuple[str, list[ResultRow]]] = []
     written: list[Path] = []
     for item, fresh in zip(inputs, verdicts, strict=True):
         document, manifest = item.document, item.manifest
@@ -167,7 +178,6 @@ def score(
             _warn(f"{item.path}: record {position} is not an object; kept as it is, with no row")
         outcome = rescore_records(
             document.records,
-            rules=ruleset,
             verdicts=fresh,
             dismissals=entries,
             run_id=manifest.run_id,
@@ -189,13 +199,9 @@ def score(
         except OSError as exc:
             bad.append(f"{item.target}: cannot write outputs: {exc.strerror or exc}")
             continue
-        summaries.append((str(item.path), rows, outcome.dismissed_findings))
+        summaries.append((str(item.path), rows))
         written.append(item.target)
-    attention.extend(
-        f"dismissal {i} ({d.describe()}) matched no finding"
-        for i, d in enumerate(entries)
-        if not used[i]
-    )
+    attention.extend(unmatched_messages(entries, used))
 
     if summaries:
         _out.print(_score_summary(summaries))
@@ -301,41 +307,32 @@ def _manifest_for(results: Path, document: ResultsDocument) -> Manifest:
     )
 
 
-def _score_summary(summaries: Sequence[tuple[str, list[ResultRow], int]]) -> Table:
-    """One line per scored file, and a total line when there are several."""
+def _score_summary(summaries: Sequence[tuple[str, list[ResultRow]]]) -> Table:
+    """One line per scored file (read from its rows), and a total line when there are
+    several."""
     several = len(summaries) > 1
     table = Table(title="Scored", title_justify="left", header_style="bold")
     if several:
         table.add_column("results", overflow="fold")
-    for name in (
-        "runs",
-        "scored",
-        "gated",
-        "clean",
-        "flagged",
-        "no_data",
-        "unverified",
-        "dismissed",
-    ):
+    for name in ("runs", "scored", "gated", *INTEGRITY_STATUSES, "dismissed"):
         table.add_column(name, justify="right")
-    for label, rows, dismissed in summaries:
+    for label, rows in summaries:
         label_cell = [Text(label)] if several else []
-        table.add_row(*label_cell, *_summary_cells(rows, dismissed))
+        table.add_row(*label_cell, *_summary_cells(rows))
     if several:
-        every = [row for _, rows, _ in summaries for row in rows]
-        total = sum(dismissed for _, _, dismissed in summaries)
-        table.add_row(Text("total", style="bold"), *_summary_cells(every, total))
+        every = [row for _, rows in summaries for row in rows]
+        table.add_row(Text("total", style="bold"), *_summary_cells(every))
     return table
 
 
-def _summary_cells(rows: Sequence[ResultRow], dismissed: int) -> list[str | Text]:
+def _summary_cells(rows: Sequence[ResultRow]) -> list[str | Text]:
     status = [r.integrity_status for r in rows]
     return [
         str(len(rows)),
         str(sum(r.outcome_score is not None for r in rows)),
         Text(str(sum(r.catastrophic for r in rows)), style="bold red"),
-        *(str(status.count(s)) for s in ("clean", "flagged", "no_data", "unverified")),
-        str(dismissed),
+        *(str(status.count(s)) for s in INTEGRITY_STATUSES),
+        str(sum(r.dismissed_findings for r in rows)),
     ]
 
 

@@ -8,14 +8,14 @@ carried forward, so a reviewed dismissal survives rescoring even without its fil
 
 Rescanning is its own phase (:func:`rescan_documents`) so that many documents can go
 to a scan engine as one batch; :func:`rescore_records` then applies the verdicts. A
-record whose stored dynamic rules cannot be read, or whose per-record scan raises,
-keeps its stored report (never a silent clean), with the failure reported. A fresh
-verdict that is incomplete (the scan hit a bound, or an engine's fail-closed report
-for a scan that raised) is kept, since it reads flagged, and is reported too. What is
-reported never quotes the detector's note or a scan exception's message (either may
-quote a pattern, that is answer-key text): the published sentence of
-:func:`~benchguard.detection.summary.describe_findings` ("transcript cut: ..." for a
-harness-cut transcript, else "scan incomplete: ..." with rule ids) or an exception type.
+record whose stored dynamic rules cannot be read keeps its stored report (never a
+silent clean), with the failure reported. A fresh verdict that is incomplete (the scan
+hit a bound, or an engine's fail-closed report for a scan that raised) is kept, since
+it reads flagged, and is reported too. What is reported never quotes the detector's
+note (it may quote a pattern or a scan exception's message, that is answer-key text):
+it is the published sentence of :func:`~benchguard.detection.summary.describe_findings`
+("transcript cut: ..." for a harness-cut transcript, else "scan incomplete: ..." with
+rule ids).
 """
 
 from __future__ import annotations
@@ -34,8 +34,6 @@ from benchguard.results.rows import record_iteration, record_task_folder
 from benchguard.scoring.judge import Judge
 from benchguard.scoring.pipeline import record_label, score_records
 
-# scan(record, rules, *, dynamic_rules=...) -> CheatingReport: the detector's scan_record.
-Scan = Callable[..., CheatingReport]
 # scan_batch(records, rules, dynamic_rules_per_record) -> one report per record, in
 # order: ``benchguard.engines.scan_records`` with an engine chosen.
 BatchScan = Callable[
@@ -57,22 +55,30 @@ Verdict = CheatingReport | RescanFailure
 @dataclass
 class RescoreOutcome:
     errors: list[str] = field(default_factory=list)
-    # Stale carried dismissals and dismissals of the given list that matched nothing.
-    unmatched_dismissals: list[str] = field(default_factory=list)
-    dismissed_findings: int = 0
     # Per entry of the ``dismissals`` argument: did it match a finding here? A caller
     # rescoring several documents with one dismissal file decides "matched nothing"
-    # over all of them.
+    # over all of them (:func:`unmatched_messages`).
     dismissals_used: list[bool] = field(default_factory=list)
-    # Only the carried dismissals that no longer match (a subset of the above).
+    # Dismissals recorded on stored reports that no longer match any finding.
     stale_dismissals: list[str] = field(default_factory=list)
+
+
+def unmatched_messages(dismissals: Sequence[Dismissal], used: Sequence[bool]) -> list[str]:
+    """One message per entry of ``dismissals`` that ``used`` says matched no finding."""
+    return [
+        f"dismissal {i} ({d.describe()}) matched no finding"
+        for i, d in enumerate(dismissals)
+        if not used[i]
+    ]
 
 
 def stored_dynamic_rules(record: Mapping[str, Any]) -> tuple[Rule, ...]:
     """The dynamic (inventory) rules the record's stored report was scanned with.
 
     ``ValueError`` naming the rule when they cannot be read: rescanning without them
-    would silently drop a leftover-file rule.
+    would silently drop a leftover-file rule. Records that share one stored list (the
+    reader gives every record of a ruleset the same list) get the same ``Rule``
+    objects, so the detector's plan for them, remembered by rule identity, is reused.
     """
     stored = record.get("cheating_report")
     raw = stored.get("dynamic_rules") if isinstance(stored, dict) else None
@@ -80,6 +86,9 @@ def stored_dynamic_rules(record: Mapping[str, Any]) -> tuple[Rule, ...]:
         return ()
     if not isinstance(raw, list):
         raise ValueError("the stored report's dynamic_rules is not a list")
+    cached = _STORED_RULES.get(id(raw))
+    if cached is not None and cached[0] is raw:
+        return cached[1]
     rules = []
     for index, item in enumerate(raw):
         try:
@@ -88,7 +97,18 @@ def stored_dynamic_rules(record: Mapping[str, Any]) -> tuple[Rule, ...]:
             raise ValueError(
                 f"stored dynamic rule {index} is invalid: {exc.errors()[0]['msg']}"
             ) from None
-    return tuple(rules)
+    if len(_STORED_RULES) >= _MAX_STORED_RULES:
+        _STORED_RULES.pop(next(iter(_STORED_RULES)), None)
+    parsed = tuple(rules)
+    _STORED_RULES[id(raw)] = (raw, parsed)
+    return parsed
+
+
+# Parsed stored rule lists by the raw list's id; each entry holds the raw list, so the
+# id cannot be reused while it is cached (and the lookup re-checks identity anyway).
+# Stored lists are read-only once read (see ``results.io.inflate_records``).
+_STORED_RULES: dict[int, tuple[list[Any], tuple[Rule, ...]]] = {}
+_MAX_STORED_RULES = 64
 
 
 def rescan_documents(
@@ -120,20 +140,6 @@ def rescan_documents(
     return verdicts
 
 
-def rescan_each(records: Sequence[Any], rules: Sequence[Rule], scan: Scan) -> dict[int, Verdict]:
-    """Fresh verdicts one record at a time; a scan that raises is a failure, not a crash."""
-    verdicts: dict[int, Verdict] = {}
-    for index, record, record_rules in _scannable_records(records):
-        if isinstance(record_rules, RescanFailure):
-            verdicts[index] = record_rules
-            continue
-        try:
-            verdicts[index] = scan(record, rules, dynamic_rules=record_rules)
-        except Exception as exc:  # one record's failure must not stop the others
-            verdicts[index] = _failure(exc)
-    return verdicts
-
-
 def _scannable_records(
     records: Sequence[Any],
 ) -> Iterator[tuple[int, dict[str, Any], tuple[Rule, ...] | RescanFailure]]:
@@ -153,22 +159,13 @@ def _scannable_records(
 def rescore_records(
     records: list[Any],
     *,
-    rules: Sequence[Rule],
-    scan: Scan | None = None,
-    verdicts: Mapping[int, Verdict] | None = None,
+    verdicts: Mapping[int, Verdict],
     dismissals: Sequence[Dismissal] = (),
     run_id: str | None = None,
     judge: Judge | None = None,
 ) -> RescoreOutcome:
-    """Rescan (or take ``verdicts`` from :func:`rescan_documents`), dismiss, gate and
-    finalize every record in place. Give exactly one of ``scan`` and ``verdicts``."""
-    fresh: Mapping[int, Verdict]
-    if scan is not None and verdicts is None:
-        fresh = rescan_each(records, rules, scan)
-    elif verdicts is not None and scan is None:
-        fresh = verdicts
-    else:
-        raise TypeError("rescore_records needs exactly one of scan= or verdicts=")
+    """Apply the fresh ``verdicts`` (by record position, from :func:`rescan_documents`),
+    dismiss, gate and finalize every record in place."""
     outcome = RescoreOutcome(dismissals_used=[False] * len(dismissals))
     for index, record in enumerate(records):
         if not isinstance(record, dict):
@@ -177,7 +174,11 @@ def rescore_records(
         task, iteration = _identity(record)
         stored = record.get("cheating_report")
         report, rescanned = _apply_verdict(
-            record, stored, fresh.get(index, RescanFailure("not rescanned")), outcome.errors, label
+            record,
+            stored,
+            verdicts.get(index, RescanFailure("not rescanned")),
+            outcome.errors,
+            label,
         )
         if report is None:
             continue
@@ -202,15 +203,8 @@ def rescore_records(
                     f"{label}: the recorded dismissal of rule {previous.rule!r} by "
                     f"{previous.reviewer} no longer matches any finding"
                 )
-        outcome.dismissed_findings += len(report.dismissed)
         record["cheating_report"] = report.model_dump(mode="json")
         record["integrity_checked"] = True
-    outcome.unmatched_dismissals.extend(outcome.stale_dismissals)
-    outcome.unmatched_dismissals.extend(
-        f"dismissal {i} ({d.describe()}) matched no finding"
-        for i, d in enumerate(dismissals)
-        if not outcome.dismissals_used[i]
-    )
     outcome.errors.extend(score_records(records, judge=judge))
     return outcome
 
@@ -247,12 +241,6 @@ def _incomplete_summary(report: CheatingReport) -> str:
         if verdict["name"] == SCAN_INCOMPLETE_CATEGORY:
             return verdict["reason"]
     return "scan incomplete"
-
-
-def _failure(exc: Exception) -> RescanFailure:
-    """A failed rescan, by exception type only: the message of an exception raised
-    inside the scan may quote a pattern (see :func:`_incomplete_summary`)."""
-    return RescanFailure(f"rescan failed ({type(exc).__name__})")
 
 
 def _unreadable_dynamic_rules(exc: ValueError) -> RescanFailure:
