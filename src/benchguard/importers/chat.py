@@ -15,6 +15,37 @@ from typing import Any
 from benchguard.importers.transcript import StepStatus, make_step, text_of
 
 
+class ToolSteps:
+    """Trajectory steps in call order: a call is a ``called`` step, and its result,
+    found by call id when it comes back, fills that step in."""
+
+    def __init__(self) -> None:
+        self.steps: list[dict[str, Any]] = []
+        self._by_call_id: dict[str, int] = {}
+
+    def call(self, name: str, args: Any, call_id: object = None) -> int:
+        """Add a call's step; a string ``call_id`` lets its result find it. Its index."""
+        self.steps.append(make_step(name, args, None, "called"))
+        index = len(self.steps) - 1
+        if isinstance(call_id, str):
+            self._by_call_id[call_id] = index
+        return index
+
+    def result(self, call_id: object, text: str, status: StepStatus, *, unknown_name: str) -> bool:
+        """Fill in the step of the call ``call_id`` names. False when no call has that
+        id: the result is then kept as a step of its own (named ``unknown_name``), since
+        what it shows is still to be scanned."""
+        index = self._by_call_id.get(call_id) if isinstance(call_id, str) else None
+        if index is None:
+            self.steps.append(make_step(unknown_name, {}, text, status))
+            return False
+        self.fill(index, text, status)
+        return True
+
+    def fill(self, index: int, text: str, status: StepStatus) -> None:
+        self.steps[index] = {**self.steps[index], "result": text, "status": status}
+
+
 @dataclass
 class ChatSteps:
     """What a message list yields: steps in call order plus the texts around them."""
@@ -37,7 +68,7 @@ def call_name_and_args(call: dict[str, Any]) -> tuple[str, Any]:
 def steps_from_messages(messages: Iterable[Any], where: str = "messages") -> ChatSteps:
     """Pair tool calls with their results; a result with no known call is kept as a step."""
     out = ChatSteps()
-    by_call_id: dict[str, int] = {}
+    tools = ToolSteps()
     for position, message in enumerate(messages):
         if not isinstance(message, dict):
             out.errors.append(f"{where}[{position}]: not an object, skipped")
@@ -51,20 +82,17 @@ def steps_from_messages(messages: Iterable[Any], where: str = "messages") -> Cha
                 if not isinstance(call, dict):
                     out.errors.append(f"{where}[{position}].tool_calls: entry is not an object")
                     continue
-                name, args = call_name_and_args(call)
-                out.steps.append(make_step(name, args, None, "called"))
-                call_id = call.get("id")
-                if isinstance(call_id, str):
-                    by_call_id[call_id] = len(out.steps) - 1
+                tools.call(*call_name_and_args(call), call.get("id"))
         elif role == "tool":
-            _take_tool_result(out, by_call_id, message, f"{where}[{position}]")
+            _take_tool_result(out, tools, message, f"{where}[{position}]")
         elif role == "user" and not out.first_user_text:
             out.first_user_text = text_of(message.get("content"))
+    out.steps = tools.steps
     return out
 
 
 def _take_tool_result(
-    out: ChatSteps, by_call_id: dict[str, int], message: dict[str, Any], where: str
+    out: ChatSteps, tools: ToolSteps, message: dict[str, Any], where: str
 ) -> None:
     text = text_of(message.get("content"))
     error = message.get("error")
@@ -75,10 +103,6 @@ def _take_tool_result(
         if error_text and error_text not in text:
             text = f"{text}\n{error_text}" if text else str(error_text)
     call_id = message.get("tool_call_id")
-    index = by_call_id.get(call_id) if isinstance(call_id, str) else None
-    if index is None:
+    name = message.get("function") or message.get("name") or "unknown"
+    if not tools.result(call_id, text, status, unknown_name=str(name)):
         out.errors.append(f"{where}: tool result for unknown tool_call_id {call_id!r}")
-        name = message.get("function") or message.get("name") or "unknown"
-        out.steps.append(make_step(str(name), {}, text, status))
-        return
-    out.steps[index] = {**out.steps[index], "result": text, "status": status}

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from benchguard.importers.chat import ToolSteps
 from benchguard.importers.transcript import (
     ImportedFile,
     ParsedTranscript,
@@ -29,7 +30,6 @@ from benchguard.importers.transcript import (
     UnreadableLogError,
     json_lines,
     make_record,
-    make_step,
     text_of,
 )
 
@@ -98,8 +98,7 @@ class _State:
     """Accumulates one transcript; steps are appended in call order, results filled later."""
 
     def __init__(self) -> None:
-        self.steps: list[dict[str, Any]] = []
-        self.by_call_id: dict[str, int] = {}
+        self.tools = ToolSteps()
         self.errors: list[str] = []
         self.prompt_parts: list[str] = []
         self.last_assistant_text = ""
@@ -141,14 +140,9 @@ class _State:
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "tool_use":
-                call_id = block.get("id")
-                self.steps.append(
-                    make_step(
-                        str(block.get("name") or "unknown"), block.get("input"), None, "called"
-                    )
+                self.tools.call(
+                    str(block.get("name") or "unknown"), block.get("input"), block.get("id")
                 )
-                if isinstance(call_id, str):
-                    self.by_call_id[call_id] = len(self.steps) - 1
             elif block.get("type") == "text":
                 texts.append(str(block.get("text", "")))
         if texts:
@@ -168,16 +162,10 @@ class _State:
 
     def _tool_result(self, number: int, block: dict[str, Any]) -> None:
         call_id = block.get("tool_use_id")
-        index = self.by_call_id.get(call_id) if isinstance(call_id, str) else None
         text = text_of(block.get("content"))
         status: StepStatus = "error" if block.get("is_error") is True else "completed"
-        if index is None:
-            # Kept as its own step: a result whose call we never saw is still scanned.
+        if not self.tools.result(call_id, text, status, unknown_name="unknown"):
             self.errors.append(f"line {number}: tool_result for unknown tool_use_id {call_id!r}")
-            self.steps.append(make_step("unknown", {}, text, status))
-            return
-        step = self.steps[index]
-        self.steps[index] = {**step, "result": text, "status": status}
 
     def _result(self, number: int, event: dict[str, Any]) -> None:
         answer = event.get("result")
@@ -193,7 +181,7 @@ class _State:
         if self.final is None:
             self.errors.append("no final result line: the transcript may be truncated")
         return ParsedTranscript(
-            trajectory=self.steps,
+            trajectory=self.tools.steps,
             output=self.final if self.final is not None else self.last_assistant_text,
             input="\n".join(p for p in self.prompt_parts if p),
             errors=self.errors,

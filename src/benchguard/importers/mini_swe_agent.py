@@ -18,13 +18,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from benchguard.importers.chat import call_name_and_args
+from benchguard.importers.chat import ToolSteps, call_name_and_args
 from benchguard.importers.transcript import (
     ImportedFile,
     as_dict,
     import_json_document,
     make_record,
-    make_step,
     text_of,
 )
 
@@ -54,9 +53,8 @@ def import_file(path: Path) -> ImportedFile:
 
 
 def trajectory_record(path: Path, document: dict[str, Any]) -> dict[str, Any]:
-    steps: list[dict[str, Any]] = []
+    tools = ToolSteps()
     errors: list[str] = []
-    by_call_id: dict[str, int] = {}
     awaiting_text_result: list[int] = []
     prompt = ""
     last_text = ""
@@ -70,21 +68,16 @@ def trajectory_record(path: Path, document: dict[str, Any]) -> dict[str, Any]:
         extra = as_dict(message.get("extra"))
         if role == "assistant":
             last_text = text_of(message.get("content")) or last_text
-            awaiting_text_result = _assistant_steps(message, extra, steps, by_call_id)
+            awaiting_text_result = _assistant_steps(message, extra, tools)
         elif role == "tool":
             call_id = message.get("tool_call_id")
-            index = by_call_id.get(call_id) if isinstance(call_id, str) else None
             text = text_of(message.get("content"))
-            if index is None:
+            if not tools.result(call_id, text, "completed", unknown_name="bash"):
                 errors.append(f"{where}: tool result for unknown tool_call_id {call_id!r}")
-                steps.append(make_step("bash", {}, text, "completed"))
-            else:
-                steps[index] = {**steps[index], "result": text, "status": "completed"}
         elif role == "user":
             text = text_of(message.get("content"))
             if awaiting_text_result:
-                index = awaiting_text_result.pop(0)
-                steps[index] = {**steps[index], "result": text, "status": "completed"}
+                tools.fill(awaiting_text_result.pop(0), text, "completed")
             elif not prompt:
                 prompt = text
         elif role == "exit":
@@ -96,7 +89,7 @@ def trajectory_record(path: Path, document: dict[str, Any]) -> dict[str, Any]:
         name=path.name.removesuffix(".json").removesuffix(".traj"),
         input_text=prompt,
         output=submission if submission is not None else last_text,
-        trajectory=steps,
+        trajectory=tools.steps,
         source={
             "format": FORMAT_NAME,
             "path": str(path),
@@ -107,21 +100,13 @@ def trajectory_record(path: Path, document: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _assistant_steps(
-    message: dict[str, Any],
-    extra: dict[str, Any],
-    steps: list[dict[str, Any]],
-    by_call_id: dict[str, int],
-) -> list[int]:
+def _assistant_steps(message: dict[str, Any], extra: dict[str, Any], tools: ToolSteps) -> list[int]:
     """Add this message's commands as steps; return those whose result is a user message."""
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls:
         for call in calls:
             if isinstance(call, dict):
-                name, args = call_name_and_args(call)
-                steps.append(make_step(name, args, None, "called"))
-                if isinstance(call.get("id"), str):
-                    by_call_id[call["id"]] = len(steps) - 1
+                tools.call(*call_name_and_args(call), call.get("id"))
         return []
     actions = extra.get("actions")
     commands: list[Any]
@@ -129,12 +114,10 @@ def _assistant_steps(
         commands = actions
     else:
         commands = _CODE_BLOCK.findall(text_of(message.get("content")))
-    added: list[int] = []
-    for action in commands:
-        args = action if isinstance(action, dict) else {"command": str(action)}
-        steps.append(make_step("bash", args, None, "called"))
-        added.append(len(steps) - 1)
-    return added
+    return [
+        tools.call("bash", action if isinstance(action, dict) else {"command": str(action)})
+        for action in commands
+    ]
 
 
 def _first_str(*values: Any) -> str | None:
