@@ -11,7 +11,6 @@ gate and the rows never special-case them.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from benchguard.detection.models import CheatingReport, DismissedFinding
-from benchguard.results.io import ResultsFileError, dumps, write_text_atomic
+from benchguard.results.io import ResultsFileError, dumps, read_json, write_text_atomic
+from benchguard.yamlfile import YamlFileError, load_yaml_file
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -170,19 +170,7 @@ def _unique(dismissals: Iterable[Dismissal]) -> list[Dismissal]:
 
 
 def _read_entries(path: Path) -> list[Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DismissalFileError(path, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DismissalFileError(path, f"cannot read: {exc}") from None
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        # ValueError: malformed JSON, or an integer past the decoder's limit.
-        raise DismissalFileError(path, f"cannot parse: {_one_line(str(exc))}") from None
-    except RecursionError:
-        raise DismissalFileError(path, "cannot parse: nested too deeply") from None
+    data = _read_data(path)
     if data is None:
         return []
     entries = data.get("dismissals") if isinstance(data, dict) else data
@@ -203,5 +191,24 @@ def _entry_json(dismissal: Dismissal) -> dict[str, Any]:
     return data
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+def _read_data(path: Path) -> Any:
+    """The file's JSON (a ``.json`` file) or YAML, by the shared readers."""
+    if path.suffix.lower() == ".json":
+        try:
+            return read_json(path)
+        except ResultsFileError as exc:
+            raise DismissalFileError(path, exc.reason) from None
+    try:
+        return load_yaml_file(path)
+    except YamlFileError as exc:
+        raise DismissalFileError(path, _yaml_reason(exc)) from None
+
+
+def _yaml_reason(exc: YamlFileError) -> str:
+    if exc.kind == "missing":
+        return "file not found"
+    if exc.kind == "unreadable":
+        return f"cannot read: {exc.problem}"
+    if exc.kind == "too_deep":
+        return "cannot parse: nested too deeply"
+    return f"cannot parse: {exc.problem}"

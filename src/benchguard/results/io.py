@@ -46,6 +46,7 @@ class ResultsFileError(ValueError):
     def __init__(self, path: Path | str, message: str) -> None:
         super().__init__(f"{path}: {message}")
         self.path = Path(path)
+        self.reason = message  # what is wrong, without the file name
 
 
 @dataclass
