@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchguard.cli._output import bad_input, labelled, plain_console, print_warning
+from benchguard.detection.rules import DEFAULT_PROFILE
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfigError, resolve_agent
 from benchguard.harness.runner import BatchSettings, Job, SandboxMode, run_batch, sandbox_read_only
@@ -28,6 +29,10 @@ from benchguard.harness.workspace import (
     ensure_directory,
     prepare_home,
 )
+from benchguard.results.rows import integrity_status
+from benchguard.scoring import keys
+from benchguard.scoring.judge import Judge, judge_or_null
+from benchguard.scoring.values import read_optional_score
 
 HOME_ENV = "BENCHGUARD_AGENT_HOME"
 
@@ -60,9 +65,9 @@ def run(
         Path | None,
         typer.Option("--home", help=f"Persistent agent home (env {HOME_ENV}).", show_default=False),
     ] = None,
-    profile: Annotated[str, typer.Option("--profile", help="Detection rule profile.")] = (
-        "benchguard"
-    ),
+    profile: Annotated[
+        str, typer.Option("--profile", help="Detection rule profile.")
+    ] = DEFAULT_PROFILE,
     rules: Annotated[
         Path | None, typer.Option("--rules", help="Extra rules YAML (env BENCHGUARD_CHEAT_RULES).")
     ] = None,
@@ -198,11 +203,9 @@ def run(
     typer.echo(str(result.run_dir))
 
 
-def _judge(provider: str | None, console: Console) -> Any:
+def _judge(provider: str | None, console: Console) -> Judge | None:
     if not provider:
         return None
-    from benchguard.scoring.judge import judge_or_null
-
     chosen, reason = judge_or_null(provider, os.environ)
     if reason:
         print_warning(console, reason)
@@ -210,16 +213,20 @@ def _judge(provider: str | None, console: Console) -> Any:
 
 
 def _summary(console: Console, records: list[dict[str, Any]]) -> None:
+    """One line per record, saying what its row says (outcome score, integrity status)."""
     for record in records:
-        outcome = record.get("scores", {}).get("OutcomeScore")
-        score = outcome.get("score") if isinstance(outcome, dict) else None
-        report = record.get("cheating_report") or {}
-        verdict = report.get("status", "unverified") if isinstance(report, dict) else "unverified"
-        categories = ",".join(report.get("categories", [])) if isinstance(report, dict) else ""
+        scores = record.get("scores")
+        outcome = scores.get(keys.OUTCOME_SCORE) if isinstance(scores, dict) else None
+        score = read_optional_score(outcome) if outcome is not None else None
+        report = record.get("cheating_report")
+        listed = report.get("categories") if isinstance(report, dict) else None
+        categories = (
+            ",".join(c for c in listed if isinstance(c, str)) if isinstance(listed, list) else ""
+        )
         shown = "n/a" if score is None else f"{score:.2f}"
         console.print(
             f"{record['folder']}#{record['iteration']}: {record['status']}, outcome {shown}, "
-            f"integrity {verdict}{' (' + categories + ')' if categories else ''}",
+            f"integrity {integrity_status(record)}{' (' + categories + ')' if categories else ''}",
             soft_wrap=True,
         )
 

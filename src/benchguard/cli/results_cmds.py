@@ -33,7 +33,8 @@ from benchguard.cli._output import (
     print_warning,
 )
 from benchguard.detection.models import CheatingReport, Rule
-from benchguard.engines import ENGINE_NAMES, EngineUnavailableError
+from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset
+from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, scan_records
 from benchguard.results.aggregate import (
     MANIFEST_FILENAME,
     MANIFESTS_FILENAME,
@@ -44,7 +45,12 @@ from benchguard.results.aggregate import (
     iso_t,
     new_run_id,
 )
-from benchguard.results.dismissals import Dismissal, DismissalFileError, append_dismissal
+from benchguard.results.dismissals import (
+    Dismissal,
+    DismissalFileError,
+    append_dismissal,
+    load_dismissals,
+)
 from benchguard.results.io import (
     ResultsDocument,
     ResultsFileError,
@@ -67,6 +73,8 @@ from benchguard.results.rows import (
     Manifest,
     ResultRow,
     build_rows,
+    record_iteration,
+    record_task_folder,
     setup_id_for,
 )
 
@@ -107,7 +115,7 @@ def score(
     ],
     profile: Annotated[
         str, typer.Option("--profile", help="Detection rule profile name or profile YAML path.")
-    ] = "benchguard",
+    ] = DEFAULT_PROFILE,
     rules: Annotated[
         Path | None, typer.Option("--rules", help="Extra rules YAML, appended to the profile.")
     ] = None,
@@ -137,9 +145,6 @@ def score(
     Exit 0 ok; 1 outputs written but something needs attention; 2 bad input (every
     readable input is still scored and written).
     """
-    from benchguard.detection.rules import RulesetError, load_ruleset
-    from benchguard.results.dismissals import load_dismissals
-
     engine_problem = engine_choice_problem(engine, scheduler)
     if engine_problem is not None:
         raise bad_input(_err, engine_problem)
@@ -267,8 +272,6 @@ def _assign_targets(
 
 
 def _engine_scan(engine: str, scheduler: str | None, workers: int | None) -> BatchScan:
-    from benchguard.engines import scan_records
-
     def scan_batch(
         records: Sequence[Mapping[str, Any]],
         rules: Sequence[Rule],
@@ -453,7 +456,7 @@ def dismiss(
     """Record a reviewed dismissal of one rule's findings on one record."""
     try:
         document = read_results(results)
-        run_id = _manifest_run_id(results, document)
+        run_id = _manifest_for(results, document).run_id
         report = _find_report(results, document, task, iteration)
         entry = Dismissal.model_validate(
             {
@@ -471,11 +474,12 @@ def dismiss(
     except ValidationError as exc:
         first = exc.errors()[0]
         raise bad_input(_err, f"--{first['loc'][0]}: {first['msg']}") from None
-    if not _report_has_rule(report, rule):
+    with_findings = _report_rules(report)
+    if rule not in with_findings:
         raise bad_input(
             _err,
             f"{results}: task {task!r} iteration {iteration} has no finding of rule {rule!r} "
-            f"(rules with findings: {', '.join(_report_rules(report)) or 'none'})",
+            f"(rules with findings: {', '.join(with_findings) or 'none'})",
         )
     target = file if file is not None else results.parent / DEFAULT_DISMISSALS_FILE
     try:
@@ -490,18 +494,9 @@ def dismiss(
     )
 
 
-def _manifest_run_id(results: Path, document: ResultsDocument) -> str | None:
-    if document.run_id is not None:
-        return document.run_id
-    beside = results.parent / MANIFEST_FILENAME
-    return read_manifest(beside).run_id if beside.is_file() else None
-
-
 def _find_report(
     results: Path, document: ResultsDocument, task: str, iteration: int
 ) -> dict[str, Any]:
-    from benchguard.results.rows import record_iteration, record_task_folder
-
     for record in document.records:
         if (
             isinstance(record, dict)
@@ -525,10 +520,6 @@ def _report_rules(report: dict[str, Any]) -> list[str]:
     return sorted(
         {f["rule"] for f in candidates if isinstance(f, dict) and isinstance(f.get("rule"), str)}
     )
-
-
-def _report_has_rule(report: dict[str, Any], rule: str) -> bool:
-    return rule in _report_rules(report)
 
 
 def register(app: typer.Typer) -> None:
