@@ -142,8 +142,13 @@ def test_incomplete_report_reason_names_the_scan_incomplete_category() -> None:
     ],
 )
 def test_consistent_reports_keep_their_status(report: Any, expected: str | None) -> None:
-    """Guards against the fail-closed reading over-reaching onto genuinely clean reports."""
+    """Guards against the fail-closed reading over-reaching onto genuinely clean reports,
+    and the gate acting on anything but that reading: clean passes, flagged zeroes, no
+    usable verdict or no_data emits nothing."""
     assert gate_status(report) == expected
+    entry = integrity_entry(report)
+    score = None if entry is None else entry["score"]
+    assert score == {"clean": 1.0, "flagged": 0.0}.get(str(expected))
 
 
 def test_unknown_status_with_evidence_is_flagged() -> None:

@@ -18,9 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+from benchguard.detection.stored_status import stored_status
 from benchguard.detection.summary import describe_findings
 from benchguard.scoring import keys
-from benchguard.scoring.integrity import gate_status
 from benchguard.scoring.outcome import fired_catastrophic_keys
 from benchguard.scoring.text import sanitize_text
 from benchguard.scoring.values import read_optional_score
@@ -153,11 +153,13 @@ def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
 
 def integrity_status(record: Mapping[str, Any]) -> IntegrityStatus:
     """``unverified`` when detection did not run or left no usable report; otherwise the
-    status the integrity gate acted on (:func:`gate_status`), so a self-contradictory
-    clean or no_data report is published as flagged, exactly as it was gated."""
+    status the integrity gate acted on (``stored_status``, the reading
+    :func:`~benchguard.scoring.integrity.gate_status` gives the gate), so a
+    self-contradictory clean or no_data report is published as flagged, exactly as it
+    was gated."""
     if record.get("integrity_checked") is False:
         return "unverified"
-    status = gate_status(record.get("cheating_report"))
+    status = stored_status(record.get("cheating_report"))
     return "unverified" if status is None else status
 
 

@@ -29,10 +29,7 @@ _CATEGORY_CAP = 60
 CLEAN_REASON = "no access to benchmark material detected"
 
 
-GateStatus = ReportStatus
-
-
-def gate_status(report: Any) -> GateStatus | None:
+def gate_status(report: Any) -> ReportStatus | None:
     """The status the gate acts on; ``None`` when there is no usable verdict.
 
     ``None`` for a non-object, ``{}`` or an unknown ``status`` that carries no
