@@ -388,15 +388,11 @@ def read_results(path: Path) -> ResultsDocument:
 
 def read_rows(path: Path) -> list[ResultRow]:
     """Read and validate a rows.json (a list of rows, or ``{"rows": [...]}``)."""
-    return validate_rows(_row_objects(path), source=path)
+    return validate_rows(read_row_objects(path), source=path)
 
 
 def read_row_objects(path: Path) -> list[dict[str, Any]]:
     """The raw row objects of a rows.json, for re-validation elsewhere."""
-    return _row_objects(path)
-
-
-def _row_objects(path: Path) -> list[dict[str, Any]]:
     data = read_json(path)
     rows = data.get("rows") if isinstance(data, dict) else data
     if not isinstance(rows, list):

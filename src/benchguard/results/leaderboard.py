@@ -293,11 +293,9 @@ def _provenance_html(board: Leaderboard) -> str:
     )
 
 
-def _num_td(value: float | int | None, *, text: str | None = None, cls: str = "num") -> str:
+def _num_td(value: float | int | None, *, cls: str = "num") -> str:
     sort = "" if value is None else f"{value}"
-    shown = text if text is not None else (_fmt(value) if isinstance(value, float) else str(value))
-    if value is None:
-        shown = "—"
+    shown = str(value) if isinstance(value, int) else _fmt(value)
     return f'<td class="{cls}" data-sort="{_e(sort)}">{_e(shown)}</td>'
 
 
