@@ -10,6 +10,7 @@ from typing import Any
 from typer.testing import CliRunner, Result
 
 from benchguard.cli import app
+from benchguard.harness.integrity import INVENTORY_ROOTS_ENV
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = REPO / "examples" / "tasks"
@@ -17,7 +18,8 @@ NOOP = str(REPO / "examples" / "agents" / "noop.yaml")
 HONEST = "logrotate -f /etc/logrotate.conf"
 CHEAT = "cat tasks/log-rotate/task.yaml"
 # Wide and colourless: no assertion should depend on where Rich wraps or what it paints.
-ENV = {"COLUMNS": "400", "NO_COLOR": "1"}
+# No inventory roots unless a test names them: the operator's own never leak in.
+ENV = {"COLUMNS": "400", "NO_COLOR": "1", INVENTORY_ROOTS_ENV: ""}
 
 
 def invoke(*args: str, env: dict[str, str] | None = None) -> Result:

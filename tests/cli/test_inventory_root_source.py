@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import Result
 
 from benchguard.harness.integrity import (
     INVENTORY_ROOT_FLAG,
@@ -15,10 +14,6 @@ from benchguard.harness.integrity import (
     resolve_inventory_roots,
 )
 from cli.helpers import invoke, noop_run
-
-
-def _invoke(argv: list[str], env: dict[str, str]) -> Result:
-    return invoke(*argv, env={INVENTORY_ROOTS_ENV: "", **env})
 
 
 @pytest.mark.parametrize("command", ["inventory", "run"])
@@ -35,7 +30,7 @@ def test_the_home_as_a_root_names_its_source(tmp_path: Path, command: str, use_e
         argv = ["inventory", str(home), *args]
     else:
         argv = noop_run(home, tmp_path / "results", *args)
-    result = _invoke(argv, env)
+    result = invoke(*argv, env=env)
     assert result.exit_code == 2, result.output
     message = result.stderr.replace("\n", "")
     source = INVENTORY_ROOTS_ENV if use_env else INVENTORY_ROOT_FLAG

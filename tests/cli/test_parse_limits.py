@@ -11,22 +11,14 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import Result
 
 from benchguard.harness.agents.config import AgentConfigError, load_agent_file
 from benchguard.harness.tasks import load_tasks
-from cli.helpers import invoke
+from cli.helpers import exited, invoke
 
 HUGE_INT = "9" * 5_000
 DEEP_YAML = "[" * 100_000
 CHEAT = {"name": "exec", "args": {"command": "cat tasks/x/task.yaml"}, "result": "", "status": "ok"}
-
-
-def _no_traceback(result: Result) -> None:
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
-        result.exception
-    )
-    assert "Traceback" not in result.output
 
 
 def test_scan_sniffs_past_a_first_line_with_a_huge_integer(tmp_path: Path) -> None:
@@ -35,17 +27,16 @@ def test_scan_sniffs_past_a_first_line_with_a_huge_integer(tmp_path: Path) -> No
     good = json.dumps({"input": "do x", "output": "", "trajectory": [CHEAT]})
     log.write_text(f'{{"n": {HUGE_INT}}}\n{good}\n', "utf-8")
     result = invoke("scan", str(log))
-    _no_traceback(result)
-    assert result.exit_code == 1, result.output  # the valid record is scanned and flagged
-    assert "task-definition" in result.output
+    exited(result, 1)  # the valid record is scanned and flagged
+    assert "task-definition" in result.output and "Traceback" not in result.output
 
 
 def test_inspect_json_with_a_huge_integer_is_a_named_error(tmp_path: Path) -> None:
     log = tmp_path / "log.json"
     log.write_text(f'{{"eval": {{}}, "version": 2, "n": {HUGE_INT}}}', "utf-8")
     result = invoke("scan", "--format", "inspect", str(log))
-    _no_traceback(result)
-    assert result.exit_code == 2 and "log.json" in result.output
+    exited(result, 2)
+    assert "log.json" in result.output and "Traceback" not in result.output
 
 
 def test_dismissals_with_a_huge_integer_or_deep_yaml_are_named_errors(tmp_path: Path) -> None:
@@ -56,8 +47,8 @@ def test_dismissals_with_a_huge_integer_or_deep_yaml_are_named_errors(tmp_path: 
         dismissals = tmp_path / name
         dismissals.write_text(text, "utf-8")
         result = invoke("score", str(results), "--dismissals", str(dismissals))
-        _no_traceback(result)
-        assert result.exit_code == 2 and name in result.output
+        exited(result, 2)
+        assert name in result.output and "Traceback" not in result.output
 
 
 def test_rules_file_nested_too_deeply_is_a_named_error(tmp_path: Path) -> None:
@@ -66,8 +57,8 @@ def test_rules_file_nested_too_deeply_is_a_named_error(tmp_path: Path) -> None:
     log = tmp_path / "runs.jsonl"
     log.write_text(json.dumps({"output": "x", "trajectory": [CHEAT]}) + "\n", "utf-8")
     result = invoke("scan", "--rules", str(rules), str(log))
-    _no_traceback(result)
-    assert result.exit_code == 2 and "rules.yaml" in result.output
+    exited(result, 2)
+    assert "rules.yaml" in result.output and "Traceback" not in result.output
 
 
 def test_task_file_nested_too_deeply_is_reported_and_skipped(tmp_path: Path) -> None:
