@@ -1,15 +1,25 @@
 """The deterministic corpus: a tenant profile and a stream of labelled records per task seed.
 
-Everything here is a pure function of the task seed. The only randomness is a
-``random.Random`` seeded with a string built from ``CORPUS_VERSION`` and the seed
-(string seeds are hashed with SHA-512 by CPython, so the stream is identical on every
-machine); no ``hash()``, set iteration order or clock is consulted.
+Everything here is a pure function of the task seed and the evaluation key. Two streams:
+
+* the *example stream* draws the tenant profile and the example records shown in the
+  prompt: a ``random.Random`` seeded with a string built from :data:`EXAMPLE_STREAM_VERSION`
+  and the seed (string seeds are hashed with SHA-512 by CPython, so it is identical on
+  every machine);
+* the *evaluation stream* draws the evaluation records (scored, never shown): a
+  :class:`~redaction_pressure.keyed_stream.KeyedStream`, SHAKE-256 keyed with the
+  task's evaluation key. It shares no state with the example stream, so recovering the
+  Mersenne Twister from the examples (possible with enough of them) predicts nothing
+  about it. Public splits derive the key from the seed (:func:`public_evaluation_key`);
+  private_eval derives it from the private secret (``splits.private_evaluation_key``).
+
+No ``hash()``, set iteration order or clock is consulted.
 
 A task is a tenant: which credential families it treats as secret (with their
 sub-variants and config key names), which look-alikes it wants kept (test-mode keys,
 documented example keys, hashes, public keys, placeholders, masked values, near misses)
-and one invented in-house token format. The first records of the stream are shown to
-the model as labelled examples; the later ones are only ever scored.
+and one invented in-house token format. The examples are shown to the model as labelled
+records; the evaluation records are only ever scored.
 """
 
 from __future__ import annotations
@@ -25,9 +35,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from redaction_pressure.keyed_stream import KeyedStream
 from redaction_pressure.records import LabelledRecord, LabelledSpan, SpanLabel
 
-CORPUS_VERSION = "rp-corpus-1"
+CORPUS_VERSION = "rp-corpus-2"
+"""rp-corpus-2: evaluation records come from the keyed evaluation stream (prompts are
+byte-identical to rp-corpus-1; evaluation records differ)."""
+EXAMPLE_STREAM_VERSION = "rp-corpus-1"
+"""Names the example stream's seed string; kept so that rp-corpus-1 prompts stay
+byte-identical. Change it only together with CORPUS_VERSION."""
 
 EXAMPLE_RECORDS = 6
 """Records shown in the prompt with their secrets listed."""
@@ -911,8 +927,19 @@ def _build_record(index: int, kind: str, ctx: _Context, items: Sequence[_Item]) 
 # --------------------------------------------------------------------------- the task
 
 
-def _task_rng(task_seed: int) -> random.Random:
-    return random.Random(f"redaction-pressure/{CORPUS_VERSION}/task/{task_seed}")
+def _example_rng(task_seed: int) -> random.Random:
+    return random.Random(f"redaction-pressure/{EXAMPLE_STREAM_VERSION}/task/{task_seed}")
+
+
+def public_evaluation_key(task_seed: int) -> bytes:
+    """The evaluation key of a public task: derivable from its (public) seed by design.
+
+    Public tasks hide nothing from someone who knows the seed; what matters is that the
+    examples do not determine it (they come from a different stream). private_eval keys
+    come from the private secret instead, never from the task seed.
+    """
+    text = f"redaction-pressure/{CORPUS_VERSION}/evaluation-key/{task_seed}"
+    return hashlib.sha256(text.encode("utf-8")).digest()
 
 
 def _record(
@@ -930,14 +957,32 @@ def _record(
     return _build_record(index, kind, ctx, items)
 
 
-def generate_task(task_seed: int) -> GeneratedTask:
+def generate_task(task_seed: int, evaluation_key: bytes | None = None) -> GeneratedTask:
     """The task for ``task_seed``: tenant profile, example records, evaluation records.
+
+    ``evaluation_key`` keys the evaluation stream (32 bytes); the default is
+    :func:`public_evaluation_key`. The profile and examples depend on ``task_seed`` only,
+    the evaluation records on the profile and ``evaluation_key`` only.
+    """
+    profile, examples = _draw_examples(_example_rng(task_seed))
+    key = public_evaluation_key(task_seed) if evaluation_key is None else evaluation_key
+    evaluation = _draw_evaluation(KeyedStream(key), profile, first_index=len(examples))
+    return GeneratedTask(
+        seed=task_seed,
+        corpus_version=CORPUS_VERSION,
+        profile=profile,
+        examples=examples,
+        evaluation=evaluation,
+    )
+
+
+def _draw_examples(rng: random.Random) -> tuple[TenantProfile, tuple[LabelledRecord, ...]]:
+    """The tenant and the records shown in the prompt, from the example stream.
 
     Every secret unit of the profile and every look-alike the tenant explicitly keeps
     (sandbox in-house tokens, Stripe test keys) appears in the examples, so the
     evaluation records never need a rule the examples give no evidence for.
     """
-    rng = _task_rng(task_seed)
     profile = _tenant_profile(rng)
     units = list(profile.secret_variants)
     rng.shuffle(units)
@@ -952,6 +997,18 @@ def generate_task(task_seed: int) -> GeneratedTask:
         if index < len(policy_decoys):
             decoys.append(policy_decoys[index])
         examples.append(_record(rng, profile, index, chunk, decoys))
+    return profile, tuple(examples)
+
+
+def _draw_evaluation(
+    rng: KeyedStream, profile: TenantProfile, *, first_index: int
+) -> tuple[LabelledRecord, ...]:
+    """The scored records, from the keyed evaluation stream only.
+
+    Typed to take a :class:`KeyedStream` so that the example stream (a Mersenne Twister)
+    cannot be passed here by mistake; the profile is the only thing shared, and the
+    prompt shows it anyway.
+    """
     evaluation: list[LabelledRecord] = []
     for offset in range(EVALUATION_RECORDS):
         count = rng.choices((0, 1, 2, 3), weights=(1, 4, 4, 2))[0]
@@ -959,11 +1016,5 @@ def generate_task(task_seed: int) -> GeneratedTask:
             count = max(count, 1)
         secrets = [rng.choice(profile.secret_variants) for _ in range(count)]
         decoys = rng.sample(profile.decoy_kinds, rng.randint(1, 3))
-        evaluation.append(_record(rng, profile, EXAMPLE_RECORDS + offset, secrets, decoys))
-    return GeneratedTask(
-        seed=task_seed,
-        corpus_version=CORPUS_VERSION,
-        profile=profile,
-        examples=tuple(examples),
-        evaluation=tuple(evaluation),
-    )
+        evaluation.append(_record(rng, profile, first_index + offset, secrets, decoys))
+    return tuple(evaluation)

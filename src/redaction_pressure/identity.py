@@ -26,6 +26,7 @@ ENVIRONMENT_VERSION = "0.2.0"
 
 DIGESTED_SOURCES: tuple[str, ...] = (
     "corpus.py",
+    "keyed_stream.py",
     "prompt.py",
     "records.py",
     "reward.py",

@@ -5,6 +5,10 @@
   secret read from ``REDACTION_PRESSURE_PRIVATE_SEED``; the top bit is set so a private
   seed can never coincide with a public one. The secret itself goes nowhere: reports and
   traces carry only its SHA-256 commitment.
+* Evaluation keys (which key the stream the scored records come from, see corpus.py):
+  public tasks derive theirs from the seed; private_eval tasks from the secret, with a
+  message distinct from the seed's, so a task seed (even one recovered from the prompt's
+  example stream) does not yield its evaluation key.
 
 A :class:`SplitIdentity` is the one value every table, report and trace uses to name
 its split. It validates its own commitment, so a dev result cannot be relabelled as a
@@ -21,6 +25,8 @@ from collections.abc import Mapping
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, model_validator
+
+from redaction_pressure.corpus import public_evaluation_key
 
 SplitName = Literal["train", "dev", "private_eval"]
 SPLIT_NAMES: tuple[SplitName, ...] = get_args(SplitName)
@@ -121,6 +127,18 @@ def private_task_seed(secret: str, index: int) -> int:
     return _PRIVATE_SEED_FLOOR | int.from_bytes(digest[:8], "big")
 
 
+def private_evaluation_key(secret: str, index: int) -> bytes:
+    """The evaluation-stream key of private task ``index``: HMAC of the secret only."""
+    if len(secret) < PRIVATE_SEED_MIN_CHARS:
+        raise SplitError(
+            f"{PRIVATE_SEED_ENV} must hold at least {PRIVATE_SEED_MIN_CHARS} characters"
+        )
+    if index < 0:
+        raise SplitError(f"index {index} is negative")
+    message = f"private_eval:evaluation-key:{index}".encode()
+    return hmac.new(secret.encode("utf-8"), message, hashlib.sha256).digest()
+
+
 def public_task_seed(split: str, index: int) -> int:
     """The seed of task ``index`` of the public ``train`` or ``dev`` split."""
     if split not in _PUBLIC_RANGES:
@@ -164,6 +182,13 @@ class SplitSeeds:
         if self._secret is not None:
             return private_task_seed(self._secret, index)
         return public_task_seed(self.split, index)
+
+    def evaluation_key(self, index: int) -> bytes:
+        """The key of task ``index``'s evaluation stream (see corpus.generate_task)."""
+        seed = self.seed(index)  # validates the index
+        if self._secret is not None:
+            return private_evaluation_key(self._secret, index)
+        return public_evaluation_key(seed)
 
     def __repr__(self) -> str:  # never show the secret
         return f"SplitSeeds(split={self.split!r}, size={self.size})"

@@ -57,17 +57,17 @@ class RedactionPressureTaskData(vf.TaskData):  # type: ignore[misc]
 
 
 @functools.lru_cache(maxsize=256)
-def _evaluation_records(task_seed: int) -> tuple[LabelledRecord, ...]:
-    return generate_task(task_seed).evaluation
+def _evaluation_records(task_seed: int, evaluation_key: bytes) -> tuple[LabelledRecord, ...]:
+    return generate_task(task_seed, evaluation_key).evaluation
 
 
 @functools.lru_cache(maxsize=1024)
-def _score(reply: str, task_seed: int) -> RewardResult:
-    return score_reply(reply, _evaluation_records(task_seed))
+def _score(reply: str, task_seed: int, evaluation_key: bytes) -> RewardResult:
+    return score_reply(reply, _evaluation_records(task_seed, evaluation_key))
 
 
-def _resolve_seed(data: RedactionPressureTaskData) -> tuple[int, SplitIdentity]:
-    """The task seed and the split identity as this process sees them now."""
+def _resolve_seed(data: RedactionPressureTaskData) -> tuple[int, bytes, SplitIdentity]:
+    """The task seed, its evaluation key and the split identity as this process sees them."""
     # Task data does not carry the configured private_size; the task's own index is in
     # range by construction, so it bounds the split just enough to derive its seed.
     seeds = SplitSeeds(data.split, private_size=data.index + 1)
@@ -77,7 +77,7 @@ def _resolve_seed(data: RedactionPressureTaskData) -> tuple[int, SplitIdentity]:
             "REDACTION_PRESSURE_PRIVATE_SEED does not match the commitment recorded "
             f"with the task ({data.environment.split_commitment[:19]}...)"
         )
-    return seeds.seed(data.index), seeds.identity
+    return seeds.seed(data.index), seeds.evaluation_key(data.index), seeds.identity
 
 
 class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore[misc]
@@ -90,18 +90,18 @@ class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore
         info["split"] = data.split
         info["task_index"] = data.index
         try:
-            seed, split_identity = _resolve_seed(data)
+            seed, evaluation_key, split_identity = _resolve_seed(data)
             identity = environment_identity(split_identity)
             info["environment"] = identity.model_dump(mode="json")
-            result = _score(trace.last_reply or "", seed)
+            result = _score(trace.last_reply or "", seed, evaluation_key)
         except Exception as error:  # fail closed: a zero with the reason recorded
             info["redaction_errors"] = [f"environment: {type(error).__name__}: {error}"]
             info.setdefault("environment", data.environment.model_dump(mode="json"))
             return None
         info["redaction_errors"] = list(result.errors)
         info["identity_matches_task"] = identity == data.environment
-        # Revealed only now that the score exists: lets an authorised evaluator
-        # regenerate this exact episode with generate_task(task_seed).
+        # Revealed only now that the score exists: with the private secret, an authorised
+        # evaluator regenerates this exact episode (the evaluation key is not revealed).
         info["task_seed"] = seed
         return result
 
@@ -184,7 +184,7 @@ def build_task_data(
 ) -> RedactionPressureTaskData:
     """The wire data of task ``index`` of ``seeds``' split."""
     seed = seeds.seed(index)
-    task = generate_task(seed)
+    task = generate_task(seed, seeds.evaluation_key(index))
     return RedactionPressureTaskData(
         id=f"{seeds.split}-{index}",
         name=f"redaction-pressure {seeds.split} #{index} ({task.profile.tenant})",

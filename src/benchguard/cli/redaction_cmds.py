@@ -130,7 +130,9 @@ def eval_command(
     chosen = [(name, _policy(name)) for name in policy or list(POLICIES)]
     seeds = _seeds(split)
     count = min(seeds.size, limit) if limit is not None else seeds.size
-    tasks = [generate_task(seeds.seed(index)) for index in range(count)]
+    tasks = [
+        generate_task(seeds.seed(index), seeds.evaluation_key(index)) for index in range(count)
+    ]
     rows = []
     for name, reply_for in chosen:
         results = [score_reply(reply_for(task), task.evaluation) for task in tasks]

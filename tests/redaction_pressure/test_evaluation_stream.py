@@ -1,0 +1,161 @@
+"""The evaluation records are unpredictable from the prompt (issue 15).
+
+The examples come from a Mersenne Twister whose state (and seed) an attacker can recover
+from enough visible output. These tests guard the structural fix: the evaluation records
+come from a keyed SHAKE-256 stream that shares no state with the example stream, and for
+private_eval the key comes from the private secret, not from the task seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import random
+
+import pytest
+
+from redaction_pressure import corpus
+from redaction_pressure.corpus import (
+    CORPUS_VERSION,
+    GeneratedTask,
+    generate_task,
+    public_evaluation_key,
+)
+from redaction_pressure.keyed_stream import KeyedStream
+from redaction_pressure.prompt import render_prompt
+from redaction_pressure.records import LabelledRecord
+from redaction_pressure.splits import (
+    DEV_SIZE,
+    SplitSeeds,
+    private_evaluation_key,
+    private_task_seed,
+    public_task_seed,
+)
+
+SECRET = "s" * 40
+RP_CORPUS_1_DEV_PROMPTS = "f1d342ac9827a2019cb95acf577853ec94808f27c89c3e83c53640c868e66cb5"
+"""SHA-256 over every dev prompt and profile as rp-corpus-1 generated them."""
+RP_CORPUS_1_DEV_EVALUATION = "726892a1af91b639b59d074fc9f4d610afdccf58c4dcb478379d16c0ec71aee2"
+
+
+def _prompts_digest(tasks: list[GeneratedTask]) -> str:
+    hasher = hashlib.sha256()
+    for task in tasks:
+        hasher.update(render_prompt(task).encode())
+        hasher.update(task.profile.model_dump_json().encode())
+        hasher.update(b"\0")
+    return hasher.hexdigest()
+
+
+def _evaluation_digest(tasks: list[GeneratedTask]) -> str:
+    hasher = hashlib.sha256()
+    for task in tasks:
+        hasher.update(task.model_dump_json(include={"evaluation"}).encode())
+    return hasher.hexdigest()
+
+
+def test_prompts_are_byte_identical_to_rp_corpus_1_and_evaluation_records_are_not() -> None:
+    """The contract promises reproducible prompts; the evaluation bytes changed, so the
+    corpus version moved on."""
+    tasks = [generate_task(public_task_seed("dev", i)) for i in range(DEV_SIZE)]
+    assert _prompts_digest(tasks) == RP_CORPUS_1_DEV_PROMPTS
+    assert _evaluation_digest(tasks) != RP_CORPUS_1_DEV_EVALUATION
+    assert CORPUS_VERSION == "rp-corpus-2"
+    assert {task.corpus_version for task in tasks} == {"rp-corpus-2"}
+
+
+def test_evaluation_draws_nothing_from_the_example_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards against evaluation records drawn from (or after) the example stream: the
+    example generator ends in the same state whether or not evaluation records are made,
+    and the evaluation generator is a KeyedStream whose Mersenne Twister is never read."""
+    seed = public_task_seed("dev", 3)
+    alone = corpus._example_rng(seed)
+    corpus._draw_examples(alone)
+    state_after_examples = alone.getstate()
+
+    used: list[random.Random] = []
+    seen_streams: list[tuple[KeyedStream, object]] = []
+    real_example_rng = corpus._example_rng
+    real_draw_evaluation = corpus._draw_evaluation
+
+    def recording_example_rng(task_seed: int) -> random.Random:
+        rng = real_example_rng(task_seed)
+        used.append(rng)
+        return rng
+
+    def recording_draw_evaluation(
+        rng: KeyedStream, profile: corpus.TenantProfile, *, first_index: int
+    ) -> tuple[LabelledRecord, ...]:
+        mt_state = random.Random.getstate(rng)
+        seen_streams.append((rng, mt_state))
+        return real_draw_evaluation(rng, profile, first_index=first_index)
+
+    monkeypatch.setattr(corpus, "_example_rng", recording_example_rng)
+    monkeypatch.setattr(corpus, "_draw_evaluation", recording_draw_evaluation)
+    task = generate_task(seed)
+    assert len(used) == 1 and used[0].getstate() == state_after_examples
+    assert len(seen_streams) == 1
+    stream, mt_before = seen_streams[0]
+    assert type(stream) is KeyedStream and stream is not used[0]
+    # The base type's Mersenne Twister inside the stream was never advanced or seeded.
+    assert random.Random.getstate(stream) == mt_before
+    assert len(task.evaluation) == corpus.EVALUATION_RECORDS
+
+
+@pytest.mark.parametrize("index", [0, 17, 63])
+def test_changing_only_the_evaluation_key_changes_every_record_and_no_prompt_byte(
+    index: int,
+) -> None:
+    seed = public_task_seed("dev", index)
+    first = generate_task(seed, b"\x01" * 32)
+    second = generate_task(seed, b"\x02" * 32)
+    assert render_prompt(first) == render_prompt(second)
+    assert first.profile == second.profile and first.examples == second.examples
+    assert len(first.evaluation) == len(second.evaluation)
+    for a, b in zip(first.evaluation, second.evaluation, strict=True):
+        assert a.text != b.text
+
+
+def test_private_evaluation_key_is_not_derivable_from_the_task_seed() -> None:
+    """A private task seed recovered from the example stream (by inverting CPython's
+    seeding) must not give the evaluation records: the key comes from the secret."""
+    seeds = SplitSeeds("private_eval", environ={"REDACTION_PRESSURE_PRIVATE_SEED": SECRET})
+    for index in range(4):
+        seed = seeds.seed(index)
+        assert seed == private_task_seed(SECRET, index)
+        key = seeds.evaluation_key(index)
+        assert key == private_evaluation_key(SECRET, index)
+        assert key != public_evaluation_key(seed)
+        private = generate_task(seed, key)
+        guessed = generate_task(seed)  # what the seed alone determines
+        assert render_prompt(private) == render_prompt(guessed)
+        assert all(
+            a.text != b.text for a, b in zip(private.evaluation, guessed.evaluation, strict=True)
+        )
+    other = SplitSeeds("private_eval", environ={"REDACTION_PRESSURE_PRIVATE_SEED": "t" * 40})
+    assert other.evaluation_key(0) != seeds.evaluation_key(0)
+
+
+def test_keyed_stream_is_deterministic_and_keyed() -> None:
+    a, b, c = KeyedStream(b"k" * 32), KeyedStream(b"k" * 32), KeyedStream(b"K" * 32)
+    draws_a = [a.getrandbits(61) for _ in range(300)] + [a.random() for _ in range(10)]
+    draws_b = [b.getrandbits(61) for _ in range(300)] + [b.random() for _ in range(10)]
+    draws_c = [c.getrandbits(61) for _ in range(300)] + [c.random() for _ in range(10)]
+    assert draws_a == draws_b != draws_c
+    assert all(0.0 <= x < 1.0 for x in draws_a[300:])
+    # Bounded integers go through getrandbits, i.e. through the keyed stream.
+    picks = [KeyedStream(b"k" * 32).randrange(1000) for _ in range(3)]
+    assert len(set(picks)) == 1
+
+
+def test_keyed_stream_exposes_no_state_and_refuses_reseeding() -> None:
+    stream = KeyedStream(b"k" * 32)
+    with pytest.raises(TypeError):
+        stream.getstate()
+    with pytest.raises(TypeError):
+        stream.seed(1)
+    with pytest.raises(TypeError):
+        pickle.dumps(stream)
+    assert "k" * 8 not in repr(stream)
+    with pytest.raises(ValueError, match="32-byte key"):
+        KeyedStream(b"short")
