@@ -41,6 +41,7 @@ from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture, read_tail
 from benchguard.harness.verification import run_checks
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
+from benchguard.records import parse_record
 from benchguard.results.io import dumps, results_document, write_text_atomic
 from benchguard.results.rows import Manifest, build_rows, setup_id_for
 from benchguard.scoring.judge import Judge
@@ -234,9 +235,15 @@ def run_job(
         record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")
     finally:
         if scratch is not None:
-            scratch.remove()
+            leftovers = scratch.remove()
+            if leftovers and record["error"] is None:
+                record.update(
+                    status="error",
+                    error="harness error: scratch not removed: " + "; ".join(leftovers),
+                )
     record["errors"] = [e for e in [record["error"], *record["transcript_errors"]] if e]
-    return record
+    # The edge: whatever the agent wrote is bounded and sanitised here, once.
+    return parse_record(record).to_json()
 
 
 def _sweep_orphans(orphans: ChildBaseline, when: str) -> int:

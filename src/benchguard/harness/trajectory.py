@@ -20,10 +20,11 @@ clean.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from typing import Any, BinaryIO, get_args
 from benchguard.harness.agents.config import TrajectoryAdapter
 from benchguard.importers.claude_code import parse_stream_json
 from benchguard.importers.transcript import StepStatus, as_args, json_lines, make_step
+from benchguard.records import StepWindow, step_size
 
 STATUSES: tuple[StepStatus, ...] = get_args(StepStatus)
 
@@ -92,6 +94,12 @@ class BoundedText:
 
     def lines(self) -> list[str]:
         return self.head.splitlines() + (self.tail.splitlines() if self.tail else [])
+
+    def iter_lines(self) -> Iterator[str]:
+        """The lines one at a time: 16 MiB of tiny lines never become one big list."""
+        yield from io.StringIO(self.head)
+        if self.tail:
+            yield from io.StringIO(self.tail)
 
     def joined(self) -> str:
         if self.tail is None:
@@ -187,9 +195,18 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def parse_protocol_lines(lines: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Our JSONL protocol: one ``{name, args, result, status}`` object per line."""
-    steps: list[dict[str, Any]] = []
+def parse_protocol_lines(lines: Iterable[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Our JSONL protocol: one ``{name, args, result, status}`` object per line.
+
+    Steps are kept within the record's step bounds (``records.StepWindow``) as they are
+    read; a cut is the last error, starting "trajectory cut".
+    """
+    steps, errors, _ = _parse_protocol(lines)
+    return steps, errors
+
+
+def _parse_protocol(lines: Iterable[str]) -> tuple[list[dict[str, Any]], list[str], bool]:
+    steps: StepWindow[dict[str, Any]] = StepWindow()
     errors: list[str] = []
     for line in json_lines(lines):
         number, event = line.number, line.value
@@ -218,8 +235,12 @@ def parse_protocol_lines(lines: list[str]) -> tuple[list[dict[str, Any]], list[s
         args = as_args(event.get("args"))
         if unknown:
             args = {**args, "_unknown": {k: event[k] for k in unknown}}
-        steps.append(make_step(name, args, _as_result(event.get("result")), status))
-    return steps, errors
+        step = make_step(name, args, _as_result(event.get("result")), status)
+        steps.add(step, step_size(step))
+    problem = steps.problem()
+    if problem is not None:
+        errors.append(problem)
+    return steps.steps(), errors, steps.truncated
 
 
 def _as_result(value: Any) -> str | None:
@@ -248,12 +269,12 @@ def capture(adapter: TrajectoryAdapter, *, stdout_file: Path, trajectory_file: P
         )
     transcript = read_bounded(trajectory_file, TRANSCRIPT_BOUND, lines=True)
     stdout = read_bounded(stdout_file, OUTPUT_BOUND)
-    steps, line_errors = parse_protocol_lines(transcript.lines())
+    steps, line_errors, cut = _parse_protocol(transcript.iter_lines())
     return Capture(
         trajectory=steps,
         output=stdout.joined().strip(),
         errors=_problems(("stdout", stdout), ("trajectory file", transcript)) + line_errors,
-        truncated=stdout.incomplete or transcript.incomplete,
+        truncated=stdout.incomplete or transcript.incomplete or cut,
     )
 
 

@@ -9,9 +9,11 @@ situation the per-task inventory exists to catch.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,8 +33,119 @@ class Scratch:
     stdout_file: Path
     stderr_file: Path
 
-    def remove(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+    def remove(self) -> list[str]:
+        """Remove the scratch tree; what could not be removed (empty when all went)."""
+        return remove_tree(self.root)
+
+
+# Problems reported per removal; past this they are only counted.
+_MAX_REMOVAL_PROBLEMS = 5
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def remove_tree(root: Path) -> list[str]:
+    """Delete ``root`` and everything under it, at any depth; the problems, if any.
+
+    ``shutil.rmtree`` recurses once per level (a 1,100-level directory left by an agent
+    exhausts Python's recursion limit) and builds full paths (which pass PATH_MAX).
+    This walks with one open directory descriptor at a time, moving down by name and
+    back up through ``..``, so neither depth nor path length matters. Symlinks are
+    unlinked, never followed; a directory the agent made unreadable or read-only is
+    given back its owner's permissions first. It never raises.
+    """
+    problems: list[str] = []
+
+    def note(message: str) -> None:
+        if len(problems) < _MAX_REMOVAL_PROBLEMS:
+            problems.append(message)
+
+    try:
+        fd = os.open(root, _DIR_FLAGS)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        if os.path.islink(root) or not os.path.isdir(root):
+            try:
+                root.unlink()
+                return []
+            except OSError as inner:
+                return [f"{root}: cannot remove ({inner.strerror or inner})"]
+        return [f"{root}: cannot open ({exc.strerror or exc})"]
+    # The names walked down from root, and per level the subdirectories given up on.
+    names: list[str] = []
+    skipped: list[set[str]] = [set()]
+    try:
+        while True:
+            child = _enter_next_subdirectory(fd, skipped[-1], note)
+            if child is not None:
+                name, child_fd = child
+                os.close(fd)
+                fd = child_fd
+                names.append(name)
+                skipped.append(set())
+                continue
+            if not names:
+                break
+            parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            name = names.pop()
+            skipped.pop()
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except OSError as exc:
+                note(
+                    f"{root}: a directory {len(names) + 1} level(s) down: cannot remove "
+                    f"({exc.strerror or exc})"
+                )
+                skipped[-1].add(name)
+    except OSError as exc:
+        note(f"{root}: removal stopped {len(names)} level(s) down ({exc.strerror or exc})")
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(root)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        note(f"{root}: cannot remove ({exc.strerror or exc})")
+    return problems
+
+
+def _enter_next_subdirectory(
+    fd: int, skipped: set[str], note: Callable[[str], None]
+) -> tuple[str, int] | None:
+    """Unlink every non-directory in ``fd``, then open its first subdirectory not in
+    ``skipped``: ``(name, fd)``, or None when no such subdirectory is left."""
+    with contextlib.suppress(OSError):
+        # An agent's chmod a-w on its own directory must not keep its files.
+        os.fchmod(fd, 0o700)
+    with os.scandir(fd) as entries:
+        listed = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+    for name, is_dir in sorted(listed):
+        if not is_dir:
+            try:
+                os.unlink(name, dir_fd=fd)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                note(f"{name}: cannot remove ({exc.strerror or exc})")
+        elif name not in skipped:
+            try:
+                return name, _open_subdirectory(fd, name)
+            except OSError as exc:
+                note(f"{name}: cannot enter ({exc.strerror or exc})")
+                skipped.add(name)
+    return None
+
+
+def _open_subdirectory(fd: int, name: str) -> int:
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=fd)
+    except PermissionError:
+        # chmod 000 by the agent: the harness owns the tree, so it takes it back.
+        os.chmod(name, 0o700, dir_fd=fd)
+        return os.open(name, _DIR_FLAGS, dir_fd=fd)
 
 
 def make_scratch(task: Task) -> Scratch:

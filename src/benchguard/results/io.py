@@ -235,7 +235,10 @@ class _RulesTable:
 
 
 def dumps(data: Any) -> str:
-    """Stable JSON text: two-space indent, UTF-8 kept, trailing newline.
+    """Stable, strict JSON text: two-space indent, UTF-8 kept, trailing newline.
+
+    Strict: ``NaN`` and ``Infinity`` raise ``ValueError`` rather than being written
+    as bare tokens strict readers reject (records are sanitised before they get here).
 
     A results document's ``dynamic_rulesets`` table goes last, one rule (and one set)
     per line: indenting thousands of small rule objects field by field is slow to write
@@ -251,11 +254,15 @@ def dumps(data: Any) -> str:
             and table["rules"]
         ):
             head = {key: value for key, value in data.items() if key != DYNAMIC_RULESETS_KEY}
-            text = json.dumps(head, indent=2, ensure_ascii=False)[:-2] if head else "{"
+            text = (
+                json.dumps(head, indent=2, ensure_ascii=False, allow_nan=False)[:-2]
+                if head
+                else "{"
+            )
             separator = ",\n" if head else "\n"
             key = json.dumps(DYNAMIC_RULESETS_KEY)
             return f"{text}{separator}  {key}: {_table_text(table)}\n}}\n"
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _table_text(table: dict[str, Any]) -> str:

@@ -1,0 +1,480 @@
+"""The run record: what one agent run on one task left behind, in one typed shape.
+
+Every layer passes this record. It is parsed once, leniently, at the edges (the
+harness's capture, the importers, the results reader), where every bound below is
+enforced; inside, code trusts the type. On disk it is strict JSON (no ``NaN``) with the
+field names below, the same keys ``results.json`` has always used.
+
+What the edge parser guarantees, whatever the input was:
+
+- text is valid Unicode: lone surrogates (``"\\ud800"`` in a JSON line) and invalid
+  UTF-8 are replaced by U+FFFD, so writing the record can never fail on encoding;
+- nesting is at most :data:`MAX_DEPTH` levels: a deeper value is replaced by a string
+  holding its text leaves (capped), so what it said is still scanned;
+- non-finite numbers (``NaN``, ``Infinity``) are refused: replaced by ``null`` with a
+  note in ``record_errors``;
+- a trajectory keeps at most :data:`MAX_STEPS` steps and :data:`MAX_TRAJECTORY_BYTES`
+  of step text (its head and its tail, as the transcript reader does for bytes); a cut
+  sets ``transcript_truncated``, which the detector reads as an incomplete scan, and
+  says what was dropped in ``transcript_errors``. Padding never makes a record clean.
+
+Foreign records (imported logs, older results files) may carry keys this model does not
+declare: they are kept (``extra="allow"``) after the same sanitising, and written back
+as they came.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from benchguard.importers.transcript import StepStatus
+
+T = TypeVar("T")
+RunStatus = Literal["success", "error", "timeout", "interrupted"]
+RUN_STATUSES: tuple[RunStatus, ...] = ("success", "error", "timeout", "interrupted")
+# Statuses under which the agent did no work the harness can credit: the run scores 0.
+NO_CREDIT_STATUSES: tuple[RunStatus, ...] = ("error", "interrupted")
+STEP_STATUSES: tuple[StepStatus, ...] = ("called", "completed", "error")
+
+# Deep enough for any real tool call; shallow enough that every later reader (the
+# detector's surfaces, json.dumps with indent) stays far from Python's recursion limit.
+MAX_DEPTH = 48
+# Steps kept per record: the first MAX_HEAD_STEPS and the last MAX_TAIL_STEPS. Keeping
+# the tail means a read at the very end of a padded transcript is still scanned.
+MAX_HEAD_STEPS = 15_000
+MAX_TAIL_STEPS = 5_000
+MAX_STEPS = MAX_HEAD_STEPS + MAX_TAIL_STEPS
+# Text bytes kept in steps, head and tail: the transcript reader's own byte bound.
+MAX_HEAD_STEP_BYTES = 12 << 20
+MAX_TAIL_STEP_BYTES = 4 << 20
+MAX_TRAJECTORY_BYTES = MAX_HEAD_STEP_BYTES + MAX_TAIL_STEP_BYTES
+# A final output (one detector surface) longer than this keeps its head and tail.
+MAX_OUTPUT_CHARS = 7 << 20
+# Leaf text kept from a value nested past MAX_DEPTH.
+MAX_FLATTENED_CHARS = 64 << 10
+# Notes kept per record about what the parser replaced (the rest are counted).
+MAX_NOTES = 20
+REPLACEMENT = "\ufffd"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Where a replaced value sat, in a note: enough to find it, never the whole path.
+_MAX_WHERE_CHARS = 120
+DEPTH_MARK = "[benchguard: nested deeper than {depth} levels, flattened] "
+CUT_MARK = "\n[... cut by the harness ...]\n"
+
+
+class Step(BaseModel):
+    """One tool call: ``{name, args, result, status}``, the reference's step shape."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # The tool's name ("bash", "read_file", ...); "unknown" when the log had none.
+    name: str
+    # Its arguments, always an object (a bare string is kept as ``{"raw": ...}``).
+    args: dict[str, Any] = Field(default_factory=dict)
+    # What the tool returned, as text; None when the call never returned.
+    result: str | None = None
+    # called: no result yet; completed; error: the tool failed.
+    status: StepStatus = "completed"
+
+
+class RunRecord(BaseModel):
+    """One run. Fields in the order they are written; every one has a default so a
+    foreign record with fewer keys still parses (and keeps only the keys it had)."""
+
+    model_config = ConfigDict(extra="allow", validate_assignment=False)
+
+    # -- what ran ------------------------------------------------------------------
+    # The task's name and folder (its id in rows), which repetition, which agent config.
+    name: str = ""
+    folder: str = ""
+    iteration: int = Field(default=0, ge=0)
+    agent: str = ""
+    # The prompt the agent was given.
+    input: str = ""
+    # -- what the agent did --------------------------------------------------------
+    # Its final answer (stdout for our protocol), bounded head and tail.
+    output: str = ""
+    # Its tool calls, bounded (see the module doc).
+    trajectory: list[Step] = Field(default_factory=list)
+    # -- how it ended --------------------------------------------------------------
+    # success: exited 0; error: could not start, crashed, or the harness failed on it;
+    # timeout: killed at its time limit (partial work kept); interrupted: stopped by
+    # SIGINT/SIGTERM to the harness. None on foreign records that had no status.
+    status: RunStatus | None = None
+    # Why the run did not succeed, in one line; None on success.
+    error: str | None = None
+    # ``error`` plus every transcript problem: what a reader should know, in order.
+    errors: list[str] = Field(default_factory=list)
+    # Lines of the transcript that could not be read, and what the bounds cut.
+    transcript_errors: list[str] = Field(default_factory=list)
+    # Some captured surface was cut or unreadable: the detector's scan is incomplete.
+    transcript_truncated: bool = False
+    # The agent's exit code (None: never started, or killed).
+    exit_code: int | None = None
+    # -- timings -------------------------------------------------------------------
+    # Wall time of the agent process, in seconds (start to the end of its sweep).
+    duration_s: float = 0.0
+    # ISO-8601 UTC times the run started and finished in the harness.
+    started_at: str | None = None
+    finished_at: str | None = None
+    # Processes of this run still alive after it ended, killed by the harness.
+    strays_killed: int = 0
+    # -- how it is judged ----------------------------------------------------------
+    # For a judge: the task's expected answer and rubric.
+    expected_output: str | None = None
+    rubric: str | None = None
+    # One entry per verification check: {name, role, severity, passed, reason}.
+    verification_report: list[dict[str, Any]] = Field(default_factory=list)
+    # Score entries by key (scoring/keys.py): {score, reason, version?, success?}.
+    scores: dict[str, Any] = Field(default_factory=dict)
+    # What scoring could not do for this record.
+    scoring_errors: list[str] = Field(default_factory=list)
+    # The detector's report (a CheatingReport dump); {} when none was made.
+    cheating_report: dict[str, Any] = Field(default_factory=dict)
+    # Whether detection produced a usable report for this record.
+    integrity_checked: bool = False
+    # The home entries the pre-run snapshot turned into rules (their sources).
+    home_snapshot: list[str] = Field(default_factory=list)
+    # -- provenance ----------------------------------------------------------------
+    validated: bool = False
+    # The agent ran inside bubblewrap.
+    sandboxed: bool = False
+    # What the edge parser replaced or refused in this record (module doc).
+    record_errors: list[str] = Field(default_factory=list)
+
+    def to_json(self, *, complete: bool = True) -> dict[str, Any]:
+        """The record as the JSON object written to disk.
+
+        ``complete=False`` writes only the fields the record was given (a foreign
+        record keeps its own key set); the harness's records are always complete.
+        """
+        return self.model_dump(mode="json", exclude_unset=not complete)
+
+    @property
+    def label(self) -> str:
+        """``folder#iteration``: how messages name a run."""
+        return f"{self.folder or self.name or '?'}#{self.iteration}"
+
+
+# --- the edge parser ---------------------------------------------------------------
+
+
+@dataclass
+class _Notes:
+    """What sanitising replaced, capped at MAX_NOTES messages plus a count."""
+
+    messages: list[str] = field(default_factory=list)
+    dropped: int = 0
+
+    def add(self, message: str) -> None:
+        if len(self.messages) < MAX_NOTES:
+            self.messages.append(message)
+        else:
+            self.dropped += 1
+
+    def result(self) -> list[str]:
+        more = [f"... and {self.dropped} more replaced value(s)"] if self.dropped else []
+        return self.messages + more
+
+
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD (anything else unchanged)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(REPLACEMENT, text)
+
+
+def decode_bytes(data: bytes) -> str:
+    """UTF-8 bytes as text, invalid sequences (and encoded surrogates) replaced."""
+    return data.decode("utf-8", errors="replace")
+
+
+def sanitize_json(value: Any, notes: _Notes | None = None, *, where: str = "") -> Any:
+    """A JSON-safe copy of ``value``: valid text, finite numbers, at most MAX_DEPTH deep.
+
+    Never recurses past MAX_DEPTH; anything deeper becomes a flattened string.
+    Non-JSON values (a tuple from an importer, a Path) become lists and strings.
+    """
+    sink = notes if notes is not None else _Notes()
+    return _sanitize(value, 0, sink, where)
+
+
+def _sanitize(value: Any, depth: int, notes: _Notes, where: str) -> Any:
+    if isinstance(value, str):
+        return clean_text(value)
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        notes.add(f"{where or 'value'}: non-finite number {value!r} replaced by null")
+        return None
+    if depth >= MAX_DEPTH and isinstance(value, Mapping | list | tuple):
+        notes.add(f"{where or 'value'}: nested deeper than {MAX_DEPTH} levels; flattened")
+        return DEPTH_MARK.format(depth=MAX_DEPTH) + flatten_leaves(value, MAX_FLATTENED_CHARS)
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            name = clean_text(str(key))
+            out[name] = _sanitize(item, depth + 1, notes, _where(where, f".{name}"))
+        return out
+    if isinstance(value, list | tuple):
+        return [
+            _sanitize(item, depth + 1, notes, _where(where, f"[{index}]"))
+            for index, item in enumerate(value)
+        ]
+    return clean_text(str(value))
+
+
+def _where(where: str, step: str) -> str:
+    if len(where) >= _MAX_WHERE_CHARS:
+        return where if where.endswith("...") else where + "..."
+    return (where + step) if where else step.lstrip(".")
+
+
+def flatten_leaves(value: Any, cap: int) -> str:
+    """The keys and scalar leaves of ``value``, space-separated, at most ``cap`` chars.
+
+    Iterative (an explicit stack), so no nesting depth can exhaust the call stack.
+    """
+    parts: list[str] = []
+    size = 0
+    stack: list[Any] = [value]
+    while stack and size < cap:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            for key, child in reversed(list(item.items())):
+                stack.append(child)
+                stack.append(str(key))
+            continue
+        if isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+            continue
+        if item is None:
+            continue
+        text = clean_text(item if isinstance(item, str) else str(item))
+        if isinstance(item, float) and not math.isfinite(item):
+            text = "null"
+        parts.append(text)
+        size += len(text) + 1
+    return " ".join(parts)[:cap]
+
+
+def bound_text(text: str, cap: int = MAX_OUTPUT_CHARS) -> tuple[str, bool]:
+    """``text`` (surrogates replaced), or its head and tail past ``cap``; True if cut."""
+    text = clean_text(text)
+    if len(text) <= cap:
+        return text, False
+    head = cap * 6 // 7
+    return text[:head] + CUT_MARK + text[len(text) - (cap - head) :], True
+
+
+def parse_step(raw: Any, notes: _Notes, where: str) -> Step:
+    """One step from a foreign dict, leniently: bad fields become defaults, noted."""
+    item = raw if isinstance(raw, Mapping) else {"name": "unknown", "args": {"raw": raw}}
+    clean = sanitize_json(item, notes, where=where)
+    name = clean.get("name")
+    args = clean.get("args")
+    result = clean.get("result")
+    status = clean.get("status", "completed")
+    if not isinstance(name, str) or not name:
+        name = "unknown"
+    if not isinstance(args, dict):
+        args = {} if args is None else {"raw": args}
+    if result is not None and not isinstance(result, str):
+        result = json.dumps(result, sort_keys=True, ensure_ascii=False)
+    if status not in STEP_STATUSES:
+        status = "error"
+    extra = {k: v for k, v in clean.items() if k not in ("name", "args", "result", "status")}
+    if extra:
+        args = {**args, "_unknown": extra}
+    return Step.model_construct(name=name, args=args, result=result, status=status)
+
+
+class StepWindow(Generic[T]):
+    """Steps arriving one at a time, kept within the record's bounds as they come.
+
+    The first MAX_HEAD_STEPS steps (and MAX_HEAD_STEP_BYTES of text) are kept, then a
+    rolling window of the last MAX_TAIL_STEPS (MAX_TAIL_STEP_BYTES): memory stays
+    bounded however many steps a transcript holds, and a read at its end is kept.
+    Generic over the step type, so the transcript reader can window its raw dicts
+    before they are ever typed.
+    """
+
+    def __init__(
+        self,
+        *,
+        head_steps: int = MAX_HEAD_STEPS,
+        tail_steps: int = MAX_TAIL_STEPS,
+        head_bytes: int = MAX_HEAD_STEP_BYTES,
+        tail_bytes: int = MAX_TAIL_STEP_BYTES,
+    ) -> None:
+        self._head: list[T] = []
+        self._head_bytes = 0
+        self._tail: deque[tuple[T, int]] = deque()
+        self._tail_bytes = 0
+        self._limits = (head_steps, tail_steps, head_bytes, tail_bytes)
+        self.seen = 0
+        self.dropped = 0
+        self._head_full = False
+
+    def add(self, step: T, size: int) -> None:
+        """Offer one step carrying ``size`` characters of text."""
+        head_steps, tail_steps, head_bytes, tail_bytes = self._limits
+        self.seen += 1
+        if not self._head_full:
+            if len(self._head) < head_steps and self._head_bytes + size <= head_bytes:
+                self._head.append(step)
+                self._head_bytes += size
+                return
+            self._head_full = True
+        self._tail.append((step, size))
+        self._tail_bytes += size
+        while self._tail and (len(self._tail) > tail_steps or self._tail_bytes > tail_bytes):
+            _, dropped_size = self._tail.popleft()
+            self._tail_bytes -= dropped_size
+            self.dropped += 1
+
+    @property
+    def truncated(self) -> bool:
+        return self.dropped > 0
+
+    def steps(self) -> list[T]:
+        return self._head + [step for step, _ in self._tail]
+
+    def problem(self) -> str | None:
+        """What the cut dropped, in one line; None when nothing was."""
+        if not self.dropped:
+            return None
+        return (
+            f"trajectory cut at the record bound: kept the first {len(self._head)} and the "
+            f"last {len(self._tail)} of {self.seen} steps "
+            f"(limits {MAX_STEPS} steps, {MAX_TRAJECTORY_BYTES} bytes)"
+        )
+
+
+def step_size(step: Mapping[str, Any] | Step) -> int:
+    """Characters of text a step carries: the cost of keeping (and scanning) it."""
+    name: Any
+    args: Any
+    result: Any
+    if isinstance(step, Step):
+        name, args, result = step.name, step.args, step.result
+    else:
+        name, args, result = step.get("name"), step.get("args"), step.get("result")
+    size = len(name) if isinstance(name, str) else 8
+    size += len(result) if isinstance(result, str) else 0
+    if args:
+        try:
+            size += len(json.dumps(args, ensure_ascii=False, default=str))
+        except (ValueError, RecursionError):
+            size += MAX_FLATTENED_CHARS
+    return size
+
+
+def bound_steps(raw_steps: Iterable[Any], notes: _Notes) -> StepWindow[Step]:
+    window: StepWindow[Step] = StepWindow()
+    for index, raw in enumerate(raw_steps):
+        step = parse_step(raw, notes, f"trajectory[{index}]")
+        window.add(step, step_size(step))
+    return window
+
+
+_RECORD_FIELDS = frozenset(RunRecord.model_fields)
+
+
+def parse_record(raw: Any) -> RunRecord:
+    """A record from any JSON-ish value, leniently: never raises for bad content.
+
+    Bounds and sanitising as in the module doc; fields of the wrong type fall back to
+    their defaults with a note in ``record_errors``; a value that is not an object
+    yields an empty record saying so. Unknown keys are kept, sanitised.
+    """
+    notes = _Notes()
+    if not isinstance(raw, Mapping):
+        record = RunRecord(status="error", error=f"record is {type(raw).__name__}, not an object")
+        record.record_errors = [record.error or ""]
+        return record
+    trajectory_raw = raw.get("trajectory")
+    window = bound_steps(trajectory_raw if isinstance(trajectory_raw, list) else [], notes)
+    if trajectory_raw is not None and not isinstance(trajectory_raw, list):
+        notes.add(f"trajectory is {type(trajectory_raw).__name__}, not a list; dropped")
+    rest = sanitize_json({k: v for k, v in raw.items() if k != "trajectory"}, notes)
+    fields: dict[str, Any] = {}
+    for key, value in rest.items():
+        if key in _RECORD_FIELDS:
+            checked = _field_value(key, value, notes)
+            if checked is not _INVALID:
+                fields[key] = checked
+        else:
+            fields[key] = value
+    if "output" in fields:
+        fields["output"], cut = bound_text(fields["output"])
+        if cut:
+            fields["transcript_truncated"] = True
+            notes.add(f"output cut at {MAX_OUTPUT_CHARS} characters")
+    if trajectory_raw is not None:
+        fields["trajectory"] = window.steps()
+    problem = window.problem()
+    if problem is not None:
+        fields["transcript_truncated"] = True
+        fields["transcript_errors"] = [*fields.get("transcript_errors", []), problem]
+    record = RunRecord.model_validate(fields)
+    found = notes.result()
+    if found:
+        record.record_errors = [*record.record_errors, *found]
+    return record
+
+
+_INVALID = object()
+
+
+def _field_value(key: str, value: Any, notes: _Notes) -> Any:
+    """``value`` if it fits the field's type, else ``_INVALID`` (the default is kept)."""
+    try:
+        return _field_adapter(key).validate_python(value)
+    except ValidationError:
+        notes.add(f"{key}: {_describe(value)} is not a valid value; default kept")
+        return _INVALID
+
+
+@functools.cache
+def _field_adapter(key: str) -> TypeAdapter[Any]:
+    info = RunRecord.model_fields[key]
+    annotation: Any = info.annotation
+    if info.metadata:
+        annotation = Annotated[(annotation, *info.metadata)]
+    return TypeAdapter(annotation)
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def parse_records(raw_records: Iterable[Any]) -> Iterator[RunRecord]:
+    """:func:`parse_record` over many records, one at a time."""
+    for raw in raw_records:
+        yield parse_record(raw)
+
+
+def bounded_record_dict(raw: Any) -> dict[str, Any]:
+    """The edge function for importers: a foreign record dict, bounded and sanitised,
+    keeping only the keys it had (plus the marks a cut added)."""
+    return parse_record(raw).to_json(complete=False)
+
+
+def dumps_strict(value: Any, *, indent: int | None = None) -> str:
+    """JSON text that any strict reader accepts (``ValueError`` on NaN or Infinity)."""
+    return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
