@@ -31,6 +31,7 @@ from pydantic import ValidationError
 
 from benchguard.detection._patterns import exact_pattern, is_trusted, pattern_problem
 from benchguard.detection._prefilter import Prefilter, build_prefilter
+from benchguard.detection.harness_evidence import harness_evidence
 from benchguard.detection.models import (
     SCAN_INCOMPLETE_CATEGORY,
     CheatingReport,
@@ -52,7 +53,8 @@ from benchguard.detection.surfaces import (
 
 # Bump when the same record and rules can give a different verdict.
 # 2: a record marked ``transcript_truncated`` is incomplete (flagged), never clean.
-DETECTOR_VERSION = 2
+# 3: the harness's system audit and transcript-channel marks are read (harness_evidence).
+DETECTOR_VERSION = 3
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -98,7 +100,10 @@ def scan_record(
     output = output_surface(record)
     counts = ScanCounts(trajectory_entries=len(entries), output_chars=len(output.text))
     truncated = is_marked_truncated(record)
-    if has_no_data(entries, record) and not truncated:
+    # The harness's own evidence (system audit, transcript channel) counts even when
+    # the transcript is empty: a silent agent is exactly what it exists to catch.
+    harness = harness_evidence(record)
+    if has_no_data(entries, record) and not truncated and not harness.present:
         return CheatingReport(
             detector_version=DETECTOR_VERSION,
             status="no_data",
@@ -114,6 +119,8 @@ def scan_record(
         notes += _scan(entries, output, plan, deadline, findings)
     except _BoundHit as hit:
         notes.append(str(hit))
+    findings += harness.findings
+    notes += harness.notes
     if notes:
         incomplete_reason = "; ".join(notes)
 

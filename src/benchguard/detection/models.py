@@ -16,6 +16,12 @@ REPORT_SCHEMA_VERSION = 1
 
 ScanField = Literal["args", "result", "output"]
 SCAN_FIELDS: tuple[ScanField, ...] = ("args", "result", "output")
+# Where a finding's evidence came from: a rule over the recorded transcript (the
+# tripwire), or the harness's system audit of the agent's process tree (what the
+# kernel saw it open, whatever it recorded). A finding's ``field`` is "audit" for the
+# latter.
+FindingSource = Literal["transcript", "audit"]
+FindingField = Literal["args", "result", "output", "audit"]
 Severity = Literal["high", "medium", "low"]
 ReportStatus = Literal["flagged", "clean", "no_data"]
 
@@ -72,7 +78,10 @@ class Rule(_Frozen):
 
 
 class Finding(_Frozen):
-    """One rule pattern matching one surface of one record (never one per occurrence)."""
+    """One rule pattern matching one surface of one record (never one per occurrence),
+    or, with ``source="audit"``, one protected path the system audit saw the agent's
+    processes touch (``field="audit"``, ``tool`` the operation, ``excerpt`` the path
+    and its result)."""
 
     rule: str
     category: str
@@ -80,10 +89,11 @@ class Finding(_Frozen):
     evidence: str
     severity: str
     pattern: str
-    field: ScanField
+    field: FindingField
     trajectory_index: int | None
     tool: str | None
     excerpt: str
+    source: FindingSource = "transcript"
 
 
 class ScanCounts(_Frozen):
