@@ -34,7 +34,7 @@ def test_scan_sniffs_past_a_first_line_with_a_huge_integer(tmp_path: Path) -> No
 def test_inspect_json_with_a_huge_integer_is_a_named_error(tmp_path: Path) -> None:
     log = tmp_path / "log.json"
     log.write_text(f'{{"eval": {{}}, "version": 2, "n": {HUGE_INT}}}', "utf-8")
-    result = invoke("scan", "--format", "inspect", str(log))
+    result = invoke("scan", "--input-format", "inspect", str(log))
     exited(result, 2)
     assert "log.json" in result.output and "Traceback" not in result.output
 

@@ -104,12 +104,16 @@ def test_missing_path_is_exit_2(tmp_path: Path) -> None:
 def test_forced_format_and_unknown_format_name(tmp_path: Path) -> None:
     renamed = tmp_path / "transcript.txt"
     shutil.copy(IMPORTER_FIXTURES / "claude_code.stream.jsonl", renamed)
-    forced = _scan(str(renamed), "--format", "claude-code", "--json")
+    forced = _scan(str(renamed), "--input-format", "claude-code", "--json")
     assert forced.exit_code == 1
     assert json.loads(forced.stdout)[0]["format"] == "claude-code"
-    bogus = _scan(str(renamed), "--format", "langsmith")
+    bogus = _scan(str(renamed), "--input-format", "langsmith")
     assert bogus.exit_code == 2
     assert "choose one of: " + ", ".join(FORMAT_NAMES) in bogus.stderr
+    # --format chooses the output; a log format given there says where it belongs.
+    misplaced = _scan(str(renamed), "--format", "claude-code")
+    assert misplaced.exit_code == 2
+    assert "--input-format claude-code" in misplaced.stderr
 
 
 def test_swe_bench_profile_flags_history_digging(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ this module only assembles them, so the families can change independently.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from benchguard.cli import harness_cmds, inventory_cmds, redaction_cmds, results_cmds, scan_cmds
@@ -18,6 +20,31 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from benchguard import __version__
+
+        typer.echo(f"benchguard {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the benchguard version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Keep AI evaluations honest: run agent benchmarks, detect access to benchmark
+    material, gate cheating runs to a visible zero, and evaluate redaction-pressure."""
+
 
 for _family in (harness_cmds, scan_cmds, inventory_cmds, results_cmds, redaction_cmds):
     _family.register(app)

@@ -1,16 +1,20 @@
 """``benchguard scan``: detect benchmark-material access in recorded runs, any format.
 
-Thin: it collects files (named files, and directory trees walked in sorted order),
-loads the ruleset, hands the files to an engine (serial or dask) and prints. Formats
-are detected by content (``--format`` forces one). Exit codes: 0 nothing flagged,
+Thin: it collects files (named files, ``-`` for standard input, and directory trees
+walked in sorted order), loads the ruleset, hands the files to an engine (serial or
+dask), applies reviewed dismissals and prints in the chosen output format. Log formats
+are detected by content (``--input-format`` forces one). Exit codes: 0 nothing flagged,
 1 at least one record flagged, 2 bad input (an unreadable or unknown-format file that
-was named, a missing path, a bad profile or rules file, an unavailable engine); bad
-input wins over flagged, and every readable file is still scanned and reported.
+was named, a missing path, a bad profile, rules or dismissals file, an unavailable
+engine); bad input wins over flagged, and every readable file is still scanned and
+reported.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,6 +23,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from benchguard import __version__
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
 from benchguard.cli._inputs import collect_inputs
 from benchguard.cli._output import (
@@ -29,11 +34,23 @@ from benchguard.cli._output import (
     print_error,
     print_warning,
 )
+from benchguard.cli._stdin import STDIN_LABEL, STDIN_NAME, spooled_stdin
+from benchguard.cli._view import print_table, printable
+from benchguard.detection.models import CheatingReport
 from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset
 from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, FileScan, scan_files
+from benchguard.errors import BadInputError
 from benchguard.importers.registry import FORMAT_NAMES
 from benchguard.results.aggregate import MANIFEST_FILENAME, MANIFESTS_FILENAME, ROWS_FILENAME
-from benchguard.results.io import write_text_atomic
+from benchguard.results.dismissals import Dismissal, apply_dismissals, load_dismissals
+from benchguard.results.formats import (
+    OUTPUT_FORMATS,
+    ReportedRecord,
+    junit_xml,
+    parse_output_format,
+    sarif_log,
+)
+from benchguard.results.io import ResultsFileError, write_text_atomic
 
 # Suffixes picked up when walking a directory; a file named on the command line is
 # read whatever its name.
@@ -58,13 +75,22 @@ def scan(
     paths: Annotated[
         list[Path],
         typer.Argument(
-            help="Log files or directories (walked recursively, sorted).", show_default=False
+            help="Log files or directories (walked recursively, sorted); - reads standard input.",
+            show_default=False,
         ),
     ],
-    format_name: Annotated[
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help=f"Output format: {', '.join(OUTPUT_FORMATS)}.", show_default=True
+        ),
+    ] = "table",
+    input_format: Annotated[
         str | None,
         typer.Option(
-            "--format", help=f"Force a format: {', '.join(FORMAT_NAMES)}.", show_default=False
+            "--input-format",
+            help=f"Force a log format: {', '.join(FORMAT_NAMES)}.",
+            show_default=False,
         ),
     ] = None,
     profile: Annotated[
@@ -74,6 +100,14 @@ def scan(
         Path | None,
         typer.Option(
             "--rules", help="Extra rules YAML, appended to the profile.", show_default=False
+        ),
+    ] = None,
+    dismissals_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--dismissals",
+            help="Reviewed dismissals (YAML or JSON) to apply, like a scanner's baseline.",
+            show_default=False,
         ),
     ] = None,
     engine: Annotated[
@@ -92,7 +126,14 @@ def scan(
         ),
     ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print a JSON list of reports instead of a table.")
+        bool, typer.Option("--json", help="Same as --format json.", show_default=False)
+    ] = False,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="List every record, not only flagged ones.")
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("-v", "--verbose", help="Print each finding's rule, step and excerpt."),
     ] = False,
 ) -> None:
     """Scan recorded agent runs for access to benchmark material.
@@ -101,40 +142,55 @@ def scan(
     """
     # Markup off: file names, record names and error texts print as themselves.
     err = plain_console(stderr=True)
-    if format_name is not None and format_name not in FORMAT_NAMES:
-        raise bad_input(
-            err,
-            f"--format {format_name!r} is not a format we read; choose one of: "
-            f"{', '.join(FORMAT_NAMES)}",
-        )
-    engine_problem = engine_choice_problem(engine, scheduler)
-    if engine_problem is not None:
-        raise bad_input(err, engine_problem)
     try:
+        chosen = _output_format(output_format, as_json)
+        if input_format is not None and input_format not in FORMAT_NAMES:
+            raise BadInputError(
+                f"--input-format {input_format!r} is not a format we read; choose one of: "
+                f"{', '.join(FORMAT_NAMES)}"
+            )
+        engine_problem = engine_choice_problem(engine, scheduler)
+        if engine_problem is not None:
+            raise BadInputError(engine_problem)
+        if sum(str(p) == STDIN_NAME for p in paths) > 1:
+            raise BadInputError("- (standard input) may be named only once")
         rules = load_ruleset(profile, rules_file)
-    except RulesetError as exc:
+        entries = load_dismissals(dismissals_file) if dismissals_file is not None else ()
+    except (BadInputError, RulesetError, ResultsFileError) as exc:
         # An unknown profile's message already lists the built-in ones.
         raise bad_input(err, str(exc)) from None
-    inputs = collect_inputs(paths, _is_log_file).files
-    missing = [
-        f"{item.path}: no such file or directory"
-        for item in inputs
-        if item.named and not item.path.is_file()
-    ]
-    files = [str(item.path) for item in inputs if not item.named or item.path.is_file()]
-    named = {str(item.path) for item in inputs if item.named}
-    try:
-        scans = scan_files(
-            files,
-            rules,
-            format_name=format_name,
-            engine="dask" if engine == "dask" else "serial",
-            scheduler=scheduler,
-            workers=workers,
-        )
-    except EngineUnavailableError as exc:
-        raise bad_input(err, str(exc)) from None
 
+    with ExitStack() as stack:
+        stdin_path: str | None = None
+        if any(str(p) == STDIN_NAME for p in paths):
+            stdin_path = str(stack.enter_context(spooled_stdin()))
+        named_paths = [
+            Path(stdin_path) if str(p) == STDIN_NAME and stdin_path else p for p in paths
+        ]
+        inputs = collect_inputs(named_paths, _is_log_file).files
+        missing = [
+            f"{item.path}: no such file or directory"
+            for item in inputs
+            if item.named and not item.path.is_file()
+        ]
+        files = [str(item.path) for item in inputs if not item.named or item.path.is_file()]
+        named = {str(item.path) for item in inputs if item.named}
+        try:
+            scans = scan_files(
+                files,
+                rules,
+                format_name=input_format,
+                engine="dask" if engine == "dask" else "serial",
+                scheduler=scheduler,
+                workers=workers,
+            )
+        except EngineUnavailableError as exc:
+            raise bad_input(err, str(exc)) from None
+        if stdin_path is not None:
+            scans = [_renamed(s, stdin_path, STDIN_LABEL) for s in scans]
+            named = {STDIN_LABEL if n == stdin_path else n for n in named}
+
+    scans, unmatched = _apply_dismissals(scans, entries)
     skipped = [s for s in scans if s.error_kind == "unknown-format" and s.path not in named]
     failed = [s for s in scans if s.error and s not in skipped]
     for problem in missing:
@@ -144,6 +200,8 @@ def scan(
     for scanned in scans:
         for problem in scanned.problems:
             print_warning(err, problem)
+    for entry in unmatched:
+        print_warning(err, f"{dismissals_file}: dismissal matched no finding: {entry.describe()}")
     for skip in skipped:
         err.print(
             labelled("skipped ", "dim", f"{skip.path}: not a log format we read"), soft_wrap=True
@@ -151,16 +209,80 @@ def scan(
 
     if out is not None:
         _write_out(err, out, scans, profile, engine)
-    if as_json:
+    if chosen == "json":
         typer.echo(json.dumps(_json_entries(scans), indent=2, ensure_ascii=False))
+    elif chosen == "sarif":
+        log = sarif_log(_reported(scans), rules, tool_version=__version__)
+        typer.echo(json.dumps(log, indent=2, ensure_ascii=False))
+    elif chosen == "junit":
+        typer.echo(junit_xml(_reported(scans), name="benchguard scan"), nl=False)
     elif not (missing or failed) or any(_shown(s) for s in scans):
         # After bad input, a table is printed only if some file could be reported.
-        _print_table(plain_console(), scans)
+        console = plain_console()
+        _print_table(console, scans, show_all=show_all)
+        if verbose:
+            _print_findings(console, scans)
 
     flagged = any(r.report.status == "flagged" for s in scans for r in s.records)
     if missing or failed:
         raise typer.Exit(EXIT_BAD_INPUT)
     raise typer.Exit(EXIT_FLAGGED if flagged else EXIT_CLEAN)
+
+
+def _output_format(value: str, as_json: bool) -> str:
+    if value in FORMAT_NAMES:
+        raise BadInputError(
+            f"--format {value!r} names a log format; force it with --input-format {value} "
+            f"(--format chooses the output: {', '.join(OUTPUT_FORMATS)})"
+        )
+    chosen = parse_output_format(value)
+    if as_json and chosen not in ("table", "json"):
+        raise BadInputError(f"--json and --format {chosen} disagree; give one of them")
+    return "json" if as_json else chosen
+
+
+def _renamed(scanned: FileScan, old: str, new: str) -> FileScan:
+    """``scanned`` with its spool file's name replaced by how standard input is shown."""
+    if scanned.path != old:
+        return scanned
+    error = scanned.error.replace(old, new) if scanned.error else None
+    problems = tuple(p.replace(old, new) for p in scanned.problems)
+    return scanned.model_copy(update={"path": new, "error": error, "problems": problems})
+
+
+def _apply_dismissals(
+    scans: list[FileScan], entries: Sequence[Dismissal]
+) -> tuple[list[FileScan], list[Dismissal]]:
+    """Each record's report with the entries for its run, task and iteration applied;
+    and the entries that matched no finding. A file's run id is its directory's name
+    (a harness run folder), the way ``score`` names a run without a manifest."""
+    if not entries:
+        return scans, []
+    used = [False] * len(entries)
+    updated: list[FileScan] = []
+    for scanned in scans:
+        run_id = Path(scanned.path).resolve().parent.name
+        records = []
+        for rec in scanned.records:
+            chosen = [
+                (i, e)
+                for i, e in enumerate(entries)
+                if e.applies_to(run_id=run_id, task=rec.task, iteration=rec.iteration)
+            ]
+            report, matched = apply_dismissals(rec.report, [e for _, e in chosen])
+            for i, entry in chosen:
+                used[i] = used[i] or entry.rule in matched
+            records.append(rec.model_copy(update={"report": report}))
+        updated.append(scanned.model_copy(update={"records": tuple(records)}))
+    return updated, [e for e, was_used in zip(entries, used, strict=True) if not was_used]
+
+
+def _reported(scans: list[FileScan]) -> list[ReportedRecord]:
+    return [
+        ReportedRecord(s.path, r.label or f"#{r.index}", r.report, r.line)
+        for s in scans
+        for r in s.records
+    ]
 
 
 def _shown(scanned: FileScan) -> bool:
@@ -175,6 +297,7 @@ def _json_entries(scans: list[FileScan]) -> list[dict[str, Any]]:
             "format": s.format,
             "record": r.index,
             "name": r.name,
+            "label": r.label,
             "report": r.report.model_dump(mode="json"),
         }
         for s in scans
@@ -194,7 +317,11 @@ def _write_out(err: Console, out: Path, scans: list[FileScan], profile: str, eng
         raise bad_input(err, f"{out}: cannot write ({exc.strerror or exc})") from None
 
 
-def _print_table(console: Console, scans: list[FileScan]) -> None:
+_STATUS_STYLE = {"flagged": "bold red", "clean": "green", "no_data": "yellow"}
+
+
+def _print_table(console: Console, scans: list[FileScan], *, show_all: bool) -> None:
+    """Flagged records only (every record with ``show_all``), then the counts line."""
     table = Table(title="benchguard scan", show_lines=False)
     for column in ("file", "record", "status", "categories", "findings"):
         table.add_column(column, overflow="fold")
@@ -202,23 +329,58 @@ def _print_table(console: Console, scans: list[FileScan]) -> None:
     for scanned in scans:
         if not _shown(scanned):
             continue
-        if not scanned.records:
+        if not scanned.records and show_all:
             table.add_row(Text(scanned.path), "-", Text("no records", style="dim"), "", "0")
         for rec in scanned.records:
             report = rec.report
             counts[report.status] += 1
-            style = {"flagged": "bold red", "clean": "green", "no_data": "yellow"}[report.status]
-            label = rec.name or f"#{rec.index}"
+            if report.status != "flagged" and not show_all:
+                continue
             table.add_row(
-                Text(scanned.path),
-                Text(label),
-                Text(report.status, style=style),
+                Text(printable(scanned.path)),
+                Text(printable(rec.label or f"#{rec.index}")),
+                Text(report.status, style=_STATUS_STYLE[report.status]),
                 Text(", ".join(report.categories)),
                 str(len(report.findings)),
             )
-    console.print(table)
+    if table.row_count:
+        print_table(console, table)
     files = sum(1 for s in scans if not s.error)
+    hidden = (
+        ""
+        if show_all or not (counts["clean"] or counts["no_data"])
+        else " (--all lists every record)"
+    )
     console.print(
         f"{files} file(s), {sum(counts.values())} record(s): {counts['flagged']} flagged, "
-        f"{counts['clean']} clean, {counts['no_data']} no data"
+        f"{counts['clean']} clean, {counts['no_data']} no data{hidden}",
+        soft_wrap=True,
     )
+
+
+def _print_findings(console: Console, scans: list[FileScan]) -> None:
+    """Each finding of each flagged record: rule, step, surface and excerpt."""
+    for scanned in scans:
+        for rec in scanned.records:
+            if rec.report.status != "flagged":
+                continue
+            console.print(
+                Text(printable(f"{scanned.path} {rec.label}:"), style="bold"), soft_wrap=True
+            )
+            for line in _finding_lines(rec.report):
+                console.print(Text(printable(line)), soft_wrap=True)
+
+
+def _finding_lines(report: CheatingReport) -> list[str]:
+    lines = []
+    for finding in report.findings:
+        step = "output" if finding.trajectory_index is None else f"step {finding.trajectory_index}"
+        tool = f" ({finding.tool})" if finding.tool else ""
+        lines.append(f"  {finding.rule}  {step}{tool} {finding.field}: {finding.excerpt}")
+    if report.incomplete:
+        lines.append(f"  scan incomplete: {report.incomplete_reason or 'bound hit'}")
+    for dismissed in report.dismissed:
+        lines.append(
+            f"  dismissed {dismissed.finding.rule} by {dismissed.reviewer}: {dismissed.reason}"
+        )
+    return lines

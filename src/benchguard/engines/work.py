@@ -24,16 +24,27 @@ from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport
 from benchguard.importers.registry import UnknownFormatError, import_path
 from benchguard.importers.transcript import UnreadableLogError
 from benchguard.results.rescore import stored_dynamic_rules
+from benchguard.results.rows import record_iteration, record_task_folder
 
 
 class RecordScan(BaseModel):
-    """One record's verdict, with where the record sits in its file."""
+    """One record's verdict, with where the record sits in its file.
+
+    ``task`` and ``iteration`` are what a reviewed dismissal names (the record's folder,
+    else its name; its iteration, else 0); ``label`` is how output names the record:
+    ``folder#iteration`` for a harness run, the log's own name for an imported one;
+    ``line`` is the 1-based line of a one-record-per-line log, else None.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     index: int
     name: str | None
     report: CheatingReport
+    task: str = "unknown"
+    iteration: int = 0
+    label: str = ""
+    line: int | None = None
 
 
 class FileScan(BaseModel):
@@ -94,6 +105,10 @@ def scan_one_file(
             index=index,
             name=_record_name(record),
             report=_scan_stored_record(record, rules, time_budget_s),
+            task=record_task_folder(record),
+            iteration=record_iteration(record),
+            label=record_label(record, index),
+            line=_record_line(record),
         )
         for index, record in enumerate(imported.records)
     )
@@ -137,6 +152,21 @@ def _without_stored_rules(report: CheatingReport, problem: str) -> CheatingRepor
             "incomplete_reason": note,
         }
     )
+
+
+def record_label(record: Mapping[str, Any], index: int) -> str:
+    """``folder#iteration`` for a harness record (its task title is not unique, its
+    folder and iteration are); else the log's own name for it; else ``#index``."""
+    folder = record.get("folder")
+    if isinstance(folder, str) and folder:
+        return f"{folder}#{record_iteration(record)}"
+    return _record_name(record) or f"#{index}"
+
+
+def _record_line(record: Mapping[str, Any]) -> int | None:
+    source = record.get("source")
+    line = source.get("line") if isinstance(source, Mapping) else None
+    return line if isinstance(line, int) and not isinstance(line, bool) and line >= 1 else None
 
 
 def _record_name(record: Mapping[str, Any]) -> str | None:

@@ -188,7 +188,7 @@ def _match_document(document: Any) -> str | None:
 def _unknown(path: Path, why: str) -> UnknownFormatError:
     return UnknownFormatError(
         f"{path}: unknown log format ({why}). Formats read: {formats_help()}. "
-        f"Force one with --format {{{','.join(FORMAT_NAMES)}}}."
+        f"Force one with --input-format {{{','.join(FORMAT_NAMES)}}}."
     )
 
 
