@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.helpers import EXAMPLES, Operator
+from harness.privileges import IDENTITIES, Harness, harness_as
 
 
 @pytest.fixture(autouse=True)
@@ -48,3 +49,9 @@ def operator(tmp_path: Path) -> Operator:
     results = root / "results"
     agent_home = tmp_path / "agent-home"
     return Operator(root, tasks, checkout, results, agent_home)
+
+
+@pytest.fixture(params=IDENTITIES)
+def harness(request: pytest.FixtureRequest, operator: Operator) -> Iterator[Harness]:
+    """``benchguard run`` as root and as an unprivileged user (see harness.privileges)."""
+    yield from harness_as(request.param, operator)

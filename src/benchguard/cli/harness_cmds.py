@@ -20,8 +20,14 @@ from benchguard.cli._output import bad_input, labelled, plain_console, print_war
 from benchguard.detection.rules import DEFAULT_PROFILE
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfigError, resolve_agent
+from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.runner import BatchSettings, Job, SandboxMode, run_batch, sandbox_read_only
-from benchguard.harness.sandbox import SandboxUnavailable, exposure_problems, probe_bwrap
+from benchguard.harness.sandbox import (
+    SandboxSelfCheckFailed,
+    SandboxUnavailable,
+    exposure_problems,
+    probe_bwrap,
+)
 from benchguard.harness.tasks import TaskDirError, load_tasks
 from benchguard.harness.workspace import (
     DEFAULT_AGENT_HOME,
@@ -137,10 +143,12 @@ def run(
     except AgentConfigError as exc:
         raise bad_input(console, str(exc)) from None
     bwrap = "bwrap"
+    identity = None
     if sandbox_mode == "bwrap":
         try:
             bwrap = probe_bwrap()
-        except SandboxUnavailable as exc:
+            identity = agent_identity(os.environ)
+        except (SandboxUnavailable, IdentityError) as exc:
             raise bad_input(console, str(exc)) from None
     # Both directories are checked (and created) before any agent starts: a regular file
     # in the way would otherwise fail the batch halfway, with a traceback.
@@ -179,6 +187,7 @@ def run(
         bwrap=bwrap,
         integrity=settings_integrity,
         judge=_judge(judge, console),
+        identity=identity,
     )
     total = len(loaded.tasks) * iterations
     with Progress(
@@ -196,7 +205,10 @@ def run(
         def done(job: Job, record: Any) -> None:
             progress.update(bar, advance=1, description=f"{job.task.folder} {record['status']}")
 
-        result = run_batch(loaded.tasks, settings, static_rules=static_rules, on_done=done)
+        try:
+            result = run_batch(loaded.tasks, settings, static_rules=static_rules, on_done=done)
+        except SandboxSelfCheckFailed as exc:
+            raise bad_input(console, str(exc)) from None
     for message in result.errors:
         print_warning(console, message)
     _summary(console, result.records)

@@ -35,8 +35,9 @@ from benchguard.harness.agents.config import (
     builtin_agent_script,
     render_argv,
 )
+from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.process import ChildBaseline, become_subreaper, run_process
-from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
+from benchguard.harness.sandbox import SandboxSpec, bwrap_argv, self_check_in_scratch
 from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture, read_tail
 from benchguard.harness.verification import run_checks
@@ -78,6 +79,8 @@ class BatchSettings:
     bwrap: str = "bwrap"
     integrity: integrity.IntegritySettings = field(default_factory=integrity.IntegritySettings)
     judge: Judge | None = None
+    # Set when the harness is root: sandboxed agents run as this unprivileged uid.
+    identity: AgentIdentity | None = None
 
 
 @dataclass
@@ -159,7 +162,8 @@ def _command(
             read_only=read_only,
             network=job.task.network or agent.network,
         )
-        argv = bwrap_argv(spec, argv, bwrap=settings.bwrap)
+        hand_over(settings.identity, scratch_paths.workspace, scratch_paths.trajectory_file)
+        argv = bwrap_argv(spec, argv, bwrap=settings.bwrap, identity=settings.identity)
     return argv, env
 
 
@@ -272,6 +276,10 @@ def run_batch(
         extra_roots=settings.integrity.inventory_roots,
     )
     snapshots.before_batch()
+    if settings.sandbox == "bwrap":
+        # Before the first task: a sandbox that leaks refuses the batch (raises).
+        hand_over(settings.identity, settings.home)
+        self_check_in_scratch(settings.home, settings.identity, bwrap=settings.bwrap)
     inventories: list[tuple[Rule, ...]] = [() for _ in jobs]
     records: list[dict[str, Any]] = [{} for _ in jobs]
     # Orphans of the agents re-parent to the harness; whatever becomes its child during

@@ -10,8 +10,16 @@ The agent gets a fresh root holding only:
 - read-only program paths: the agent's own directory and the built-in agent script;
 - read-write: the run's workspace, the agent home and the transcript file;
 - read-only: the granted skill paths;
-- a private ``/tmp``, fresh ``/proc`` and ``/dev``, and new user, PID, IPC, UTS and
-  cgroup namespaces; the network namespace too unless the task or agent needs network.
+- a private ``/tmp``, fresh ``/proc`` (``/proc/sys`` read-only) and ``/dev``, and new
+  user, PID, IPC, UTS and cgroup namespaces; the network namespace too unless the task
+  or agent needs network. The sandbox's own root and ``/dev`` are remounted read-only,
+  so the only writable places are the workspace, the home, the channel and ``/tmp``.
+
+When the harness is root, the whole ``bwrap`` command is started through ``setpriv``
+as an unprivileged uid with no capability (``harness.identity``): bubblewrap then builds
+unprivileged namespaces and nothing inside holds a capability, so a read-only bind
+cannot be remounted writable. :func:`self_check` proves that once per batch, before
+the first task, by running ``sandbox_probe.py`` in the same sandbox.
 
 Everything else (the tasks directory, results, the harness checkout, env files, the
 operator's home) does not exist inside. Paths keep their host spelling, so an argv
@@ -21,12 +29,17 @@ rendered with ``{workspace}`` works unchanged.
 from __future__ import annotations
 
 import functools
+import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from benchguard.harness.identity import AgentIdentity, hand_over
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_ENTRIES = (
@@ -51,6 +64,10 @@ PROBE_TIMEOUT_S = 20.0
 
 class SandboxUnavailable(RuntimeError):
     """bwrap is missing or cannot create namespaces on this host."""
+
+
+class SandboxSelfCheckFailed(SandboxUnavailable):
+    """The probe inside the sandbox could do what the sandbox must prevent."""
 
 
 @dataclass(frozen=True)
@@ -96,22 +113,134 @@ def _etc_args(network: bool) -> list[str]:
     return args
 
 
-def bwrap_argv(spec: SandboxSpec, command: Sequence[str], *, bwrap: str = "bwrap") -> list[str]:
-    """The full ``bwrap ... -- command`` argv for one run."""
-    args = [bwrap, "--unshare-all"]
-    if spec.network:
-        args.append("--share-net")
+# Without a user namespace: used when the harness is root, so the agent can be made a
+# real unprivileged host uid inside (a user namespace would map only root).
+_NAMESPACES_AS_ROOT = ("--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try")
+
+
+def bwrap_argv(
+    spec: SandboxSpec,
+    command: Sequence[str],
+    *,
+    bwrap: str = "bwrap",
+    identity: AgentIdentity | None = None,
+) -> list[str]:
+    """The full ``bwrap ... -- command`` argv for one run.
+
+    With ``identity`` (the harness is root) bubblewrap builds the sandbox as root and
+    the command inside starts through ``setpriv`` as that unprivileged uid, with no
+    capability left in any set; without it (the harness is a user) bubblewrap's own
+    user namespace does the isolating and drops every capability.
+    """
+    args = [bwrap, *namespace_args(spec.network, identity)]
     args += ["--die-with-parent", "--new-session", "--hostname", "sandbox"]
     args += _system_args()
     args += _etc_args(spec.network)
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    for path in sorted({*interpreter_paths(), *spec.read_only}):
+    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
+    args += ["--dev", "/dev", "--tmpfs", "/tmp"]
+    read_only = sorted({*interpreter_paths(), *spec.read_only})
+    writable = [spec.home, spec.workspace, *spec.writable_files]
+    if identity is not None:
+        # bwrap copies a host parent's mode (``/root`` is 0700); the unprivileged agent
+        # must be able to walk down to what is bound for it.
+        args += _traversable_parents([*read_only, *writable])
+    for path in read_only:
         args += ["--ro-bind", str(path), str(path)]
     # Read-write binds come last so a read-only parent cannot shadow them.
-    for path in (spec.home, spec.workspace, *spec.writable_files):
+    for path in writable:
         args += ["--bind", str(path), str(path)]
-    args += ["--chdir", str(spec.workspace), "--", *command]
+    # bwrap's own root and /dev are tmpfs: private, but a place to stage files that no
+    # one asked for; read-only, the writable set is exactly the binds above and /tmp.
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    args += ["--chdir", str(spec.workspace), "--"]
+    args += identity.argv(command) if identity is not None else list(command)
     return args
+
+
+def namespace_args(network: bool, identity: AgentIdentity | None) -> list[str]:
+    """The namespaces to unshare; the network one unless ``network`` is asked for."""
+    if identity is None:
+        return ["--unshare-all", *(["--share-net"] if network else [])]
+    return [*_NAMESPACES_AS_ROOT, *([] if network else ["--unshare-net"])]
+
+
+def _traversable_parents(paths: Sequence[Path]) -> list[str]:
+    parents: set[Path] = set()
+    for path in paths:
+        parents.update(p for p in path.parents if p != Path("/"))
+    args: list[str] = []
+    for parent in sorted(parents, key=lambda p: (len(p.parts), str(p))):
+        if str(parent) in SYSTEM_DIRS or Path(str(parent)).is_symlink():
+            continue
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def probe_script() -> Path:
+    return Path(__file__).with_name("sandbox_probe.py").resolve()
+
+
+def self_check(spec: SandboxSpec, identity: AgentIdentity | None, *, bwrap: str = "bwrap") -> None:
+    """Run the probe in a sandbox built like an agent's; raise when it got through.
+
+    ``spec.workspace`` is a throwaway directory the probe may write. Raises
+    :class:`SandboxSelfCheckFailed` naming every problem the probe found, or when the
+    probe's files belong to host root.
+    """
+    probe = probe_script()
+    checked = SandboxSpec(
+        workspace=spec.workspace,
+        home=spec.home,
+        writable_files=spec.writable_files,
+        read_only=(*spec.read_only, probe),
+        network=spec.network,
+    )
+    allowed = [str(p) for p in (spec.workspace, spec.home, *spec.writable_files)]
+    command = [sys.executable, "-I", str(probe), *allowed]
+    argv = bwrap_argv(checked, command, bwrap=bwrap, identity=identity)
+    try:
+        result = subprocess.run(
+            argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False, env=_probe_env()
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SandboxSelfCheckFailed(f"sandbox self-check could not run: {exc}") from None
+    detail = result.stderr.decode("utf-8", errors="replace").strip()[-2000:]
+    try:
+        verdict = json.loads(result.stdout.decode("utf-8", errors="replace"))
+        problems = [str(p) for p in verdict["problems"]]
+        uid = int(verdict["uid"])
+    except (ValueError, KeyError, TypeError):
+        raise SandboxSelfCheckFailed(
+            f"sandbox self-check failed: the probe exited {result.returncode} without a "
+            f"verdict ({detail or 'no message'})"
+        ) from None
+    marker = spec.workspace / "probe-owner"
+    owner = marker.stat().st_uid
+    marker.unlink()
+    if os.geteuid() == 0 and owner == 0:
+        problems.append("files written inside the sandbox belong to host root")
+    if identity is not None and owner != identity.uid:
+        problems.append(f"files written inside belong to uid {owner}, not {identity.uid}")
+    if problems:
+        raise SandboxSelfCheckFailed(
+            "sandbox self-check failed, refusing to run the batch: "
+            + "; ".join(problems)
+            + f" (probe uid {uid})"
+        )
+
+
+def self_check_in_scratch(
+    home: Path, identity: AgentIdentity | None, *, bwrap: str = "bwrap"
+) -> None:
+    """:func:`self_check` with a fresh throwaway workspace, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="bg-probe-") as scratch:
+        workspace = Path(scratch).resolve()
+        hand_over(identity, workspace)
+        self_check(SandboxSpec(workspace=workspace, home=home), identity, bwrap=bwrap)
+
+
+def _probe_env() -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
 
 
 def exposure_problems(binds: Sequence[Path], protected: Sequence[Path]) -> list[str]:

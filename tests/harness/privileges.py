@@ -1,0 +1,142 @@
+"""Running ``benchguard run`` as root (in-process) or as an unprivileged user (setpriv).
+
+The unprivileged harness runs Debian's ``/usr/bin/python3`` (the test interpreter may
+live under a directory only root can enter) with this checkout's packages on its path,
+as uid 65534 with no capability, in an operator tree that uid owns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.helpers import EXAMPLES, REPO, Operator
+
+UNPRIVILEGED = 65534
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+Identity = str  # "root" or "user"
+IDENTITIES: tuple[Identity, ...] = ("root", "user")
+
+
+def can_run_as_user() -> bool:
+    return (
+        os.geteuid() == 0
+        and shutil.which("setpriv") is not None
+        and SYSTEM_PYTHON.exists()
+        and sys.version_info[:2] == (3, 11)
+    )
+
+
+@dataclass
+class Harness:
+    """One operator tree and a way to run the harness on it as ``identity``."""
+
+    identity: Identity
+    operator: Operator
+
+    def run(self, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, Path | None]:
+        if self.identity == "root":
+            return self.operator.run(*args, env=env)
+        site = Path(sys.prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        environment = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(self.operator.root),
+            "LC_ALL": "C.UTF-8",
+            "PYTHONPATH": os.pathsep.join([str(site / "site-packages"), str(REPO / "src")]),
+            **(env or {}),
+        }
+        argv = [
+            "setpriv",
+            f"--reuid={UNPRIVILEGED}",
+            f"--regid={UNPRIVILEGED}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            str(SYSTEM_PYTHON),
+            "-m",
+            "benchguard",
+            "run",
+            *args,
+            "--out",
+            str(self.operator.results),
+            "--home",
+            str(self.operator.agent_home),
+            "--quiet",
+        ]
+        done = subprocess.run(
+            argv, env=environment, capture_output=True, text=True, timeout=300, check=False
+        )
+        lines = done.stdout.strip().splitlines()
+        run_dir = Path(lines[-1]) if done.returncode == 0 and lines else None
+        return done.returncode, done.stdout + done.stderr, run_dir
+
+    def run_ok(self, *args: str, env: dict[str, str] | None = None) -> Path:
+        code, output, run_dir = self.run(*args, env=env)
+        assert code == 0, output
+        assert run_dir is not None
+        return run_dir
+
+
+def world_operator() -> Iterator[Operator]:
+    """An operator tree under /tmp that uid 65534 owns (pytest's tmp is root-only)."""
+    root = Path(tempfile.mkdtemp(prefix="bg-op-")).resolve()
+    try:
+        tasks = root / "tasks"
+        shutil.copytree(EXAMPLES / "tasks", tasks)
+        checkout = root / "benchguard"
+        (checkout / "docs").mkdir(parents=True)
+        (checkout / "docs" / "harness.md").write_text("# Harness\n", "utf-8")
+        operator = Operator(root, tasks, checkout, root / "results", root / "agent-home")
+        operator.agent_home.mkdir()
+        os.chmod(root, 0o755)
+        for path in [root, *root.rglob("*")]:
+            os.chown(path, UNPRIVILEGED, UNPRIVILEGED, follow_symlinks=False)
+        yield operator
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def harness_as(identity: Identity, operator: Operator) -> Iterator[Harness]:
+    """The harness as root (in-process, on ``operator``) or as an unprivileged user (on
+    its own operator tree)."""
+    if identity == "root":
+        yield Harness("root", operator)
+        return
+    if not can_run_as_user():
+        pytest.skip("needs root, setpriv and Debian's python3.11 to drop to a user")
+    yield from (Harness("user", tree) for tree in world_operator())
+
+
+def write_agent(directory: Path, name: str, script: Path, *, env: tuple[str, ...] = ()) -> Path:
+    """An agent YAML running ``script`` (copied beside it) with ``{python}``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copy(script, directory / script.name)
+    config = {
+        "name": name,
+        "argv": ["{python}", "{agent_dir}/" + script.name, "{prompt}"],
+        "env": list(env),
+        "trajectory": "jsonl",
+        "model": "adversary",
+    }
+    path = directory / f"{name}.yaml"
+    path.write_text(json.dumps(config), "utf-8")
+    for item in (directory, *directory.iterdir()):
+        os.chmod(item, 0o755 if item.is_dir() else 0o644)
+    return path
+
+
+def records(run_dir: Path) -> list[dict[str, Any]]:
+    loaded: list[dict[str, Any]] = json.loads((run_dir / "results.json").read_text("utf-8"))[
+        "records"
+    ]
+    return loaded
