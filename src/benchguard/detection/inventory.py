@@ -134,8 +134,13 @@ def build_inventory_rules(
     baseline: frozenset[str] = DEFAULT_BASELINE,
     fingerprint_only: frozenset[str] | None = None,
     extra_roots: Sequence[Path] = (),
+    seen_as: Path | None = None,
 ) -> tuple[Rule, ...]:
     """Rules for every leftover of ``home`` (and of each extra root, e.g. ``/tmp``).
+
+    ``seen_as`` is the home's path as the agent sees it, when that differs from where
+    the inventory reads it (a sandbox binding ``home`` at ``/home/agent``): literal
+    paths in the transcript spell that one.
 
     ``fingerprint_only``, when given, limits content fingerprints to those entries (home
     entries by name, extra-root entries by full path; path rules are always built).
@@ -144,6 +149,7 @@ def build_inventory_rules(
     root must not turn every path into the home into a leftover).
     """
     listings = _RootListings.take(home, baseline, extra_roots)
+    listings.seen_home = seen_as
     return EntryRuleCache().rules(listings, fingerprint_only)
 
 
@@ -153,6 +159,8 @@ class _RootListings:
     def __init__(self, roots: list[tuple[Path, bool, list[tuple[str, os.DirEntry[str]]]]]) -> None:
         # (root, is_home, sorted entries)
         self.roots = roots
+        # The home's path inside the agent's sandbox, if it is bound elsewhere.
+        self.seen_home: Path | None = None
 
     @classmethod
     def take(
@@ -237,7 +245,8 @@ class EntryRuleCache:
         seen: set[tuple[str, str]] = set()
         for root, is_home, entries in listings.roots:
             root_text = str(root)
-            prefix, relaxed_prefix = self._prefix(root, is_home)
+            shown_root = listings.seen_home if is_home and listings.seen_home else root
+            prefix, relaxed_prefix = self._prefix(shown_root, is_home)
             for name, entry in entries:
                 key = (root_text, name)
                 seen.add(key)
