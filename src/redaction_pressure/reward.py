@@ -28,7 +28,7 @@ from redaction_pressure.records import LabelledRecord, LabelledSpan
 from redaction_pressure.rules import parse_reply
 from redaction_pressure.scanner import EPISODE_BUDGET_S, RecordScan, scan_records
 
-REWARD_SCHEMA_VERSION: Final = "0.2.0"
+REWARD_SCHEMA_VERSION: Final = "0.2.1"
 """Bump when the contract, the reply format or any cap changes what a reply scores."""
 
 RECALL_WEIGHT: Final = 0.35

@@ -589,11 +589,23 @@ class _PatternAnalyser:
         if char in _ZERO_WIDTH_ESCAPES:
             return _Piece(min_length=0, size=1, zero_width=True)
         if char in "123456789":
+            octal = self._three_digit_octal(char)
+            if octal is not None:
+                return _Piece(min_length=1, size=1, literal=octal)
             if self._peek().isdigit():
                 self._pos += 1
             return _Piece(min_length=0, size=1)
         literal = self._escaped_character(char, in_class=False)
         return _Piece(min_length=1, size=1, literal=literal)
+
+    def _three_digit_octal(self, first: str) -> str | None:
+        """``regex`` reads ``\\ddd`` (three octal digits, first not 0) as one character,
+        not a backreference: consume and return it; else consume nothing."""
+        digits = first + self._pattern[self._pos : self._pos + 2]
+        if len(digits) == 3 and set(digits) <= _OCTAL:
+            self._pos += 2
+            return chr(int(digits, 8))
+        return None
 
     def _escaped_character(self, char: str, *, in_class: bool) -> str | None:
         """Consume the rest of a one-character escape; return its literal when plain."""
@@ -654,6 +666,8 @@ class _PatternAnalyser:
                     raise self._fail("the pattern ends with a backslash")
                 self._pos += 1
                 if escaped.isdigit() and escaped != "0":
+                    if self._three_digit_octal(escaped) is not None:
+                        continue
                     raise self._fail(f"unsupported escape \\{escaped} inside a set")
                 if escaped in _ZERO_WIDTH_ESCAPES and escaped != "b":
                     raise self._fail(f"unsupported escape \\{escaped} inside a set")
