@@ -10,7 +10,14 @@ from typing import Annotated
 
 import typer
 
-from benchguard.cli import harness_cmds, inventory_cmds, redaction_cmds, results_cmds, scan_cmds
+from benchguard.cli import (
+    config_cmds,
+    harness_cmds,
+    inventory_cmds,
+    redaction_cmds,
+    results_cmds,
+    scan_cmds,
+)
 
 app = typer.Typer(
     name="benchguard",
@@ -46,7 +53,7 @@ def _root(
     material, gate cheating runs to a visible zero, and evaluate redaction-pressure."""
 
 
-for _family in (harness_cmds, scan_cmds, inventory_cmds, results_cmds, redaction_cmds):
+for _family in (harness_cmds, scan_cmds, inventory_cmds, results_cmds, redaction_cmds, config_cmds):
     _family.register(app)
 
 

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchguard.cli._output import bad_input, plain_console
+from benchguard.cli._settings import values
 from benchguard.detection.inventory import (
     CATEGORY,
     ENVIRONMENT_DOTFILES,
@@ -33,6 +34,7 @@ from benchguard.detection.rules import (
     RulesetError,
     profile_baseline,
 )
+from benchguard.errors import ConfigError
 from benchguard.harness.integrity import (
     INVENTORY_ROOT_FLAG,
     INVENTORY_ROOTS_ENV,
@@ -59,9 +61,13 @@ def register(app: typer.Typer) -> None:
 def inventory(
     home: Annotated[Path, typer.Argument(help="The agent home to inventory.", show_default=False)],
     profile: Annotated[
-        str,
-        typer.Option("--profile", help="Profile name or YAML path whose baseline is exempt."),
-    ] = DEFAULT_PROFILE,
+        str | None,
+        typer.Option(
+            "--profile",
+            help=f"Profile name or YAML path whose baseline is exempt (default: {DEFAULT_PROFILE}).",
+            show_default=False,
+        ),
+    ] = None,
     granted: Annotated[
         list[Path] | None,
         typer.Option(
@@ -85,6 +91,14 @@ def inventory(
     ] = False,
 ) -> None:
     """Show the prior-run rules a home would generate: path rules and content fingerprints."""
+    try:
+        settings = values({"profile": profile})
+    except ConfigError as exc:
+        raise bad_input(_err, str(exc)) from None
+    profile = str(settings["profile"])
+    if not roots and not os.environ.get(INVENTORY_ROOTS_ENV, "").strip():
+        # Flags, then the environment, then the config file's inventory_roots.
+        roots = list(settings["inventory_roots"])
     absolute = Path(os.path.abspath(home))
     problem = unreadable_home(absolute)
     if problem is not None:

@@ -34,6 +34,7 @@ from benchguard.cli._output import (
     print_error,
     print_warning,
 )
+from benchguard.cli._settings import values
 from benchguard.cli._stdin import STDIN_LABEL, STDIN_NAME, spooled_stdin
 from benchguard.cli._view import print_table, printable
 from benchguard.detection.models import CheatingReport
@@ -80,11 +81,15 @@ def scan(
         ),
     ],
     output_format: Annotated[
-        str,
+        str | None,
         typer.Option(
-            "--format", "-f", help=f"Output format: {', '.join(OUTPUT_FORMATS)}.", show_default=True
+            "--format",
+            "-f",
+            help=f"Output format: {', '.join(OUTPUT_FORMATS)} (default: table, or the "
+            "config file's).",
+            show_default=False,
         ),
-    ] = "table",
+    ] = None,
     input_format: Annotated[
         str | None,
         typer.Option(
@@ -94,8 +99,13 @@ def scan(
         ),
     ] = None,
     profile: Annotated[
-        str, typer.Option("--profile", help="Rule profile name or profile YAML path.")
-    ] = DEFAULT_PROFILE,
+        str | None,
+        typer.Option(
+            "--profile",
+            help=f"Rule profile name or profile YAML path (default: {DEFAULT_PROFILE}).",
+            show_default=False,
+        ),
+    ] = None,
     rules_file: Annotated[
         Path | None,
         typer.Option(
@@ -111,8 +121,13 @@ def scan(
         ),
     ] = None,
     engine: Annotated[
-        str, typer.Option("--engine", help=f"Scan engine: {', '.join(ENGINE_NAMES)}.")
-    ] = "serial",
+        str | None,
+        typer.Option(
+            "--engine",
+            help=f"Scan engine: {', '.join(ENGINE_NAMES)} (default: serial).",
+            show_default=False,
+        ),
+    ] = None,
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
     out: Annotated[
@@ -143,7 +158,21 @@ def scan(
     # Markup off: file names, record names and error texts print as themselves.
     err = plain_console(stderr=True)
     try:
-        chosen = _output_format(output_format, as_json)
+        settings = values(
+            {
+                "format": output_format,
+                "profile": profile,
+                "rules": rules_file,
+                "dismissals": dismissals_file,
+                "engine": engine,
+                "scheduler": scheduler,
+                "workers": workers,
+            }
+        )
+        profile, rules_file = settings["profile"], settings["rules"]
+        dismissals_file, engine = settings["dismissals"], settings["engine"]
+        scheduler, workers = settings["scheduler"], settings["workers"]
+        chosen = _output_format(output_format, settings["format"], as_json)
         if input_format is not None and input_format not in FORMAT_NAMES:
             raise BadInputError(
                 f"--input-format {input_format!r} is not a format we read; choose one of: "
@@ -157,6 +186,7 @@ def scan(
         rules = load_ruleset(profile, rules_file)
         entries = load_dismissals(dismissals_file) if dismissals_file is not None else ()
     except (BadInputError, RulesetError, ResultsFileError) as exc:
+        # A config file's error is a BadInputError naming the file and key.
         # An unknown profile's message already lists the built-in ones.
         raise bad_input(err, str(exc)) from None
 
@@ -229,7 +259,11 @@ def scan(
     raise typer.Exit(EXIT_FLAGGED if flagged else EXIT_CLEAN)
 
 
-def _output_format(value: str, as_json: bool) -> str:
+def _output_format(flag: str | None, value: str, as_json: bool) -> str:
+    """The output format; ``--json`` is ``--format json`` (a config file's ``format``
+    gives way to it, a conflicting ``--format`` flag is refused)."""
+    if as_json and flag is None:
+        return "json"
     if value in FORMAT_NAMES:
         raise BadInputError(
             f"--format {value!r} names a log format; force it with --input-format {value} "
