@@ -110,7 +110,7 @@ def test_env_names_a_file_or_turns_the_search_off(
     monkeypatch.setenv("BENCHGUARD_CONFIG", "")
     assert find_config() is None
     monkeypatch.setenv("BENCHGUARD_CONFIG", str(project / "missing.toml"))
-    with pytest.raises(ConfigError, match="BENCHGUARD_CONFIG=.*missing.toml: no such file"):
+    with pytest.raises(ConfigError, match=r"BENCHGUARD_CONFIG=.*missing\.toml: no such file"):
         find_config()
 
 
