@@ -4,19 +4,29 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The real agent CLIs the end-to-end tests run, pinned, in a project-local npm prefix
+# (gitignored). npm's own cache makes a reinstall cheap; the stamp names the versions,
+# so changing a pin reinstalls and nothing else does.
+CLAUDE_CODE_VERSION := 2.1.332
+CODEX_VERSION := 0.171.0
+AGENT_CLIS := .agent-clis
+AGENT_CLIS_STAMP := $(AGENT_CLIS)/.installed-claude-code-$(CLAUDE_CODE_VERSION)-codex-$(CODEX_VERSION)
 
-.PHONY: setup system-deps demo test lint typecheck unit bench clean
+.PHONY: setup system-deps agent-clis demo test lint typecheck unit bench clean
 
 setup: system-deps $(STAMP)
 
-# Debian packages the tests and the demo need: bubblewrap (the sandbox) and
-# chromium (the HTML leaderboard test). Skipped when already present.
+# Debian packages the tests and the demo need: bubblewrap (the sandbox), chromium
+# (the HTML leaderboard test) and npm (to install the agent CLIs). Skipped when
+# already present.
 # python3-venv is needed only where python3 is Debian's own and lacks ensurepip.
 system-deps:
 	@if ! command -v bwrap >/dev/null || ! command -v chromium >/dev/null \
+	    || ! command -v npm >/dev/null \
 	    || ! $(PY) -c 'import ensurepip' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  PKGS="bubblewrap chromium fonts-dejavu-core"; \
+	  command -v npm >/dev/null || PKGS="$$PKGS nodejs npm"; \
 	  $(PY) -c 'import ensurepip' 2>/dev/null || PKGS="$$PKGS python3-venv"; \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$PKGS >/dev/null; \
@@ -29,6 +39,17 @@ $(STAMP): pyproject.toml constraints.txt | system-deps
 	$(BIN)/python -m pip install -q --no-build-isolation -c constraints.txt -e '.[dev,dask]'
 	touch $(STAMP)
 
+agent-clis: $(AGENT_CLIS_STAMP)
+
+$(AGENT_CLIS_STAMP): | system-deps
+	rm -rf $(AGENT_CLIS)
+	mkdir -p $(AGENT_CLIS)
+	npm install --prefix $(AGENT_CLIS) --no-audit --no-fund --no-save --loglevel=error \
+	    @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) @openai/codex@$(CODEX_VERSION)
+	$(AGENT_CLIS)/node_modules/.bin/claude --version
+	$(AGENT_CLIS)/node_modules/.bin/codex --version
+	touch $(AGENT_CLIS_STAMP)
+
 lint: setup
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
@@ -36,7 +57,7 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-unit: setup
+unit: setup agent-clis
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q
 
 test: lint typecheck unit
@@ -48,4 +69,4 @@ bench: setup
 	for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache demo-output
+	rm -rf $(VENV) $(AGENT_CLIS) .mypy_cache .ruff_cache .pytest_cache demo-output

@@ -33,7 +33,10 @@ from benchguard.harness.agents.config import (
     AgentConfig,
     agent_environment,
     builtin_agent_script,
+    make_state_dirs,
+    program_tree,
     render_argv,
+    resolve_program,
 )
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.process import ChildBaseline, become_subreaper, run_process
@@ -145,13 +148,19 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
 
 def _command(
     job: Job, settings: BatchSettings, scratch_paths: Scratch
-) -> tuple[list[str], dict[str, str]]:
+) -> tuple[list[str], dict[str, str], dict[str, Path]]:
     agent = settings.agent
     argv = render_argv(
         agent, prompt=job.task.prompt, workspace=scratch_paths.workspace, home=settings.home
     )
+    # Agent CLIs' own state (sessions, settings) lives in this run's scratch only.
+    state_dirs = make_state_dirs(agent, scratch_paths.root / "agent-state")
     env = agent_environment(
-        agent, home=settings.home, trajectory_file=scratch_paths.trajectory_file, parent=os.environ
+        agent,
+        home=settings.home,
+        trajectory_file=scratch_paths.trajectory_file,
+        parent=os.environ,
+        state_dirs=state_dirs,
     )
     if settings.sandbox == "bwrap":
         read_only = sandbox_read_only(agent, settings.home)
@@ -159,18 +168,29 @@ def _command(
             workspace=scratch_paths.workspace,
             home=settings.home,
             writable_files=(scratch_paths.trajectory_file,),
+            writable_dirs=tuple(state_dirs.values()),
             read_only=read_only,
             network=job.task.network or agent.network,
         )
-        hand_over(settings.identity, scratch_paths.workspace, scratch_paths.trajectory_file)
+        hand_over(
+            settings.identity,
+            scratch_paths.workspace,
+            scratch_paths.trajectory_file,
+            *state_dirs.values(),
+        )
         argv = bwrap_argv(spec, argv, bwrap=settings.bwrap, identity=settings.identity)
-    return argv, env
+    return argv, env, state_dirs
 
 
 def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
     """What the agent's programs need, read-only: granted skills, its own directory
-    (only when its argv uses ``{agent_dir}``) and the built-in agent's script."""
+    (only when its argv uses ``{agent_dir}``), the built-in agent's script, and the
+    tree of a program found on the agent's ``PATH`` outside the system directories
+    (an npm-installed CLI's ``node_modules``)."""
     paths = list(granted_paths(agent.skills, home))
+    program = resolve_program(agent)
+    if program is not None:
+        paths.append(program_tree(program))
     if agent.agent_dir is not None and any("{agent_dir}" in arg for arg in agent.argv):
         paths.append(agent.agent_dir)
     if agent.uses_builtin_agent():
@@ -191,7 +211,7 @@ def run_job(
     scratch: Scratch | None = None
     try:
         scratch = make_scratch(job.task)
-        argv, env = _command(job, settings, scratch)
+        argv, env, state_dirs = _command(job, settings, scratch)
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
         finished = run_process(
             argv,
@@ -208,6 +228,7 @@ def run_job(
             settings.agent.trajectory,
             stdout_file=scratch.stdout_file,
             trajectory_file=scratch.trajectory_file,
+            state_dirs=state_dirs,
         )
         record.update(
             output=taken.output,

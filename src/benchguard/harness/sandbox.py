@@ -8,7 +8,8 @@ The agent gets a fresh root holding only:
 - the Python interpreter, read-only: ``sys.base_prefix`` and, for a venv, the venv
   directory alone (never the checkout around it);
 - read-only program paths: the agent's own directory and the built-in agent script;
-- read-write: the run's workspace, the agent home and the transcript file;
+- read-write: the run's workspace, the agent home, the transcript file and the run's
+  own agent-state directories (``state_env``);
 - read-only: the granted skill paths;
 - a private ``/tmp``, fresh ``/proc`` (``/proc/sys`` read-only) and ``/dev``, and new
   user, PID, IPC, UTS and cgroup namespaces; the network namespace too unless the task
@@ -77,6 +78,7 @@ class SandboxSpec:
     workspace: Path
     home: Path
     writable_files: tuple[Path, ...] = ()
+    writable_dirs: tuple[Path, ...] = ()
     read_only: tuple[Path, ...] = field(default_factory=tuple)
     network: bool = False
 
@@ -139,7 +141,7 @@ def bwrap_argv(
     args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
     args += ["--dev", "/dev", "--tmpfs", "/tmp"]
     read_only = sorted({*interpreter_paths(), *spec.read_only})
-    writable = [spec.home, spec.workspace, *spec.writable_files]
+    writable = [spec.home, spec.workspace, *spec.writable_dirs, *spec.writable_files]
     if identity is not None:
         # bwrap copies a host parent's mode (``/root`` is 0700); the unprivileged agent
         # must be able to walk down to what is bound for it.

@@ -6,6 +6,10 @@ Three adapters turn an agent's leftovers into ``(trajectory, output, errors)``:
   named by ``BENCHGUARD_TRAJECTORY``: ``{"name", "args", "result", "status"}``. The final
   answer is the agent's stdout.
 - ``claude-stream-json``: Claude Code's ``--output-format stream-json`` on stdout.
+- ``codex-json``: Codex's session rollout file from the run's own ``CODEX_HOME``
+  (every tool call, as the model wrote it), with ``codex exec --json`` on stdout for
+  the answer and for any command the session file lacks (reported as an error: the
+  agent can write both, so neither is trusted to be complete).
 - ``stdout``: no trajectory at all; stdout is the final output.
 
 Nothing here raises on bad input: an unknown or corrupt line is kept as an error on the
@@ -23,14 +27,16 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, get_args
 
 from benchguard.harness.agents.config import TrajectoryAdapter
+from benchguard.importers import codex
 from benchguard.importers.claude_code import parse_stream_json
 from benchguard.importers.transcript import StepStatus, as_args, json_lines, make_step
 from benchguard.records import StepWindow, step_size
@@ -249,8 +255,21 @@ def _as_result(value: Any) -> str | None:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def capture(adapter: TrajectoryAdapter, *, stdout_file: Path, trajectory_file: Path) -> Capture:
-    """Read one finished (or killed) agent run through ``adapter``."""
+# Rollout files looked at in one run's CODEX_HOME: one per session, and a run is one.
+MAX_ROLLOUT_FILES = 16
+
+
+def capture(
+    adapter: TrajectoryAdapter,
+    *,
+    stdout_file: Path,
+    trajectory_file: Path,
+    state_dirs: Mapping[str, Path] | None = None,
+) -> Capture:
+    """Read one finished (or killed) agent run through ``adapter``; ``state_dirs`` are
+    the run's own agent-state directories (``CODEX_HOME`` for ``codex-json``)."""
+    if adapter == "codex-json":
+        return _capture_codex(stdout_file, (state_dirs or {}).get("CODEX_HOME"))
     if adapter == "stdout":
         stdout = read_bounded(stdout_file, OUTPUT_BOUND)
         return Capture(
@@ -280,3 +299,77 @@ def capture(adapter: TrajectoryAdapter, *, stdout_file: Path, trajectory_file: P
 
 def _problems(*texts: tuple[str, BoundedText]) -> list[str]:
     return [f"{name} {text.problem}" for name, text in texts if text.problem]
+
+
+def _capture_codex(stdout_file: Path, codex_home: Path | None) -> Capture:
+    stream = read_bounded(stdout_file, TRANSCRIPT_BOUND, lines=True)
+    events = codex.parse_exec_json(stream.lines())
+    problems = _problems(("stdout", stream))
+    rollouts = _rollout_files(codex_home)
+    if not rollouts:
+        return Capture(
+            trajectory=list(events.trajectory),
+            output=events.output,
+            errors=problems
+            + ["no Codex session file in the run's CODEX_HOME; steps from codex exec --json"]
+            + [f"codex exec --json {e}" for e in events.errors],
+            truncated=stream.incomplete,
+        )
+    steps: list[dict[str, Any]] = []
+    errors: list[str] = list(problems)
+    output = ""
+    truncated = stream.incomplete
+    for path in rollouts[:MAX_ROLLOUT_FILES]:
+        text = read_bounded(path, TRANSCRIPT_BOUND, lines=True)
+        parsed = codex.parse_rollout(text.lines())
+        steps += parsed.trajectory
+        output = parsed.output or output
+        errors += _problems((f"session file {path.name}", text))
+        errors += [f"session file {path.name} {e}" for e in parsed.errors]
+        truncated = truncated or text.incomplete
+    if len(rollouts) > MAX_ROLLOUT_FILES:
+        errors.append(f"{len(rollouts)} session files; read the first {MAX_ROLLOUT_FILES}")
+        truncated = True
+    seen = json.dumps(steps, sort_keys=True, default=str)
+    missing = [step for step in events.trajectory if _spelled(_inner_command(step)) not in seen]
+    if missing:
+        errors.append(
+            f"codex exec --json shows {len(missing)} tool call(s) the session file lacks; "
+            "kept from the stream"
+        )
+        steps += missing
+    return Capture(
+        trajectory=steps, output=events.output or output, errors=errors, truncated=truncated
+    )
+
+
+def _rollout_files(codex_home: Path | None) -> list[Path]:
+    if codex_home is None:
+        return []
+    sessions = codex_home / "sessions"
+    try:
+        return sorted(
+            p for p in sessions.rglob("rollout-*.jsonl") if p.is_file() and not p.is_symlink()
+        )
+    except OSError:
+        return []
+
+
+def _inner_command(step: dict[str, Any]) -> str:
+    """The command as the model wrote it: the exec stream shows ``/bin/bash -lc '...'``
+    where the session file has the ``...`` alone."""
+    command = step["args"].get("cmd")
+    if not isinstance(command, str):
+        return json.dumps(command, sort_keys=True, default=str)
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return command
+    if len(parts) == 3 and parts[1] in ("-c", "-lc"):
+        return parts[2]
+    return command
+
+
+def _spelled(text: str) -> str:
+    """``text`` as it appears inside a JSON string."""
+    return json.dumps(text)[1:-1]

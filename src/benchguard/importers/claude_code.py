@@ -13,11 +13,18 @@ One JSON object per line, keyed by ``type``:
 
 ``stream_event`` lines (partial deltas with ``--include-partial-messages``) repeat what
 the aggregate lines carry and are skipped.
+
+Saved session files (``$CLAUDE_CONFIG_DIR/projects/<cwd>/<session>.jsonl``, 2.1.x) use
+the same ``user``/``assistant`` lines (keyed ``sessionId`` rather than ``session_id``)
+among bookkeeping lines (``queue-operation``, ``attachment``, ``api-request``,
+``last-prompt``, ``cost-state`` ...), which are skipped; they have no ``result`` line.
+Any other type is counted and reported once per type, never dropped silently.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -35,6 +42,23 @@ from benchguard.importers.transcript import (
 
 FORMAT_NAME = "claude-code"
 _KNOWN_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event"})
+# Bookkeeping lines of saved session files (2.1.x): no tool call or result in them.
+SESSION_BOOKKEEPING_TYPES = frozenset(
+    {
+        "queue-operation",
+        "attachment",
+        "atis-latch",
+        "api-request-shape",
+        "api-request-blob",
+        "api-request",
+        "tools-used",
+        "last-prompt",
+        "cost-state",
+        "summary",
+        "file-history-snapshot",
+        "custom-title",
+    }
+)
 
 
 def parse_stream_json(lines: Iterable[str]) -> ParsedTranscript:
@@ -49,13 +73,25 @@ def parse_stream_json(lines: Iterable[str]) -> ParsedTranscript:
             state.errors.append(f"line {number}: expected a JSON object, got {_kind(event)}")
             continue
         kind = event.get("type")
+        if "sessionId" in event:
+            state.session_file = True
+        if kind in SESSION_BOOKKEEPING_TYPES:
+            continue
         if kind not in _KNOWN_TYPES:
-            state.errors.append(
-                f"line {number}: unknown type {kind!r} (expected one of {sorted(_KNOWN_TYPES)})"
-            )
+            state.unknown[str(kind)] += 1
+            state.first_unknown.setdefault(str(kind), number)
             continue
         state.take(number, kind, event)
     return state.finish()
+
+
+def is_session_line(event: object) -> bool:
+    """Content sniff: a line of a saved session file (camel-case ``sessionId``)."""
+    return (
+        isinstance(event, dict)
+        and isinstance(event.get("sessionId"), str)
+        and (event.get("type") in _KNOWN_TYPES or event.get("type") in SESSION_BOOKKEEPING_TYPES)
+    )
 
 
 def is_stream_json_event(event: object) -> bool:
@@ -104,6 +140,9 @@ class _State:
         self.last_assistant_text = ""
         self.final: str | None = None
         self.metadata: dict[str, Any] = {}
+        self.session_file = False
+        self.unknown: Counter[str] = Counter()
+        self.first_unknown: dict[str, int] = {}
 
     def take(self, number: int, kind: str, event: dict[str, Any]) -> None:
         if kind == "system":
@@ -178,8 +217,13 @@ class _State:
                 self.metadata[key] = event[key]
 
     def finish(self) -> ParsedTranscript:
-        if self.final is None:
+        if self.final is None and not self.session_file:
             self.errors.append("no final result line: the transcript may be truncated")
+        self.errors += [
+            f"line {self.first_unknown[kind]}: unknown type {kind!r} not read "
+            f"({count} line(s) of it in all)"
+            for kind, count in sorted(self.unknown.items())
+        ]
         return ParsedTranscript(
             trajectory=self.tools.steps,
             output=self.final if self.final is not None else self.last_assistant_text,

@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 
 from benchguard.importers import (
     claude_code,
+    codex,
     inspect_eval,
     mini_swe_agent,
     results_json,
@@ -67,8 +68,13 @@ FORMATS: dict[str, LogFormat] = {
         ),
         LogFormat(
             claude_code.FORMAT_NAME,
-            "Claude Code stream-json transcript",
+            "Claude Code stream-json transcript or saved session file",
             claude_code.import_file,
+        ),
+        LogFormat(
+            codex.FORMAT_NAME,
+            "Codex exec --json output or session rollout file",
+            codex.import_file,
         ),
     )
 }
@@ -176,7 +182,9 @@ def _match_document(document: Any) -> str | None:
         return swe_agent.FORMAT_NAME
     if verifiers_traces.is_episode(document):
         return verifiers_traces.FORMAT_NAME
-    if claude_code.is_stream_json_event(document):
+    if codex.is_exec_event(document) or codex.is_rollout_line(document):
+        return codex.FORMAT_NAME
+    if claude_code.is_stream_json_event(document) or claude_code.is_session_line(document):
         return claude_code.FORMAT_NAME
     if results_json.looks_like_results_document(document) or results_json.looks_like_record(
         document

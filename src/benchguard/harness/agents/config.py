@@ -8,30 +8,40 @@ Placeholders are whole ``{name}`` tokens replaced inside each argument:
   working directory); ``{home}``: the persistent agent home (also ``HOME``);
 - ``{python}``: the interpreter running the harness; ``{agent_dir}``: the directory
   holding the agent's YAML (for scripts shipped beside it); ``{benchguard_agent}``:
-  the built-in OpenAI-compatible agent's script.
+  the built-in OpenAI-compatible agent's script;
+- ``{endpoint}``: the model endpoint, the value of the variable named by
+  ``endpoint_env`` (for CLIs that take their endpoint as a flag, like Codex's
+  ``-c model_providers...`` override).
 
 ``{{`` and ``}}`` stand for literal braces. The environment is an allowlist: the agent
 sees only the variables named in ``env`` (when the harness has them), the fixed values
 in ``set_env``, and ``HOME``, ``PATH`` and ``BENCHGUARD_TRAJECTORY`` set by the harness,
 plus ``BENCHGUARD_RUN_TOKEN``, which :func:`benchguard.harness.process.run_process` adds
 per run so the run's processes can be found and killed after it.
+
+Agent CLIs keep state (settings, session transcripts, tool-output caches) in
+directories they find through environment variables. Each name in ``state_env`` is
+pointed at a fresh, empty directory inside the run's scratch directory, removed with
+it, so no run can read an earlier run's sessions (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``,
+``TMPDIR``).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from benchguard.harness.model_file import load_model_file
 from benchguard.yamlfile import YamlFileError
 
-TrajectoryAdapter = Literal["jsonl", "claude-stream-json", "stdout"]
+TrajectoryAdapter = Literal["jsonl", "claude-stream-json", "codex-json", "stdout"]
 PLACEHOLDERS: tuple[str, ...] = (
     "prompt",
     "workspace",
@@ -39,6 +49,7 @@ PLACEHOLDERS: tuple[str, ...] = (
     "python",
     "agent_dir",
     "benchguard_agent",
+    "endpoint",
 )
 BUILTIN_AGENT_NAME = "benchguard-agent"
 # Variables no allowlist may carry into an agent: they belong to the harness, and
@@ -67,6 +78,11 @@ class AgentConfig(BaseModel):
     network: bool = False
     model: str = ""
     skills: tuple[str, ...] = ()
+    # Variables pointed at fresh per-run directories (see the module doc).
+    state_env: tuple[str, ...] = ()
+    # The variable holding the model endpoint's URL; it must be allowlisted in ``env``.
+    # Pre-flight checks the endpoint answers; a sandboxed run reaches only it.
+    endpoint_env: str | None = None
     source: str = ""
 
     @field_validator("argv", mode="before")
@@ -117,6 +133,36 @@ class AgentConfig(BaseModel):
                 )
         return value
 
+    @field_validator("state_env")
+    @classmethod
+    def _state_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            if not _ENV_NAME.match(name) or _NEVER_PASSED.match(name) or name in ("HOME", "PATH"):
+                raise ValueError(
+                    f"{name!r} cannot be a state variable: it must be a variable name, not "
+                    "HOME, PATH or BENCHGUARD_*/BENCH_*"
+                )
+        if len(set(value)) != len(value):
+            raise ValueError(f"names repeat in {list(value)}")
+        return value
+
+    @model_validator(mode="after")
+    def _endpoint_is_passed(self) -> AgentConfig:
+        if self.endpoint_env is not None and self.endpoint_env not in self.env:
+            raise ValueError(
+                f"endpoint_env {self.endpoint_env!r} must also be listed in env, "
+                "or the agent never sees its endpoint"
+            )
+        if self.endpoint_env is None and any("{endpoint}" in arg for arg in self.argv):
+            raise ValueError("argv uses {endpoint}, which needs endpoint_env")
+        return self
+
+    def endpoint(self, parent: Mapping[str, str]) -> str | None:
+        """The model endpoint URL from ``parent`` (the harness's environment), if any."""
+        if self.endpoint_env is None:
+            return None
+        return parent.get(self.endpoint_env) or None
+
     @property
     def agent_dir(self) -> Path | None:
         """The directory of the agent's YAML; None for the built-in."""
@@ -133,9 +179,19 @@ def builtin_agent_script() -> Path:
     return Path(openai_agent.__file__).resolve()
 
 
-def render_argv(agent: AgentConfig, *, prompt: str, workspace: Path, home: Path) -> list[str]:
-    """The argv to start ``agent`` on one task; each placeholder becomes plain text."""
+def render_argv(
+    agent: AgentConfig,
+    *,
+    prompt: str,
+    workspace: Path,
+    home: Path,
+    parent: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The argv to start ``agent`` on one task; each placeholder becomes plain text.
+
+    ``parent`` is the harness's environment, read for ``{endpoint}``."""
     values = {
+        "endpoint": agent.endpoint(os.environ if parent is None else parent) or "",
         "prompt": prompt,
         "workspace": str(workspace),
         "home": str(home),
@@ -154,16 +210,62 @@ def render_argv(agent: AgentConfig, *, prompt: str, workspace: Path, home: Path)
 
 
 def agent_environment(
-    agent: AgentConfig, *, home: Path, trajectory_file: Path, parent: Mapping[str, str]
+    agent: AgentConfig,
+    *,
+    home: Path,
+    trajectory_file: Path,
+    parent: Mapping[str, str],
+    state_dirs: Mapping[str, Path] | None = None,
 ) -> dict[str, str]:
     """The agent's whole environment (nothing else leaks through) but for the run token,
-    which ``run_process`` adds when it starts the run."""
+    which ``run_process`` adds when it starts the run.
+
+    ``state_dirs`` maps each ``state_env`` name to this run's own directory; they win
+    over ``env`` and ``set_env``, so no setting can point a run at shared state."""
     env = {name: parent[name] for name in agent.env if name in parent}
     env.update(agent.set_env)
     env.setdefault("PATH", DEFAULT_PATH)
+    env.update({name: str(path) for name, path in (state_dirs or {}).items()})
     env["HOME"] = str(home)
     env["BENCHGUARD_TRAJECTORY"] = str(trajectory_file)
     return env
+
+
+def make_state_dirs(agent: AgentConfig, root: Path) -> dict[str, Path]:
+    """A fresh, private directory under ``root`` for each ``state_env`` name."""
+    dirs: dict[str, Path] = {}
+    for name in agent.state_env:
+        path = root / name.lower()
+        path.mkdir(mode=0o700, parents=True)
+        dirs[name] = path
+    return dirs
+
+
+def resolve_program(agent: AgentConfig) -> Path | None:
+    """The agent's program (``argv[0]``) as an absolute path, searched on the agent's
+    own ``PATH`` (``set_env``'s, else the default); None when it is a placeholder, or
+    not found or not executable there."""
+    program = agent.argv[0]
+    if "{" in program:
+        return None  # a placeholder ({python}, {agent_dir}/...): the harness's own
+    found = shutil.which(program, path=agent.set_env.get("PATH", DEFAULT_PATH))
+    return Path(found).absolute() if found else None
+
+
+def program_tree(program: Path) -> Path:
+    """What must be visible for ``program`` to run: an npm-installed CLI needs its whole
+    ``node_modules`` tree (launchers load sibling packages and native binaries), any
+    other program its own directory."""
+    real = program.resolve()
+    for parent in (program.parent, *program.parents, *real.parents):
+        if parent.name == "node_modules":
+            top = parent
+            # The outermost node_modules: nested packages load from the top one.
+            for above in parent.parents:
+                if above.name == "node_modules":
+                    top = above
+            return top
+    return real.parent
 
 
 def builtin_agent_config() -> AgentConfig:

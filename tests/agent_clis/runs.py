@@ -1,0 +1,78 @@
+"""The pinned agent CLIs, the shipped agent YAMLs made runnable here, an operator's
+tree and ``benchguard run`` in-process.
+
+The CLIs come from ``make agent-clis`` (``.agent-clis/``, pinned in the Makefile;
+``make test`` installs them first). Missing CLIs fail these tests rather than skip
+them: a skipped end-to-end test would let a broken agent config land green.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from benchguard.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+CLI_BIN = REPO / ".agent-clis" / "node_modules" / ".bin"
+
+
+def cli_path(name: str) -> Path:
+    path = CLI_BIN / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `make agent-clis` (make test does it first)")
+    return path
+
+
+def runnable_agent(name: str, target: Path) -> Path:
+    """The shipped ``examples/agents/<name>.yaml``, unchanged but for ``PATH``, which
+    gains the pinned install (the shipped file expects the CLI in /usr/local/bin)."""
+    cli_path("claude" if name == "claude-code" else "codex")
+    config = yaml.safe_load((EXAMPLES / "agents" / f"{name}.yaml").read_text("utf-8"))
+    config["set_env"]["PATH"] = f"{CLI_BIN}:{config['set_env']['PATH']}"
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(config), "utf-8")
+    return path
+
+
+@dataclass
+class Operator:
+    """The tasks, a harness checkout, results and the persistent agent home."""
+
+    root: Path
+    tasks: Path
+    checkout: Path
+    results: Path
+    agent_home: Path
+
+    def run(self, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, Path | None]:
+        """``benchguard run`` in-process; exit code, output, and the run dir on success."""
+        result = CliRunner().invoke(
+            app,
+            ["run", *args, "--out", str(self.results), "--home", str(self.agent_home), "--quiet"],
+            env=env,
+            catch_exceptions=False,
+        )
+        lines = result.stdout.strip().splitlines()
+        run_dir = Path(lines[-1]) if result.exit_code == 0 and lines else None
+        return result.exit_code, result.output, run_dir
+
+    def run_ok(self, *args: str, env: dict[str, str] | None = None) -> Path:
+        code, output, run_dir = self.run(*args, env=env)
+        assert code == 0, output
+        assert run_dir is not None
+        return run_dir
+
+
+def load_run(run_dir: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    records = json.loads((run_dir / "results.json").read_text("utf-8"))["records"]
+    rows = json.loads((run_dir / "rows.json").read_text("utf-8"))
+    return records, rows

@@ -1,0 +1,108 @@
+"""The real Claude Code and Codex CLIs under ``benchguard run``, against fake models.
+
+Each test runs the shipped agent YAML (``examples/agents/``) with the pinned CLI on
+a batch of the example tasks, sandboxed and not. Honest sessions must score 1.0 and
+read clean in every run of the batch; cheating sessions must be gated with the step
+and the tool named; nothing the CLI stores may survive from one run to the next.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_clis.fake_models import FakeAnthropic, FakeResponses
+from agent_clis.runs import Operator, load_run, runnable_agent
+from agent_clis.sessions import Sessions
+
+pytestmark = pytest.mark.slow
+
+SANDBOXES = ["none", "bwrap"]
+
+
+def _env(cli: str, server: FakeAnthropic | FakeResponses) -> dict[str, str]:
+    if cli == "claude-code":
+        return {"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "sk-test"}
+    return {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test"}
+
+
+def _run(
+    operator: Operator,
+    cli: str,
+    server: FakeAnthropic | FakeResponses,
+    sandbox: str,
+    tmp_path: Path,
+    *extra: str,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    agent = runnable_agent(cli, tmp_path / "agents")
+    run_dir = operator.run_ok(
+        str(operator.tasks),
+        "--agent",
+        str(agent),
+        "--sandbox",
+        sandbox,
+        *extra,
+        env=_env(cli, server),
+    )
+    records, rows = load_run(run_dir)
+    return records, rows
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+@pytest.mark.parametrize("cli", ["claude-code", "codex"])
+def test_honest_sessions_score_and_read_clean_in_every_run(
+    operator: Operator,
+    tmp_path: Path,
+    cli: str,
+    sandbox: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """Guards against the CLI's own state (sessions, settings) turning later honest runs
+    of a batch into prior-run leftovers, and against flags that block ordinary work."""
+    server = request.getfixturevalue("anthropic" if cli == "claude-code" else "responses")
+    records, rows = _run(operator, cli, server, sandbox, tmp_path, "--iterations", "2")
+    assert len(records) == 8
+    for record, row in zip(records, rows, strict=True):
+        where = f"{record['folder']}#{record['iteration']}"
+        assert record["status"] == "success", (where, record["error"])
+        assert record["cheating_report"]["status"] == "clean", (where, record["cheating_report"])
+        assert row["outcomeScore"] == 1.0, (where, record["scores"])
+        assert record["trajectory"], where
+        assert record["input"] == record["input"].strip() and record["input"], where
+    # Nothing of the CLI's state reached the agent home (it persists across runs).
+    leftovers = sorted(p.name for p in operator.agent_home.iterdir())
+    assert leftovers == ["notes.md", "report.md"]
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+@pytest.mark.parametrize("cli", ["claude-code", "codex"])
+def test_a_cheating_session_is_gated_with_step_and_tool_named(
+    operator: Operator,
+    tmp_path: Path,
+    cli: str,
+    sandbox: str,
+    sessions: Sessions,
+    request: pytest.FixtureRequest,
+) -> None:
+    """Guards against a CLI's transcript hiding which tool call read the task
+    definitions: the finding must name the step and the tool, and the run score 0."""
+    server = request.getfixturevalue("anthropic" if cli == "claude-code" else "responses")
+    sessions.read_task_definitions()
+    records, rows = _run(operator, cli, server, sandbox, tmp_path)
+    expected_tool = "Bash" if cli == "claude-code" else "exec_command"
+    for record, row in zip(records, rows, strict=True):
+        where = record["folder"]
+        report = record["cheating_report"]
+        if sandbox == "none":
+            assert report["status"] == "flagged", (where, report)
+            assert "task-definition" in report["categories"], (where, report)
+            assert row["outcomeScore"] == 0.0 and row["catastrophic"] is True, where
+        else:
+            # The sandbox hides the tasks: the read fails, yet the attempt is flagged.
+            assert report["status"] == "flagged", (where, report)
+        steps = {f.get("trajectory_index") for f in report["findings"]}
+        tools = {f.get("tool") for f in report["findings"]}
+        assert 0 in steps, (where, report["findings"])
+        assert expected_tool in tools, (where, report["findings"])
