@@ -68,7 +68,7 @@ def test_honest_sessions_score_and_read_clean_in_every_run(
         where = f"{record['folder']}#{record['iteration']}"
         assert record["status"] == "success", (where, record["error"])
         assert record["cheating_report"]["status"] == "clean", (where, record["cheating_report"])
-        assert row["outcomeScore"] == 1.0, (where, record["scores"])
+        assert row["outcomeScore"] == 1.0, (where, record["scores"], record["trajectory"])
         assert record["trajectory"], where
         assert record["input"] == record["input"].strip() and record["input"], where
     # Nothing of the CLI's state reached the agent home (it persists across runs).

@@ -107,7 +107,9 @@ def _system_args() -> list[str]:
 
 
 def _etc_args(network: bool) -> list[str]:
-    args: list[str] = []
+    # Made explicitly: a /etc that bwrap creates implicitly (as root) is 0700, and the
+    # unprivileged agent could then not reach /etc/alternatives (awk, editors, ...).
+    args: list[str] = ["--perms", "0755", "--dir", "/etc"]
     for entry in ETC_ENTRIES + (NETWORK_ETC_ENTRIES if network else ()):
         path = Path("/etc") / entry
         if path.exists():
