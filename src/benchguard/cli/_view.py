@@ -63,6 +63,7 @@ def printable(text: str) -> str:
 
 
 def _cell_text(cell: object) -> str:
-    if isinstance(cell, Text):
-        return printable(cell.plain)
-    return printable(str(cell)) if cell is not None else ""
+    # A renderer joins a cell's several values with line breaks; on one line they are
+    # separated by "; " instead (any other control character is escaped).
+    text = cell.plain if isinstance(cell, Text) else "" if cell is None else str(cell)
+    return printable(text.replace("\n", "; "))

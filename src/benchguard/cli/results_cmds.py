@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from rich.table import Table
 from rich.text import Text
 
+from benchguard import __version__
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
 from benchguard.cli._inputs import collect_inputs
 from benchguard.cli._output import (
@@ -32,9 +33,16 @@ from benchguard.cli._output import (
     print_error,
     print_warning,
 )
-from benchguard.detection.models import CheatingReport, Rule
+from benchguard.cli._settings import values
+from benchguard.cli._view import print_table
+from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset
 from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, scan_records
+from benchguard.engines.work import record_label
+from benchguard.errors import BadInputError
+from benchguard.importers.registry import detect_format, import_path
+from benchguard.importers.results_json import FORMAT_NAME as RESULTS_FORMAT
+from benchguard.importers.transcript import UnreadableLogError
 from benchguard.results.aggregate import (
     MANIFEST_FILENAME,
     MANIFESTS_FILENAME,
@@ -51,6 +59,14 @@ from benchguard.results.dismissals import (
     append_dismissal,
     load_dismissals,
 )
+from benchguard.results.formats import (
+    OUTPUT_FORMATS,
+    ReportedRecord,
+    junit_xml,
+    parse_output_format,
+    sarif_log,
+)
+from benchguard.results.imported import imported_document
 from benchguard.results.io import (
     ResultsDocument,
     ResultsFileError,
@@ -61,7 +77,12 @@ from benchguard.results.io import (
     write_files_atomic,
     write_text_atomic,
 )
-from benchguard.results.leaderboard import build_leaderboard, render_html, render_table
+from benchguard.results.leaderboard import (
+    build_leaderboard,
+    render_html,
+    render_table,
+    render_task_table,
+)
 from benchguard.results.rescore import (
     BatchScan,
     rescan_documents,
@@ -92,6 +113,8 @@ def _warn(message: str) -> None:
 # ---- score ----------------------------------------------------------------------------
 
 RESULTS_FILENAME = "results.json"
+# Beside an imported log, the folder its scored outputs are written to.
+IMPORTED_SUFFIX = ".benchguard"
 
 
 @dataclass
@@ -102,30 +125,48 @@ class _ScoreInput:
     document: ResultsDocument
     manifest: Manifest
     target: Path
+    # Outputs of an imported log go to a folder of their own named after it.
+    subdir: str = ""
 
 
 def score(
     results: Annotated[
         list[Path],
         typer.Argument(
-            help="results.json files (list or object layout), or directories searched "
-            "(recursively, sorted) for results.json files.",
+            help="results.json files (list or object layout), any other log scan reads "
+            "(Inspect .eval/.json, verifiers traces, SWE-agent, mini-swe-agent, Claude "
+            "Code), or directories searched (recursively, sorted) for results.json files.",
             show_default=False,
         ),
     ],
     profile: Annotated[
-        str, typer.Option("--profile", help="Detection rule profile name or profile YAML path.")
-    ] = DEFAULT_PROFILE,
+        str | None,
+        typer.Option(
+            "--profile",
+            help=f"Detection rule profile name or profile YAML path (default: {DEFAULT_PROFILE}).",
+            show_default=False,
+        ),
+    ] = None,
     rules: Annotated[
-        Path | None, typer.Option("--rules", help="Extra rules YAML, appended to the profile.")
+        Path | None,
+        typer.Option(
+            "--rules", help="Extra rules YAML, appended to the profile.", show_default=False
+        ),
     ] = None,
     dismissals: Annotated[
         Path | None,
-        typer.Option("--dismissals", help="Reviewed dismissals (YAML or JSON) to apply."),
+        typer.Option(
+            "--dismissals", help="Reviewed dismissals (YAML or JSON) to apply.", show_default=False
+        ),
     ] = None,
     engine: Annotated[
-        str, typer.Option("--engine", help=f"Rescan engine: {', '.join(ENGINE_NAMES)}.")
-    ] = "serial",
+        str | None,
+        typer.Option(
+            "--engine",
+            help=f"Rescan engine: {', '.join(ENGINE_NAMES)} (default: serial).",
+            show_default=False,
+        ),
+    ] = None,
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
     out_dir: Annotated[
@@ -139,22 +180,44 @@ def score(
             show_default=False,
         ),
     ] = None,
+    output_format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help=f"What to print: {', '.join(OUTPUT_FORMATS)} (default: table).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Rescan, apply dismissals, gate and finalize; write results.json, rows.json, manifest.json.
 
     Exit 0 ok; 1 outputs written but something needs attention; 2 bad input (every
     readable input is still scored and written).
     """
-    engine_problem = engine_choice_problem(engine, scheduler)
-    if engine_problem is not None:
-        raise bad_input(_err, engine_problem)
     try:
-        ruleset = load_ruleset(profile, rules)
+        settings = values(
+            {
+                "profile": profile,
+                "rules": rules,
+                "dismissals": dismissals,
+                "engine": engine,
+                "scheduler": scheduler,
+                "workers": workers,
+                "format": output_format,
+            }
+        )
+        engine, scheduler = settings["engine"], settings["scheduler"]
+        workers, dismissals = settings["workers"], settings["dismissals"]
+        chosen = parse_output_format(settings["format"])
+        engine_problem = engine_choice_problem(engine, scheduler)
+        if engine_problem is not None:
+            raise BadInputError(engine_problem)
+        ruleset = load_ruleset(settings["profile"], settings["rules"])
         entries = load_dismissals(dismissals) if dismissals is not None else ()
-    except RulesetError as exc:
-        # An unknown profile's message already lists the built-in ones.
-        raise bad_input(_err, str(exc)) from None
-    except ResultsFileError as exc:
+    except (BadInputError, RulesetError, ResultsFileError) as exc:
+        # An unknown profile's message already lists the built-in ones; a config
+        # file's error names the file and key.
         raise bad_input(_err, str(exc)) from None
 
     # A directory under -o is not walked: a second run must not score its own outputs.
@@ -177,6 +240,7 @@ def score(
     used = [False] * len(entries)
     summaries: list[tuple[str, list[ResultRow]]] = []
     written: list[Path] = []
+    scored: list[tuple[_ScoreInput, list[ResultRow]]] = []
     for item, fresh in zip(inputs, verdicts, strict=True):
         document, manifest = item.document, item.manifest
         for position in document.non_object_positions():
@@ -206,20 +270,69 @@ def score(
             continue
         summaries.append((str(item.path), rows))
         written.append(item.target)
+        scored.append((item, rows))
     attention.extend(unmatched_messages(entries, used))
 
-    if summaries:
-        _out.print(_score_summary(summaries))
+    if chosen == "table":
+        if summaries:
+            print_table(_out, _score_summary(summaries))
+        for target in written:
+            _out.print(
+                f"wrote {target / RESULTS_FILENAME}, {target / ROWS_FILENAME}", soft_wrap=True
+            )
+    else:
+        _print_scored(chosen, scored, ruleset)
     for message in attention:
         _warn(message)
     for message in bad:
         print_error(_err, message)
-    for target in written:
-        _out.print(f"wrote {target / RESULTS_FILENAME}, {target / ROWS_FILENAME}")
     if bad:
         raise typer.Exit(code=EXIT_BAD_INPUT)
     if attention:
         raise typer.Exit(code=1)
+
+
+def _print_scored(
+    chosen: str, scored: Sequence[tuple[_ScoreInput, list[ResultRow]]], ruleset: Sequence[Rule]
+) -> None:
+    """The scored records as JSON rows, SARIF or JUnit (each naming its input file)."""
+    if chosen == "json":
+        document = [
+            {
+                "input": str(item.path),
+                "outputs": str(item.target),
+                "rows": [row.to_json() for row in rows],
+            }
+            for item, rows in scored
+        ]
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return
+    reported = [
+        ReportedRecord(str(item.path), record_label(record, index), _stored_report(record))
+        for item, _ in scored
+        for index, record in enumerate(item.document.records)
+        if isinstance(record, dict)
+    ]
+    if chosen == "sarif":
+        log = sarif_log(reported, ruleset, tool_version=__version__)
+        sys.stdout.write(json.dumps(log, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(junit_xml(reported, name="benchguard score"))
+
+
+def _stored_report(record: dict[str, Any]) -> CheatingReport:
+    """The record's report as the gate left it; one that cannot be read is shown as a
+    flagged, incomplete report (fail closed)."""
+    try:
+        return CheatingReport.model_validate(record.get("cheating_report"))
+    except ValidationError:
+        return CheatingReport(
+            detector_version=0,
+            status="flagged",
+            categories=(SCAN_INCOMPLETE_CATEGORY,),
+            incomplete=True,
+            incomplete_reason="stored report unreadable",
+        )
 
 
 def _is_results_file(path: Path) -> bool:
@@ -236,13 +349,26 @@ def _read_inputs(files: Sequence[Path], bad: list[str]) -> list[_ScoreInput]:
     inputs = []
     for path in files:
         try:
-            document = read_results(path)
-            manifest = _manifest_for(path, document)
-        except ResultsFileError as exc:
+            inputs.append(_read_input(path))
+        except (ResultsFileError, UnreadableLogError) as exc:
             bad.append(str(exc))
-            continue
-        inputs.append(_ScoreInput(path, document, manifest, path.parent))
     return inputs
+
+
+def _read_input(path: Path) -> _ScoreInput:
+    """A results.json as it is; any other log ``scan`` reads, imported (its outputs go
+    to ``<log name>.benchguard/`` beside it)."""
+    try:
+        log_format = detect_format(path)
+    except UnreadableLogError:
+        # Not a log we recognise: the results reader names exactly what is wrong.
+        log_format = RESULTS_FORMAT
+    if log_format == RESULTS_FORMAT:
+        document = read_results(path)
+        return _ScoreInput(path, document, _manifest_for(path, document), path.parent)
+    document, manifest = imported_document(import_path(path, log_format))
+    subdir = f"{path.name}{IMPORTED_SUFFIX}"
+    return _ScoreInput(path, document, manifest, path.parent / subdir, subdir)
 
 
 def _assign_targets(
@@ -255,7 +381,7 @@ def _assign_targets(
         parents = [Path(os.path.abspath(item.path.parent)) for item in inputs]
         base = Path(os.path.commonpath(parents))
         for item, parent in zip(inputs, parents, strict=True):
-            item.target = out_dir / parent.relative_to(base)
+            item.target = out_dir / parent.relative_to(base) / item.subdir
     kept: list[_ScoreInput] = []
     owners: dict[Path, Path] = {}
     for item in inputs:
@@ -408,8 +534,13 @@ def leaderboard(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    by_task: Annotated[
+        bool,
+        typer.Option("--by-task", help="Also print each task's setups, best mean first."),
+    ] = False,
 ) -> None:
-    """Rank setups by mean outcome, with gated runs shown as zeros with their kind."""
+    """Rank setups by mean outcome (± standard error), with gated runs shown as zeros
+    with their kind."""
     found = collect_inputs(rows_files, _is_rows_file)
     rows: list[ResultRow] = []
     try:
@@ -428,7 +559,11 @@ def leaderboard(
     if as_json:
         sys.stdout.write(json.dumps(board.to_json(), indent=2, ensure_ascii=False) + "\n")
         return
-    _out.print(render_table(board))
+    for table in render_table(board).renderables:
+        if isinstance(table, Table):
+            print_table(_out, table)
+    if by_task:
+        print_table(_out, render_task_table(board))
     if html_file is not None:
         _out.print(f"wrote {html_file}")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import importlib.resources
+import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -24,7 +25,8 @@ from benchguard.results.rows import INTEGRITY_STATUSES, CatastrophicDetail, Resu
 from benchguard.scoring import keys
 
 # 2 adds provenance (run ids, latest row time, row schema and scoring versions).
-LEADERBOARD_SCHEMA_VERSION = 2
+# 3 adds the standard error of each mean and the per-task view.
+LEADERBOARD_SCHEMA_VERSION = 3
 # A historical row can say catastrophic: true without naming the kind.
 UNSPECIFIED_KIND = "unspecified"
 
@@ -51,6 +53,9 @@ class SetupStanding(_Camel):
     runs: int
     scored_runs: int
     mean_outcome: float | None
+    # Standard error of the mean over the scored runs (sample stdev / sqrt(n)); None
+    # with fewer than two scored runs, where no spread can be estimated.
+    stderr_outcome: float | None = None
     gated_runs: int
     gated_by_kind: dict[str, int]
     integrity: dict[str, int]
@@ -71,6 +76,18 @@ class SetupStanding(_Camel):
         return self.integrity.get("unverified", 0)
 
 
+class TaskStanding(_Camel):
+    """One setup on one task: the per-task view of the board."""
+
+    task_folder: str
+    setup_id: str
+    runs: int
+    scored_runs: int
+    mean_outcome: float | None
+    stderr_outcome: float | None
+    gated_runs: int
+
+
 class Provenance(_Camel):
     """Where the board's rows came from, read from the rows themselves (never the clock,
     so the same rows always render the same page)."""
@@ -85,6 +102,8 @@ class Leaderboard(_Camel):
     schema_version: int = LEADERBOARD_SCHEMA_VERSION
     provenance: Provenance
     standings: tuple[SetupStanding, ...]
+    # Every (task, setup) pair, by task then by mean outcome as the standings rank.
+    tasks: tuple[TaskStanding, ...] = ()
     rows: tuple[ResultRow, ...]
 
     def to_json(self) -> dict[str, object]:
@@ -112,7 +131,48 @@ def build_leaderboard(rows: Iterable[ResultRow]) -> Leaderboard:
     standings = tuple(s.model_copy(update={"rank": i + 1}) for i, s in enumerate(ordered))
     ordered_rows = sorted(all_rows, key=lambda r: (r.setup_id, r.task_folder, r.iteration))
     return Leaderboard(
-        provenance=_provenance(all_rows), standings=standings, rows=tuple(ordered_rows)
+        provenance=_provenance(all_rows),
+        standings=standings,
+        tasks=_task_standings(all_rows),
+        rows=tuple(ordered_rows),
+    )
+
+
+def standard_error(values: Sequence[float]) -> float | None:
+    """Sample standard deviation over sqrt(n); None for fewer than two values."""
+    if len(values) < 2:
+        return None
+    return statistics.stdev(values) / math.sqrt(len(values))
+
+
+def _task_standings(rows: Sequence[ResultRow]) -> tuple[TaskStanding, ...]:
+    cells: dict[tuple[str, str], list[ResultRow]] = {}
+    for row in rows:
+        cells.setdefault((row.task_folder, row.setup_id), []).append(row)
+    standings = []
+    for (task, setup_id), group in cells.items():
+        scored = [r.outcome_score for r in group if r.outcome_score is not None]
+        standings.append(
+            TaskStanding(
+                task_folder=task,
+                setup_id=setup_id,
+                runs=len(group),
+                scored_runs=len(scored),
+                mean_outcome=statistics.fmean(scored) if scored else None,
+                stderr_outcome=standard_error(scored),
+                gated_runs=sum(r.catastrophic for r in group),
+            )
+        )
+    return tuple(
+        sorted(
+            standings,
+            key=lambda t: (
+                t.task_folder,
+                t.mean_outcome is None,
+                -(t.mean_outcome or 0.0),
+                t.setup_id,
+            ),
+        )
     )
 
 
@@ -140,6 +200,7 @@ def _standing(setup_id: str, rows: Sequence[ResultRow]) -> SetupStanding:
         runs=len(rows),
         scored_runs=len(scored),
         mean_outcome=statistics.fmean(scored) if scored else None,
+        stderr_outcome=standard_error(scored),
         gated_runs=len(gated_rows),
         gated_by_kind={k: kind_counts[k] for k in _kind_order(kind_counts)},
         integrity={status: integrity[status] for status in INTEGRITY_STATUSES},
@@ -168,6 +229,31 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
+def _fmt_mean(mean: float | None, stderr: float | None) -> str:
+    """``mean ± se``; the mean alone when there is no spread to estimate."""
+    if mean is None or stderr is None:
+        return _fmt(mean)
+    return f"{mean:.3f} ± {stderr:.3f}"
+
+
+def render_task_table(board: Leaderboard) -> Table:
+    """The per-task view: each task's setups, best mean first, with standard errors."""
+    table = Table(title="Per task", title_justify="left", header_style="bold")
+    table.add_column("task", overflow="fold")
+    table.add_column("setup", overflow="fold")
+    for name in ("runs", "mean outcome ± se", "gated"):
+        table.add_column(name, justify="right")
+    for t in board.tasks:
+        table.add_row(
+            Text(t.task_folder),
+            Text(t.setup_id),
+            str(t.runs),
+            _fmt_mean(t.mean_outcome, t.stderr_outcome),
+            Text(str(t.gated_runs), style="bold red" if t.gated_runs else "green"),
+        )
+    return table
+
+
 def render_table(board: Leaderboard) -> Group:
     """Rich renderables: the standings, then every gated run with its kind and reason.
 
@@ -178,7 +264,7 @@ def render_table(board: Leaderboard) -> Group:
     standings = Table(title="Leaderboard", title_justify="left", header_style="bold")
     standings.add_column("#", justify="right")
     standings.add_column("setup", overflow="fold")
-    for name in ("tasks", "runs", "mean outcome"):
+    for name in ("tasks", "runs", "mean outcome ± se"):
         standings.add_column(name, justify="right")
     standings.add_column("gated (by kind)", overflow="fold")
     for name in ("no_data", "unverified", "dismissed"):
@@ -197,7 +283,7 @@ def render_table(board: Leaderboard) -> Group:
             Text(s.setup_id),
             str(s.tasks),
             str(s.runs),
-            _fmt(s.mean_outcome),
+            _fmt_mean(s.mean_outcome, s.stderr_outcome),
             gated,
             str(s.no_data),
             str(s.unverified),
@@ -323,7 +409,7 @@ def _standing_tr(s: SetupStanding) -> str:
         f'<div class="sub">{_e(s.model)} · {_e(s.harness)}</div></td>'
         f"{_num_td(s.tasks)}{_num_td(s.runs)}"
         f'<td class="num" data-sort="{"" if mean is None else mean}">'
-        f'<span class="score">{_e(_fmt(mean))}</span>{bar}</td>'
+        f'<span class="score">{_e(_fmt_mean(mean, s.stderr_outcome))}</span>{bar}</td>'
         f"{gated_cell}{_integrity_split_td(s)}{_num_td(s.dismissed_findings)}</tr>"
     )
 
