@@ -13,10 +13,11 @@ in the runner's order, as ``run_batch`` calls them at ``-j 1`` (the harness a su
 - inventory: the per-task re-inventory of the home (listing + rules);
 - run: one ``run_job`` (fresh workspace, agent process, per-run orphan sweep,
   transcript, checks) minus the agent process itself (its measured duration);
-- scan: ``integrity.annotate`` (static + the record's snapshot, prompt-filtered);
-  the first record pays the compiled ruleset, so it is timed apart;
-- write raw: ``results.json`` before scoring;
-- score+write: verification scores, gate, finalizer, results/rows/manifest.
+- finish: ``finish_run`` (scan with static + the record's snapshot, prompt-filtered;
+  verification scores, gate, finalizer); the first record pays the compiled ruleset,
+  so it is timed apart;
+- journal: the durable per-run write (fsync of the file and its directory);
+- publish: results/rows/manifest built from the finished runs.
 
 With ``--home-writes`` every agent also leaves a new file in the home, so each task's
 snapshot differs from the last (a new rule per task, credited to the task before).
@@ -34,7 +35,6 @@ import statistics
 import subprocess
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +44,11 @@ from benchguard.harness.agents.config import AgentConfig
 from benchguard.harness.process import ChildBaseline, become_subreaper
 from benchguard.harness.runner import (
     BatchSettings,
-    batch_manifest,
-    new_run_dir,
+    finish_run,
+    open_journal,
     plan,
     publish,
     run_job,
-    write_results,
 )
 from benchguard.harness.tasks import load_tasks
 
@@ -138,38 +137,43 @@ def run_batch_timed(root: Path, home: Path, tasks: int, home_writes: bool) -> di
         finally:
             snapshots.finish_task(job.task.name)
         run_s += time.perf_counter() - t
-    agent_s = sum(r["duration_s"] for r in records)
+    agent_s = sum(r.duration_s for r in records)
 
     t = time.perf_counter()
-    errors = integrity.annotate(records[:1], static, inventories[:1])
+    finished = [
+        finish_run(records[0], static_rules=static, rules=inventories[0], settings=settings)
+    ]
     first_scan_s = time.perf_counter() - t
     t = time.perf_counter()
-    errors += integrity.annotate(records[1:], static, inventories[1:])
+    finished += [
+        finish_run(record, static_rules=static, rules=rules, settings=settings)
+        for record, rules in zip(records[1:], inventories[1:], strict=True)
+    ]
     later_scan_s = time.perf_counter() - t
 
-    now = datetime.now(UTC)
-    run_dir = new_run_dir(settings.out_dir, now)
-    manifest = batch_manifest(settings, run_dir, now)
+    journal = open_journal(jobs, settings, None)
     t = time.perf_counter()
-    write_results(run_dir, records, manifest)
-    raw_write_s = time.perf_counter() - t
+    for job, record in zip(jobs, finished, strict=True):
+        journal.write(job.position, record)
+    journal_s = time.perf_counter() - t
     t = time.perf_counter()
-    errors += publish(records, settings, run_dir, manifest, 0.0)
+    result = publish(journal, jobs, dict(enumerate(finished)), settings)
     publish_s = time.perf_counter() - t
-    assert not errors, errors
-    statuses = {r["cheating_report"]["status"] for r in records}
+    run_dir = result.run_dir
+    assert not result.errors, result.errors
+    statuses = {r.cheating_report["status"] for r in finished}
     assert statuses == {"clean"}, statuses
 
     per_task = {
         "batch snapshot (once, amortized)": batch_snapshot_s / n * 1000,
         "inventory before task": inventory_s / n * 1000,
         "run_job minus agent process": (run_s - agent_s) / n * 1000,
-        "scan (static + inventory rules)": (first_scan_s + later_scan_s) / n * 1000,
-        "write raw results.json": raw_write_s / n * 1000,
-        "score + write results/rows/manifest": publish_s / n * 1000,
+        "finish (scan + score)": (first_scan_s + later_scan_s) / n * 1000,
+        "journal write (fsync)": journal_s / n * 1000,
+        "publish results/rows/manifest": publish_s / n * 1000,
     }
     later_scan_ms = later_scan_s / max(n - 1, 1) * 1000
-    steady = sum(per_task.values()) - per_task["scan (static + inventory rules)"] + later_scan_ms
+    steady = sum(per_task.values()) - per_task["finish (scan + score)"] + later_scan_ms
     return {
         "n": n,
         "rules": len(inventories[0]),

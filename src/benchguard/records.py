@@ -156,13 +156,33 @@ class RunRecord(BaseModel):
 
         ``complete=False`` writes only the fields the record was given (a foreign
         record keeps its own key set); the harness's records are always complete.
+        The report is not copied (it is JSON already, sanitised at the edge): records
+        scanned with the same rules share one ``dynamic_rules`` list, which the
+        results writer stores once by identity.
         """
-        return self.model_dump(mode="json", exclude_unset=not complete)
+        dumped = self.model_dump(
+            mode="json", exclude_unset=not complete, exclude={"cheating_report"}
+        )
+        if not complete and "cheating_report" not in self.model_fields_set:
+            return dumped
+        ordered: dict[str, Any] = {}
+        for key, value in dumped.items():
+            if "cheating_report" not in ordered and key not in _BEFORE_REPORT:
+                ordered["cheating_report"] = self.cheating_report
+            ordered[key] = value
+        ordered.setdefault("cheating_report", self.cheating_report)
+        return ordered
 
     @property
     def label(self) -> str:
         """``folder#iteration``: how messages name a run."""
         return f"{self.folder or self.name or '?'}#{self.iteration}"
+
+
+# The fields written before ``cheating_report`` (declaration order).
+_BEFORE_REPORT = frozenset(
+    list(RunRecord.model_fields)[: list(RunRecord.model_fields).index("cheating_report")]
+)
 
 
 # --- the edge parser ---------------------------------------------------------------

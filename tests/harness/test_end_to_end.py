@@ -174,11 +174,13 @@ def test_bad_task_is_reported_and_the_others_run(operator: Operator) -> None:
     bad.parent.mkdir()
     bad.write_text("name: broken\nprompt: p\ntimeout: soon\n", "utf-8")
     code, output, run_dir = operator.run(str(tasks), "--agent", agent("honest"))
-    assert code == 0
+    assert code == 3, "a skipped task makes the batch incomplete"
     assert "broken/task.yaml" in output and "field timeout" in output
     assert run_dir is not None
-    records, _, _ = load_run(run_dir)
+    records, _, manifest = load_run(run_dir)
     assert [r["folder"] for r in records] == ["00-write-notes"]
+    [skipped] = manifest["skippedTasks"]
+    assert "broken/task.yaml" in skipped and "field timeout" in skipped
 
 
 def test_unknown_agent_and_missing_tasks_exit_2_without_traceback(operator: Operator) -> None:

@@ -11,14 +11,7 @@ import pytest
 from benchguard.detection.models import Rule
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import resolve_agent
-from benchguard.harness.runner import (
-    BatchSettings,
-    batch_manifest,
-    new_run_dir,
-    plan,
-    publish,
-    run_job,
-)
+from benchguard.harness.runner import BatchSettings, finish_run, new_run_dir, plan, run_job
 from benchguard.harness.tasks import load_tasks
 from benchguard.harness.workspace import prepare_home
 from harness.helpers import AGENTS, Operator, only_tasks
@@ -26,10 +19,11 @@ from harness.helpers import AGENTS, Operator, only_tasks
 pytestmark = pytest.mark.slow
 
 
-def test_detection_failing_on_one_record_leaves_the_others_scored(
+def test_detection_failing_on_one_record_errors_that_run_only(
     operator: Operator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Guards against one unscannable record sinking detection or scoring for the batch.
+    """Guards against one unscannable record sinking detection or scoring for the batch,
+    and against it being published as anything but errored.
 
     The failure is real: record 1's snapshot carries a corrupt rule (built without
     validation, as a damaged or hand-edited inventory could be), which the detector
@@ -42,22 +36,21 @@ def test_detection_failing_on_one_record_leaves_the_others_scored(
         home=prepare_home(operator.agent_home),
         out_dir=operator.results,
     )
-    records = [run_job(job, settings) for job in plan(tasks, 1)]
+    jobs = plan(tasks, 1)
     corrupt = Rule.model_construct(id="broken", category="broken", material="m", patterns=None)  # type: ignore[arg-type]
     static = integrity.load_static_rules(integrity.IntegritySettings())
-    errors = integrity.annotate(records, static, [(), (corrupt,)])
-    assert len(errors) == 1 and errors[0].startswith("record 1")
-    now = datetime.now(UTC)
-    run_dir = new_run_dir(settings.out_dir, now)
-    errors += publish(records, settings, run_dir, batch_manifest(settings, run_dir, now), 0.0)
-    scanned, failed = records
-    assert scanned["cheating_report"]["status"] == "flagged"
-    assert scanned["scores"]["OutcomeScore"]["score"] == 0.0
-    assert failed["cheating_report"] == {} and failed["integrity_checked"] is False
-    assert failed["scores"]["VerificationCorrectness"]["score"] == 1.0
-    assert "IntegrityCatastrophic" not in failed["scores"]
-    assert "OutcomeScore" in failed["scores"], "the record is still scored, visibly unverified"
-    assert (run_dir / "rows.json").is_file() and (run_dir / "results.json").is_file()
+    scanned, failed = (
+        finish_run(run_job(job, settings), static_rules=static, rules=rules, settings=settings)
+        for job, rules in zip(jobs, [(), (corrupt,)], strict=True)
+    )
+    assert scanned.status == "success"
+    assert scanned.cheating_report["status"] == "flagged"
+    assert scanned.scores["OutcomeScore"]["score"] == 0.0
+    assert failed.status == "error" and failed.error is not None
+    assert failed.error.startswith("harness error while scanning")
+    assert failed.cheating_report == {} and failed.integrity_checked is False
+    assert failed.scores["OutcomeScore"]["score"] == 0.0
+    assert failed.scores["OutcomeScore"]["reason"].startswith("no credit: harness error")
 
 
 def test_run_directories_never_collide(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -21,7 +21,15 @@ from benchguard.detection.rules import DEFAULT_PROFILE
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfigError, resolve_agent
 from benchguard.harness.identity import IdentityError, agent_identity
-from benchguard.harness.runner import BatchSettings, Job, SandboxMode, run_batch, sandbox_read_only
+from benchguard.harness.journal import JournalError
+from benchguard.harness.runner import (
+    BatchResult,
+    BatchSettings,
+    Job,
+    SandboxMode,
+    run_batch,
+    sandbox_read_only,
+)
 from benchguard.harness.sandbox import (
     SandboxSelfCheckFailed,
     SandboxUnavailable,
@@ -35,10 +43,8 @@ from benchguard.harness.workspace import (
     ensure_directory,
     prepare_home,
 )
-from benchguard.results.rows import integrity_status
-from benchguard.scoring import keys
+from benchguard.records import RunRecord
 from benchguard.scoring.judge import Judge, judge_or_null
-from benchguard.scoring.values import read_optional_score
 
 HOME_ENV = "BENCHGUARD_AGENT_HOME"
 
@@ -108,8 +114,23 @@ def run(
         typer.Option("--judge", help="Judge provider for expected_output/rubric (default none)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            help="Finish an interrupted batch: run only the runs RUN_DIR's journal lacks "
+            "(same tasks, agent, --iterations and --sandbox as the first command).",
+            show_default=False,
+            metavar="RUN_DIR",
+        ),
+    ] = None,
 ) -> None:
-    """Run AGENT on every task in TASKS_DIR, then detect, gate, score and write results."""
+    """Run AGENT on every task in TASKS_DIR, then detect, gate, score and write results.
+
+    Exit codes: 0 every run completed and none was flagged; 1 a run was flagged or
+    gated (wins over 3); 3 a run errored or was interrupted, a planned run never
+    started, or a task was skipped; 2 bad input (nothing ran).
+    """
     # Markup off: task names, paths and error texts print as themselves.
     console = plain_console(stderr=True)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -202,17 +223,28 @@ def run(
     ) as progress:
         bar = progress.add_task(f"{agent_config.name}", total=total)
 
-        def done(job: Job, record: Any) -> None:
-            progress.update(bar, advance=1, description=f"{job.task.folder} {record['status']}")
+        def done(job: Job, record: RunRecord) -> None:
+            progress.update(bar, advance=1, description=f"{job.task.folder} {record.status}")
 
         try:
-            result = run_batch(loaded.tasks, settings, static_rules=static_rules, on_done=done)
+            result = run_batch(
+                loaded.tasks,
+                settings,
+                static_rules=static_rules,
+                on_done=done,
+                skipped_tasks=loaded.errors,
+                resume=resume,
+            )
+        except JournalError as exc:
+            raise bad_input(console, f"--resume {exc}") from None
         except SandboxSelfCheckFailed as exc:
             raise bad_input(console, str(exc)) from None
     for message in result.errors:
         print_warning(console, message)
-    _summary(console, result.records)
+    _summary(console, result)
     typer.echo(str(result.run_dir))
+    if result.exit_code != 0:
+        raise typer.Exit(result.exit_code)
 
 
 def _judge(provider: str | None, console: Console) -> Judge | None:
@@ -224,21 +256,27 @@ def _judge(provider: str | None, console: Console) -> Judge | None:
     return chosen
 
 
-def _summary(console: Console, records: list[dict[str, Any]]) -> None:
-    """One line per record, saying what its row says (outcome score, integrity status)."""
-    for record in records:
-        scores = record.get("scores")
-        outcome = scores.get(keys.OUTCOME_SCORE) if isinstance(scores, dict) else None
-        score = read_optional_score(outcome) if outcome is not None else None
-        report = record.get("cheating_report")
-        listed = report.get("categories") if isinstance(report, dict) else None
-        categories = (
-            ",".join(c for c in listed if isinstance(c, str)) if isinstance(listed, list) else ""
-        )
-        shown = "n/a" if score is None else f"{score:.2f}"
+def _summary(console: Console, result: BatchResult) -> None:
+    """One line per run, saying what its row says (outcome, integrity status, and why
+    it did not complete), then what never ran and why the batch stopped."""
+    for row in result.rows:
+        shown = "n/a" if row.outcome_score is None else f"{row.outcome_score:.2f}"
+        kinds = ",".join(row.catastrophic_kinds)
+        why = f"; {row.error}" if row.error else ""
         console.print(
-            f"{record['folder']}#{record['iteration']}: {record['status']}, outcome {shown}, "
-            f"integrity {integrity_status(record)}{' (' + categories + ')' if categories else ''}",
+            f"{row.task_folder}#{row.iteration}: {row.status}, outcome {shown}, "
+            f"integrity {row.integrity_status}{' (' + kinds + ')' if kinds else ''}{why}",
+            soft_wrap=True,
+        )
+    manifest = result.manifest
+    if manifest.not_run:
+        console.print(
+            f"not run ({len(manifest.not_run)}): {', '.join(manifest.not_run)}", soft_wrap=True
+        )
+    if result.interrupted_by is not None:
+        console.print(
+            f"interrupted by {result.interrupted_by}: finished runs are written; "
+            f"finish with --resume {result.run_dir}",
             soft_wrap=True,
         )
 

@@ -1,26 +1,33 @@
-"""One batch, end to end: run every task, then detect, gate, finalize and publish.
+"""One batch, end to end: run every task, finish each run on its own, publish.
 
-The order is the reference's, kept on purpose:
+The order:
 
 1. the home is inventoried before the batch and again just before each run;
 2. each run gets a fresh workspace and runs its agent (sandboxed or not), then its
    verification checks; a crashed or timed-out agent keeps its partial transcript;
-3. every record is scanned with the static rules plus its own snapshot's rules;
-4. ``results.json`` is written raw, so a scoring failure loses nothing;
-5. verification scores, the integrity gate and the outcome composite are applied;
-6. ``results.json`` is written again, then ``rows.json`` and ``manifest.json``.
+3. the moment a run ends it is *finished* on its own: its record is parsed at the edge
+   (``records.parse_record``), scanned with the static rules plus its own snapshot's
+   rules, scored (verification, judge, gate, outcome) and written to the journal
+   (``harness.journal``), durably. A failure in any of these steps marks that run
+   ``error`` with its reason and touches no other run;
+4. ``results.json``, ``rows.json`` and ``manifest.json`` are built from the journal at
+   the end of the batch, and also when it is interrupted.
 
-Records are seeded with every key up front (the same key set for a success, a crash
-and a timeout), so downstream readers never branch on which keys exist.
+SIGINT and SIGTERM stop the batch: no run is launched after the signal, every running
+agent's processes (its whole tree, sandboxed or not) are killed, those runs are
+recorded ``interrupted``, and the files are written from what finished. ``--resume``
+runs what is missing. Exit codes are the CLI's (docs/harness.md).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +35,7 @@ from typing import Any, Literal
 
 from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_KEY
 from benchguard.detection.models import Rule
+from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import (
     AgentConfig,
@@ -39,17 +47,18 @@ from benchguard.harness.agents.config import (
     resolve_program,
 )
 from benchguard.harness.identity import AgentIdentity, hand_over
+from benchguard.harness.journal import BATCH_FILE, BatchPlan, Journal, JournalError, PlannedRun
 from benchguard.harness.process import ChildBaseline, become_subreaper, run_process
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv, self_check_in_scratch
 from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture, read_tail
 from benchguard.harness.verification import run_checks
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
-from benchguard.records import parse_record
-from benchguard.results.io import dumps, results_document, write_text_atomic
-from benchguard.results.rows import Manifest, build_rows, setup_id_for
-from benchguard.scoring.judge import Judge
-from benchguard.scoring.pipeline import score_records
+from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
+from benchguard.results.io import dumps, results_document, write_files_atomic
+from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
+from benchguard.scoring.judge import Judge, NullJudge
+from benchguard.scoring.pipeline import score_record
 from benchguard.scoring.verification import verification_scores
 
 log = logging.getLogger(__name__)
@@ -88,9 +97,31 @@ class BatchSettings:
 
 @dataclass
 class BatchResult:
+    """What a batch left: its records and rows in plan order (runs that never started
+    have neither), its manifest, and what went wrong outside any one run."""
+
     run_dir: Path
-    records: list[dict[str, Any]]
+    records: list[RunRecord]
+    rows: list[ResultRow]
+    manifest: Manifest
     errors: list[str]
+    # The signal that stopped the batch ("SIGINT", "SIGTERM"), if one did.
+    interrupted_by: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """1 if any run was flagged or gated; else 3 if the batch is incomplete (a run
+        errored or was interrupted, a run never started, a task was skipped); else 0.
+        A finding wins: it must never be hidden behind an incomplete batch."""
+        if any(row.catastrophic or row.integrity_status == "flagged" for row in self.rows):
+            return EXIT_FINDINGS
+        incomplete = (
+            self.interrupted_by is not None
+            or self.manifest.not_run
+            or self.manifest.skipped_tasks
+            or any(record.status in NO_CREDIT_STATUSES for record in self.records)
+        )
+        return EXIT_INCOMPLETE if incomplete else EXIT_OK
 
 
 def plan(tasks: Sequence[Task], iterations: int) -> list[Job]:
@@ -199,15 +230,22 @@ def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
 
 
 def run_job(
-    job: Job, settings: BatchSettings, *, orphans: ChildBaseline | None = None
-) -> dict[str, Any]:
+    job: Job,
+    settings: BatchSettings,
+    *,
+    orphans: ChildBaseline | None = None,
+    stop: threading.Event | None = None,
+) -> RunRecord:
     """Run one agent on one task and verify it; never raises for an agent failure.
 
     ``orphans``: when this is the only run in flight (``-j 1``), every process that
     became a child of the harness since the baseline is this run's (or an earlier
     run's) orphan and is killed before the checks run, token or not.
+    ``stop``: set when the batch is interrupted; a run that ends after it is recorded
+    ``interrupted`` and its checks are not run (it earns nothing).
     """
     record = seed_record(job, settings)
+    record["started_at"] = _now()
     scratch: Scratch | None = None
     try:
         scratch = make_scratch(job.task)
@@ -240,7 +278,9 @@ def run_job(
             duration_s=round(finished.duration_s, 3),
             strays_killed=strays,
         )
-        if finished.start_error is not None:
+        if stop is not None and stop.is_set():
+            record.update(status="interrupted", error="interrupted: the batch was stopped")
+        elif finished.start_error is not None:
             record.update(status="error", error=f"agent could not start: {finished.start_error}")
         elif finished.timed_out:
             record.update(status="timeout", error=f"agent timed out after {timeout:g}s")
@@ -252,9 +292,10 @@ def run_job(
             )
         else:
             record["status"] = "success"
-        record["verification_report"] = run_checks(
-            job.task, workspace=scratch.workspace, home=settings.home
-        )
+        if record["status"] not in ("interrupted",) and finished.start_error is None:
+            record["verification_report"] = run_checks(
+                job.task, workspace=scratch.workspace, home=settings.home
+            )
     except Exception as exc:  # a harness fault on one run must not lose the batch
         log.exception("run %s#%s failed in the harness", job.task.folder, job.iteration)
         record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")
@@ -267,8 +308,13 @@ def run_job(
                     error="harness error: scratch not removed: " + "; ".join(leftovers),
                 )
     record["errors"] = [e for e in [record["error"], *record["transcript_errors"]] if e]
+    record["finished_at"] = _now()
     # The edge: whatever the agent wrote is bounded and sanitised here, once.
-    return parse_record(record).to_json()
+    return parse_record(record)
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _sweep_orphans(orphans: ChildBaseline, when: str) -> int:
@@ -278,17 +324,139 @@ def _sweep_orphans(orphans: ChildBaseline, when: str) -> int:
     return killed
 
 
+def _failed(record: RunRecord, stage: str, exc: BaseException) -> RunRecord:
+    """``record`` marked errored by a failure while finishing it (its reason kept)."""
+    log.error("run %s: %s failed: %s: %s", record.label, stage, type(exc).__name__, exc)
+    reason = f"harness error while {stage}: {type(exc).__name__}: {exc}"
+    return record.model_copy(
+        update={"status": "error", "error": reason, "errors": [reason, *record.errors]}
+    )
+
+
+def finish_run(
+    record: RunRecord,
+    *,
+    static_rules: Sequence[Rule],
+    rules: Sequence[Rule],
+    settings: BatchSettings,
+) -> RunRecord:
+    """Scan and score one run; a failure in a step marks the run errored, never raises.
+
+    Detection is the per-record half of ``integrity.annotate``; scoring is the whole
+    pipeline (verification scores, judge, gate, outcome) on this record alone.
+    """
+    record = record.model_copy(
+        update={"home_snapshot": sorted({r.source for r in rules if r.source})}
+    )
+    data = record.to_json()
+    if settings.integrity.detect:
+        try:
+            problems = integrity.annotate([data], static_rules, [tuple(rules)])
+            if problems:
+                raise RuntimeError("; ".join(problems))
+        except Exception as exc:
+            record = _failed(record, "scanning", exc)
+            data = record.to_json()
+            data["cheating_report"], data["integrity_checked"] = {}, False
+    try:
+        scores = data["scores"]
+        scores.update(verification_scores(data["verification_report"]))
+        score_record(data, judge=settings.judge or NullJudge())
+    except Exception as exc:
+        return _failed(record, "scoring", exc)
+    return record.model_copy(
+        update={
+            "cheating_report": data["cheating_report"],
+            "integrity_checked": data["integrity_checked"],
+            "scores": data["scores"],
+            "scoring_errors": data.get("scoring_errors", []),
+            "status": data["status"],
+            "error": data["error"],
+            "errors": data["errors"],
+        }
+    )
+
+
+class _Stop:
+    """SIGINT/SIGTERM while a batch runs: remember the signal, let the batch wind down.
+
+    Installed only from the main thread (where Python delivers signals); the previous
+    handlers are restored when the batch is done.
+    """
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.signal_name: str | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Stop:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        if self.signal_name is None:
+            self.signal_name = signal.Signals(signum).name
+        self.event.set()
+
+
+def _plan_model(jobs: Sequence[Job], settings: BatchSettings, run_id: str, t: str) -> BatchPlan:
+    return BatchPlan(
+        run_id=run_id,
+        t=t,
+        agent=settings.agent.name,
+        sandbox=settings.sandbox,
+        runs=tuple(
+            PlannedRun(position=j.position, folder=j.task.folder, iteration=j.iteration)
+            for j in jobs
+        ),
+    )
+
+
+def open_journal(jobs: Sequence[Job], settings: BatchSettings, resume: Path | None) -> Journal:
+    """A new run directory and journal, or the one being resumed (which must have
+    planned exactly these runs with this agent; ``JournalError`` otherwise)."""
+    if resume is None:
+        now = datetime.now(UTC)
+        run_dir = new_run_dir(settings.out_dir, now)
+        t = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return Journal.create(run_dir, _plan_model(jobs, settings, run_dir.name, t))
+    journal = Journal.open(resume)
+    wanted = _plan_model(jobs, settings, journal.plan.run_id, journal.plan.t)
+    if wanted != journal.plan:
+        raise JournalError(
+            f"{resume / BATCH_FILE}: planned {len(journal.plan.runs)} run(s) of agent "
+            f"{journal.plan.agent!r} (sandbox {journal.plan.sandbox}); this command plans "
+            f"{len(wanted.runs)} of {wanted.agent!r} (sandbox {wanted.sandbox}): resume "
+            "with the same tasks, agent, --iterations and --sandbox"
+        )
+    return journal
+
+
 def run_batch(
     tasks: Sequence[Task],
     settings: BatchSettings,
     *,
     static_rules: Sequence[Rule] = (),
-    on_done: Callable[[Job, Mapping[str, Any]], None] | None = None,
+    on_done: Callable[[Job, RunRecord], None] | None = None,
+    skipped_tasks: Sequence[str] = (),
+    resume: Path | None = None,
 ) -> BatchResult:
-    """Run, detect, score and publish one batch; see the module doc for the order."""
-    now = datetime.now(UTC)
-    run_dir = new_run_dir(settings.out_dir, now)
+    """Run, finish and publish one batch (see the module doc); with ``resume``, only the
+    runs the journal in that directory does not hold (or holds as interrupted)."""
     jobs = plan(tasks, settings.iterations)
+    if settings.sandbox == "bwrap":
+        # Before the first task: a sandbox that leaks refuses the batch (raises).
+        hand_over(settings.identity, settings.home)
+        self_check_in_scratch(settings.home, settings.identity, bwrap=settings.bwrap)
+    journal = open_journal(jobs, settings, resume)
+    done, errors = journal.finished()
+    todo = [j for j in jobs if j.position not in done or done[j.position].status == "interrupted"]
     snapshots = integrity.HomeSnapshots(
         settings.home,
         granted_paths(settings.agent.skills, settings.home),
@@ -296,91 +464,161 @@ def run_batch(
         profile=settings.integrity.profile,
         extra_roots=settings.integrity.inventory_roots,
     )
-    snapshots.before_batch()
-    if settings.sandbox == "bwrap":
-        # Before the first task: a sandbox that leaks refuses the batch (raises).
-        hand_over(settings.identity, settings.home)
-        self_check_in_scratch(settings.home, settings.identity, bwrap=settings.bwrap)
-    inventories: list[tuple[Rule, ...]] = [() for _ in jobs]
-    records: list[dict[str, Any]] = [{} for _ in jobs]
     # Orphans of the agents re-parent to the harness; whatever becomes its child during
-    # the batch is killed after each run (-j 1) or at the end of the batch (-j N).
+    # the batch is killed after each run (-j 1), at the end of the batch (-j N), and
+    # at once when the batch is interrupted.
     become_subreaper()
     orphans = ChildBaseline.now()
     per_run_orphans = orphans if settings.jobs <= 1 else None
-
-    def execute(job: Job) -> None:
-        inventories[job.position] = snapshots.start_task(job.task.name)
-        try:
-            records[job.position] = run_job(job, settings, orphans=per_run_orphans)
-        finally:
-            snapshots.finish_task(job.task.name)
-        if on_done is not None:
-            on_done(job, records[job.position])
-
+    lock = threading.Lock()
     started = time.monotonic()
+
+    with _Stop() as stop:
+        snapshots.before_batch()
+
+        def execute(job: Job) -> None:
+            rules = snapshots.start_task(job.task.name)
+            try:
+                record = run_job(job, settings, orphans=per_run_orphans, stop=stop.event)
+            finally:
+                snapshots.finish_task(job.task.name)
+            # Scanning and scoring are CPU-bound (the GIL serialises them anyway);
+            # one at a time keeps the detector's shared caches single-threaded.
+            with lock:
+                record = finish_run(
+                    record, static_rules=static_rules, rules=rules, settings=settings
+                )
+                record = _journal(journal, job.position, record)
+                done[job.position] = record
+            if on_done is not None:
+                on_done(job, record)
+
+        try:
+            _run_jobs(todo, execute, settings.jobs, stop, orphans)
+        finally:
+            _sweep_orphans(orphans, "at the end of the batch")
+        result = publish(journal, jobs, done, settings, skipped_tasks, stop.signal_name)
+    result.errors[:0] = errors
+    manifest_elapsed = time.monotonic() - started
+    log.debug("batch %s took %.1fs", journal.run_dir.name, manifest_elapsed)
+    return result
+
+
+def _journal(journal: Journal, position: int, record: RunRecord) -> RunRecord:
+    """Write ``record``; if it cannot be written, write it errored, without its
+    transcript (a record too strange to encode must not cost the run's place)."""
     try:
-        if settings.jobs <= 1:
-            for job in jobs:
-                execute(job)
-        else:
-            with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
-                for future in [pool.submit(execute, job) for job in jobs]:
-                    future.result()
-    finally:
-        _sweep_orphans(orphans, "at the end of the batch")
-    for record, rules in zip(records, inventories, strict=True):
-        record["home_snapshot"] = sorted({r.source for r in rules if r.source})
-    errors: list[str] = []
-    if settings.integrity.detect:
-        errors += integrity.annotate(records, static_rules, inventories)
-    manifest = batch_manifest(settings, run_dir, now)
-    write_results(run_dir, records, manifest)
-    errors += publish(records, settings, run_dir, manifest, time.monotonic() - started)
-    return BatchResult(run_dir=run_dir, records=records, errors=errors)
+        journal.write(position, record)
+        return record
+    except Exception as exc:
+        failed = _failed(record, "writing the record", exc).model_copy(
+            update={"trajectory": [], "output": "", TRANSCRIPT_TRUNCATED_KEY: True}
+        )
+        try:
+            journal.write(position, failed)
+        except Exception:
+            log.exception("run %s: cannot be journaled", record.label)
+        return failed
 
 
-def batch_manifest(settings: BatchSettings, run_dir: Path, now: datetime) -> Manifest:
+def _run_jobs(
+    jobs: Sequence[Job],
+    execute: Callable[[Job], None],
+    workers: int,
+    stop: _Stop,
+    orphans: ChildBaseline,
+) -> None:
+    """Run ``jobs`` on ``workers`` threads; on a stop, launch nothing more and kill every
+    agent process (all harness children since the baseline, and their trees) until the
+    running jobs have returned."""
+    pending = list(reversed(jobs))
+    running: set[Future[None]] = set()
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        while pending or running:
+            while pending and len(running) < workers and not stop.event.is_set():
+                running.add(pool.submit(execute, pending.pop()))
+            if not running:
+                break
+            finished, running = wait(running, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            for future in finished:
+                exc = future.exception()
+                if exc is not None:  # execute guards every stage; this is a harness bug
+                    log.error("a run failed outside its guards: %r", exc)
+            if stop.event.is_set() and running:
+                _sweep_orphans(orphans, f"on {stop.signal_name}")
+
+
+# How often the coordinator looks at the stop flag while runs are in flight.
+_POLL_S = 0.1
+
+
+def batch_manifest(
+    plan: BatchPlan,
+    settings: BatchSettings,
+    *,
+    skipped_tasks: Sequence[str] = (),
+    not_run: Sequence[str] = (),
+    interrupted_by: str | None = None,
+) -> Manifest:
     augmentation = ("sandboxed",) if settings.sandbox == "bwrap" else ()
     return Manifest(
-        run_id=run_dir.name,
-        t=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        run_id=plan.run_id,
+        t=plan.t,
         setup_id=setup_id_for(settings.agent.model, settings.agent.name, augmentation),
         model=settings.agent.model,
         harness=settings.agent.name,
         augmentation=augmentation,
+        planned_runs=len(plan.runs),
+        not_run=tuple(not_run),
+        skipped_tasks=tuple(skipped_tasks),
+        interrupted_by=interrupted_by,
     )
-
-
-def write_results(run_dir: Path, records: list[dict[str, Any]], manifest: Manifest) -> None:
-    document = results_document(records, run_id=manifest.run_id, t=manifest.t, manifest=manifest)
-    write_text_atomic(run_dir / RESULTS_FILE, dumps(document.to_json()))
 
 
 def publish(
-    records: list[dict[str, Any]],
+    journal: Journal,
+    jobs: Sequence[Job],
+    done: dict[int, RunRecord],
     settings: BatchSettings,
-    run_dir: Path,
-    manifest: Manifest,
-    elapsed_s: float,
-) -> list[str]:
-    """Score in place, then write results, rows and manifest; each stage best-effort."""
+    skipped_tasks: Sequence[str] = (),
+    interrupted_by: str | None = None,
+) -> BatchResult:
+    """Write results.json, rows.json and manifest.json from the finished runs.
+
+    Runs are in plan order; a run that never started has no record and is listed in
+    the manifest's ``notRun``. The three files are staged together and renamed into
+    place together, so readers never see them disagree.
+    """
     errors: list[str] = []
-    for record in records:
-        scores = record.setdefault("scores", {})
-        if isinstance(scores, dict):
-            scores.update(verification_scores(record.get("verification_report")))
+    records = [done[j.position] for j in jobs if j.position in done]
+    not_run = [f"{j.task.folder}#{j.iteration}" for j in jobs if j.position not in done]
+    manifest = batch_manifest(
+        journal.plan,
+        settings,
+        skipped_tasks=skipped_tasks,
+        not_run=not_run,
+        interrupted_by=interrupted_by,
+    )
+    raw = [record.to_json() for record in records]
+    rows: list[ResultRow] = []
     try:
-        errors += score_records(records, judge=settings.judge)
-    except Exception as exc:
-        errors.append(f"scoring failed: {type(exc).__name__}: {exc}")
-    write_results(run_dir, records, manifest)
-    try:
-        rows = [row.to_json() for row in build_rows(records, manifest)]
-        write_text_atomic(run_dir / ROWS_FILE, dumps(rows))
+        rows = build_rows(raw, manifest)
     except Exception as exc:
         errors.append(f"rows failed: {type(exc).__name__}: {exc}")
-    write_text_atomic(
-        run_dir / MANIFEST_FILE, dumps({**manifest.to_json(), "elapsedS": round(elapsed_s, 3)})
+    document = results_document(raw, run_id=manifest.run_id, t=manifest.t, manifest=manifest)
+    run_dir = journal.run_dir
+    write_files_atomic(
+        {
+            run_dir / RESULTS_FILE: dumps(document.to_json()),
+            run_dir / ROWS_FILE: dumps([row.to_json() for row in rows]),
+            run_dir / MANIFEST_FILE: dumps(manifest.to_json()),
+        }
     )
-    return errors
+    return BatchResult(
+        run_dir=run_dir,
+        records=records,
+        rows=rows,
+        manifest=manifest,
+        errors=errors,
+        interrupted_by=interrupted_by,
+    )

@@ -26,11 +26,14 @@ from benchguard.scoring.text import sanitize_text
 from benchguard.scoring.values import read_optional_score
 from benchguard.scoring.verification import failed_catastrophic_details
 
-# 3 adds integrityStatus, sandboxed and dismissedFindings to the reference's 2 (additive,
-# all defaulted). A stored row without schemaVersion predates the field: it reads as 2.
-SCHEMA_VERSION = 3
+# 3 adds integrityStatus, sandboxed and dismissedFindings to the reference's 2; 4 adds
+# the row's error and the manifest's plannedRuns, notRun, skippedTasks and interruptedBy
+# (all additive and defaulted). A stored row without schemaVersion reads as 2.
+SCHEMA_VERSION = 4
 LEGACY_SCHEMA_VERSION = 2
 DETAIL_NAME_CAP = 120
+# Long enough for "agent exited with code 1: <a line of stderr>".
+ERROR_CAP = 400
 
 IntegrityStatus = Literal["clean", "flagged", "no_data", "unverified"]
 INTEGRITY_STATUSES: tuple[IntegrityStatus, ...] = ("clean", "flagged", "no_data", "unverified")
@@ -91,6 +94,13 @@ class ResultRow(_CamelModel):
     integrity_status: IntegrityStatus = "unverified"
     sandboxed: bool = False
     dismissed_findings: int = Field(default=0, ge=0)
+    # Why the run did not complete (the record's ``error``, flattened); "" when it did.
+    error: str = ""
+
+    @field_validator("error")
+    @classmethod
+    def _flatten_error(cls, value: str) -> str:
+        return sanitize_text(value, cap=ERROR_CAP)
 
 
 class Manifest(_CamelModel):
@@ -103,6 +113,13 @@ class Manifest(_CamelModel):
     model: str = ""
     harness: str = ""
     augmentation: tuple[str, ...] = ()
+    # Runs the batch planned; runs of the plan that never started ("folder#iteration"),
+    # tasks skipped before the batch (each with its reason), and the signal that
+    # stopped the batch, if one did. A complete batch has no notRun and no skips.
+    planned_runs: int = Field(default=0, ge=0)
+    not_run: tuple[str, ...] = ()
+    skipped_tasks: tuple[str, ...] = ()
+    interrupted_by: str | None = None
 
 
 _SLUG_UNSAFE = re.compile(r"[^a-z0-9]+")
@@ -148,6 +165,7 @@ def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
         integrity_status=integrity_status(record),
         sandboxed=record.get("sandboxed") is True,
         dismissed_findings=_dismissed_count(report),
+        error=_text(record.get("error")) if record.get("status") != "success" else "",
     )
 
 
