@@ -107,7 +107,7 @@ def test_provenance_comes_from_the_rows_and_the_page_shows_it() -> None:
     p = board.provenance
     assert p.run_ids == ("run_1", "run_2")
     assert p.generated_at == "2026-03-02T09:00:00Z"  # the latest row, not the clock
-    assert p.row_schema_versions == (2, 3) and p.scoring_versions == ("v1",)
+    assert p.row_schema_versions == (2, SCHEMA_VERSION) and p.scoring_versions == ("v1",)
     assert board.to_json()["schemaVersion"] == LEADERBOARD_SCHEMA_VERSION
     as_json = board.model_dump(mode="json", by_alias=True)
     assert as_json["provenance"]["generatedAt"] == "2026-03-02T09:00:00Z"
