@@ -32,10 +32,15 @@ system-deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$PKGS >/dev/null; \
 	fi
 
-$(STAMP): pyproject.toml constraints.txt | system-deps
+# Two distributions from this repo: benchguard (no verifiers) and the redaction-pressure
+# environment (environments/redaction_pressure, depends on verifiers), both editable.
+ENV_DIR := environments/redaction_pressure
+
+$(STAMP): pyproject.toml constraints.txt $(ENV_DIR)/pyproject.toml | system-deps
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q -c constraints.txt pip
 	$(BIN)/python -m pip install -q -c constraints.txt hatchling editables
+	$(BIN)/python -m pip install -q --no-build-isolation -c constraints.txt -e '$(ENV_DIR)[test]'
 	$(BIN)/python -m pip install -q --no-build-isolation -c constraints.txt -e '.[dev,dask]'
 	touch $(STAMP)
 
@@ -51,14 +56,17 @@ $(AGENT_CLIS_STAMP): | system-deps
 	touch $(AGENT_CLIS_STAMP)
 
 lint: setup
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench $(ENV_DIR)
+	$(BIN)/ruff format --check src tests bench $(ENV_DIR)
 
 typecheck: setup
 	$(BIN)/mypy
 
+# Both test suites: benchguard's (tests/) and the environment's own ($(ENV_DIR)/tests,
+# run from its directory so its pyproject's pytest settings apply).
 unit: setup agent-clis
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q
+	cd $(ENV_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/pytest -q
 
 test: lint typecheck unit
 

@@ -1,9 +1,11 @@
 """``benchguard redaction``: evaluate baseline policies, score a reply, show a prompt.
 
-Thin: parses, calls redaction_pressure's pure modules, prints. It never imports
-verifiers, so these commands start fast and work without the RL stack. Bad input
-(unknown split or policy, index out of range, unreadable reply file, missing private
-secret) exits 2 with one readable line.
+Thin: parses, calls redaction_pressure's pure modules, prints. The environment is its
+own distribution (``environments/redaction_pressure``); benchguard does not depend on it
+or on verifiers. When it is not installed, every subcommand exits 2 with one line saying
+how to install it. These commands never import verifiers. Bad input (unknown split or
+policy, index out of range, unreadable reply file, missing private secret) exits 2 with
+one readable line.
 """
 
 from __future__ import annotations
@@ -25,11 +27,29 @@ if TYPE_CHECKING:
 
 redaction_app = typer.Typer(
     name="redaction",
-    help="Evaluate and inspect the redaction-pressure environment offline.",
+    help="Evaluate and inspect the redaction-pressure environment offline "
+    "(needs the redaction-pressure package installed).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+INSTALL_HINT = (
+    "the redaction-pressure environment is not installed; install it from a benchguard "
+    "checkout with `pip install -e environments/redaction_pressure` (or `make setup`), "
+    "or from the Environments Hub with `prime env install <owner>/redaction-pressure`"
+)
+
+
+@redaction_app.callback()
+def _require_environment() -> None:
+    """Runs before every subcommand: refuse with the install hint when the package is absent."""
+    try:
+        import redaction_pressure.corpus  # noqa: F401
+    except ImportError as error:
+        if (error.name or "").split(".")[0] != "redaction_pressure":
+            raise  # installed but broken: a real bug, not a missing package
+        _bad_input(INSTALL_HINT)
 
 
 class PolicySummary(BaseModel):

@@ -141,3 +141,32 @@ def test_redaction_commands_do_not_import_verifiers() -> None:
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("command", [["eval"], ["show", "--index", "0"], ["score", "--index", "0"]])
+def test_missing_environment_says_how_to_install_it(
+    command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """benchguard does not depend on the environment: without it, a clear exit 2, no traceback."""
+    import sys
+
+    for name in list(sys.modules):
+        if name == "redaction_pressure" or name.startswith("redaction_pressure."):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "redaction_pressure", None)  # import raises ImportError
+    result = runner.invoke(app, ["redaction", *command])
+    assert result.exit_code == 2, result.output
+    assert "pip install -e environments/redaction_pressure" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_benchguard_itself_does_not_depend_on_verifiers() -> None:
+    import importlib.metadata
+
+    requires = importlib.metadata.requires("benchguard") or []
+    names = {
+        r.split(";")[0].split("[")[0].split("<")[0].split(">")[0].split("=")[0].strip()
+        for r in requires
+        if "extra ==" not in r
+    }
+    assert "verifiers" not in names and "redaction-pressure" not in names

@@ -14,6 +14,10 @@ __all__ = ["RedactionPressureEnv", "RedactionPressureTaskset"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from redaction_pressure.identity import ENVIRONMENT_VERSION
+
+        return ENVIRONMENT_VERSION
     if name in __all__:
         from redaction_pressure import taskset
 

@@ -53,3 +53,25 @@ def test_missing_digested_file_fails_closed(tmp_path: Path) -> None:
     (copy / "scanner.py").unlink()
     with pytest.raises(RuntimeError, match=r"scanner\.py"):
         source_digest(copy)
+
+
+NOT_DIGESTED = ("__init__.py", "identity.py", "policies.py")
+"""Modules that cannot change a task, its prompt or its score (see identity.py)."""
+
+
+def test_digest_covers_exactly_the_behaviour_bearing_modules() -> None:
+    """Guards against a new scoring or corpus module left out of the identity."""
+    modules = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert sorted(DIGESTED_SOURCES) == sorted(set(modules) - set(NOT_DIGESTED))
+
+
+def test_version_is_written_once_in_pyproject() -> None:
+    import tomllib
+
+    pyproject = PACKAGE.parent / "pyproject.toml"
+    if not pyproject.is_file():
+        pytest.skip("installed from a wheel: no source tree next to the package")
+    declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+    assert ENVIRONMENT_VERSION == declared == redaction_pressure.__version__
+    source = "\n".join(path.read_text(encoding="utf-8") for path in PACKAGE.glob("*.py"))
+    assert f'"{declared}"' not in source

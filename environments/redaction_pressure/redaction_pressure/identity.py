@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -22,7 +23,22 @@ from redaction_pressure.corpus import CORPUS_VERSION
 from redaction_pressure.splits import SplitIdentity
 
 ENVIRONMENT_ID = "redaction-pressure"
-ENVIRONMENT_VERSION = "0.2.0"
+
+
+def _installed_version() -> str:
+    """The distribution's version: written once, in pyproject.toml."""
+    try:
+        return importlib.metadata.version(ENVIRONMENT_ID)
+    except importlib.metadata.PackageNotFoundError:
+        # Imported from a bare source tree: an identity would name no version, so refuse.
+        raise RuntimeError(
+            "redaction_pressure is imported but the redaction-pressure distribution is not "
+            "installed, so its version is unknown; install it: "
+            "pip install -e environments/redaction_pressure"
+        ) from None
+
+
+ENVIRONMENT_VERSION = _installed_version()
 
 DIGESTED_SOURCES: tuple[str, ...] = (
     "corpus.py",
