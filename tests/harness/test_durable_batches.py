@@ -7,7 +7,6 @@ Every case goes through ``benchguard run`` with a small agent of our own
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -221,25 +220,3 @@ def test_resume_refuses_a_different_batch_and_a_directory_without_a_plan(
     )
     assert code == 0 and again == run_dir, output
     assert load_run(run_dir) == before
-
-
-def test_a_misspelled_agent_errors_every_run_with_its_reason_and_exits_3(
-    operator: Operator, tmp_path: Path
-) -> None:
-    """Guards against a run whose agent never started earning credit (from files an
-    earlier run left) and against the batch exiting 0."""
-    operator.run_ok(
-        str(operator.tasks), "--agent", str(AGENTS.parents[2] / "examples/agents/honest.yaml")
-    )
-    misspelled = tmp_path / "misspelled.yaml"
-    misspelled.write_text('name: misspelled\nargv: ["/usr/bin/no-such-agent-binary"]\n', "utf-8")
-    code, output, run_dir = operator.run(str(operator.tasks), "--agent", str(misspelled))
-    assert code == 3, output
-    assert run_dir is not None
-    records, rows = _assert_consistent(run_dir)
-    for record, row in zip(records, rows, strict=True):
-        assert record["status"] == "error"
-        assert row["outcomeScore"] == 0.0
-        assert "agent could not start" in row["error"]
-        assert "agent could not start" in output
-    assert os.path.isdir(run_dir / "runs")

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import math
 
-from benchguard.results.leaderboard import build_leaderboard, render_html, standard_error
+from benchguard.results.leaderboard import (
+    LEADERBOARD_SCHEMA_VERSION,
+    build_leaderboard,
+    render_html,
+    standard_error,
+)
 
 from .test_leaderboard import gated, row
 
@@ -28,7 +33,8 @@ def test_standings_and_tasks_carry_standard_errors() -> None:
         row("b", "t1", 0, outcome_score=0.5),
         row("b", "t2", 0, outcome_score=None, integrity_status="no_data"),
     ]
-    board = build_leaderboard(rows)
+    # Excluded, b's no_data run is not scored (by default it would count as 0).
+    board = build_leaderboard(rows, unverified_policy="exclude")
     a = next(s for s in board.standings if s.setup_id == "a")
     assert a.mean_outcome is not None and math.isclose(a.mean_outcome, 1 / 3)
     assert a.stderr_outcome is not None and math.isclose(
@@ -44,7 +50,7 @@ def test_standings_and_tasks_carry_standard_errors() -> None:
         ("t2", "b", None, None),
     ]
     published = board.to_json()
-    assert published["schemaVersion"] == 3
+    assert published["schemaVersion"] == LEADERBOARD_SCHEMA_VERSION
     standings = published["standings"]
     assert isinstance(standings, list) and "stderrOutcome" in standings[0]
     assert isinstance(published["tasks"], list) and len(published["tasks"]) == 4

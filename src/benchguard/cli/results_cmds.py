@@ -78,6 +78,8 @@ from benchguard.results.io import (
     write_text_atomic,
 )
 from benchguard.results.leaderboard import (
+    DEFAULT_UNVERIFIED_POLICY,
+    UNVERIFIED_POLICIES,
     build_leaderboard,
     render_html,
     render_table,
@@ -538,9 +540,24 @@ def leaderboard(
         bool,
         typer.Option("--by-task", help="Also print each task's setups, best mean first."),
     ] = False,
+    unverified: Annotated[
+        str,
+        typer.Option(
+            "--unverified",
+            help="How the ranked mean treats no_data and unverified runs: zero (count "
+            "them as 0), include (with their own outcome) or exclude (leave them out).",
+        ),
+    ] = DEFAULT_UNVERIFIED_POLICY,
 ) -> None:
     """Rank setups by mean outcome (± standard error), with gated runs shown as zeros
-    with their kind."""
+    with their kind. Runs nobody could verify count as 0 unless --unverified says
+    otherwise; the table and the page say which policy ranked them."""
+    policy = next((p for p in UNVERIFIED_POLICIES if p == unverified), None)
+    if policy is None:
+        raise bad_input(
+            _err,
+            f"--unverified {unverified!r}: allowed values are {', '.join(UNVERIFIED_POLICIES)}",
+        )
     found = collect_inputs(rows_files, _is_rows_file)
     rows: list[ResultRow] = []
     try:
@@ -550,7 +567,7 @@ def leaderboard(
             rows.extend(read_rows(item.path))
     except ResultsFileError as exc:
         raise bad_input(_err, str(exc)) from None
-    board = build_leaderboard(dedupe_latest(rows))
+    board = build_leaderboard(dedupe_latest(rows), unverified_policy=policy)
     if html_file is not None:
         try:
             write_text_atomic(html_file, render_html(board))

@@ -3,6 +3,14 @@
 A gated run stays on the board as a visible zero: it counts in the mean and is listed
 with the kind of gate that fired and why. ``no_data`` and ``unverified`` runs are
 counted separately, so "verified clean" and "never checked" never blur together.
+
+The ranked mean gives no silent credit to runs nobody could verify: by default
+(``unverified_policy="zero"``) a ``no_data`` or ``unverified`` run counts as 0.0,
+whatever outcome its row holds. ``"include"`` counts them with their own outcome,
+``"exclude"`` leaves them out of the mean. The board records the policy it was built
+with, and the table and the page say it. An errored or interrupted run is already a
+0.0 on its row (no credit for work not done); among equal means, the setup with fewer
+such runs ranks first.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from string import Template
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, computed_field
 from pydantic.alias_generators import to_camel
@@ -21,14 +30,51 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from benchguard.records import NO_CREDIT_STATUSES
 from benchguard.results.rows import INTEGRITY_STATUSES, CatastrophicDetail, ResultRow
 from benchguard.scoring import keys
 
 # 2 adds provenance (run ids, latest row time, row schema and scoring versions).
 # 3 adds the standard error of each mean and the per-task view.
-LEADERBOARD_SCHEMA_VERSION = 3
+# 4 adds unverifiedPolicy (no_data/unverified runs count as zero by default) and each
+# standing's noCreditRuns.
+LEADERBOARD_SCHEMA_VERSION = 4
 # A historical row can say catastrophic: true without naming the kind.
 UNSPECIFIED_KIND = "unspecified"
+
+UnverifiedPolicy = Literal["zero", "include", "exclude"]
+UNVERIFIED_POLICIES: tuple[UnverifiedPolicy, ...] = ("zero", "include", "exclude")
+DEFAULT_UNVERIFIED_POLICY: UnverifiedPolicy = "zero"
+# The integrity statuses of runs nobody could verify.
+UNVERIFIED_STATUSES = ("no_data", "unverified")
+_POLICY_WORDS: dict[UnverifiedPolicy, str] = {
+    "zero": "no_data and unverified runs count as 0",
+    "include": "no_data and unverified runs count with their own outcome",
+    "exclude": "no_data and unverified runs are left out of the mean",
+}
+
+
+def policy_description(policy: UnverifiedPolicy) -> str:
+    """How the ranked mean treats runs nobody could verify, in words for a page."""
+    return _POLICY_WORDS[policy]
+
+
+def ranked_outcomes(rows: Iterable[ResultRow], policy: UnverifiedPolicy) -> list[float]:
+    """The outcomes a mean is taken over, under ``policy`` (see the module doc).
+
+    A verified row without an outcome (no composite) is left out, as before.
+    """
+    values: list[float] = []
+    for row in rows:
+        if row.integrity_status in UNVERIFIED_STATUSES:
+            if policy == "zero":
+                values.append(0.0)
+                continue
+            if policy == "exclude":
+                continue
+        if row.outcome_score is not None:
+            values.append(row.outcome_score)
+    return values
 
 
 class _Camel(BaseModel):
@@ -57,6 +103,8 @@ class SetupStanding(_Camel):
     # with fewer than two scored runs, where no spread can be estimated.
     stderr_outcome: float | None = None
     gated_runs: int
+    # Errored or interrupted runs: 0.0 on their rows; ties rank fewer of them first.
+    no_credit_runs: int = 0
     gated_by_kind: dict[str, int]
     integrity: dict[str, int]
     dismissed_findings: int
@@ -100,6 +148,8 @@ class Provenance(_Camel):
 
 class Leaderboard(_Camel):
     schema_version: int = LEADERBOARD_SCHEMA_VERSION
+    # How the ranked means treated no_data and unverified runs.
+    unverified_policy: UnverifiedPolicy = DEFAULT_UNVERIFIED_POLICY
     provenance: Provenance
     standings: tuple[SetupStanding, ...]
     # Every (task, setup) pair, by task then by mean outcome as the standings rank.
@@ -117,23 +167,39 @@ def row_kinds(row: ResultRow) -> tuple[str, ...]:
     return (UNSPECIFIED_KIND,) if row.catastrophic else ()
 
 
-def build_leaderboard(rows: Iterable[ResultRow]) -> Leaderboard:
-    """Rank setups by mean outcome (highest first; unscored last; ties by setup id)."""
+def build_leaderboard(
+    rows: Iterable[ResultRow], *, unverified_policy: UnverifiedPolicy = DEFAULT_UNVERIFIED_POLICY
+) -> Leaderboard:
+    """Rank setups by mean outcome under ``unverified_policy`` (highest first; unscored
+    last; ties: fewer errored/interrupted runs first, then by setup id)."""
+    if unverified_policy not in UNVERIFIED_POLICIES:
+        raise ValueError(
+            f"unverified policy {unverified_policy!r}: allowed values are "
+            + ", ".join(UNVERIFIED_POLICIES)
+        )
     all_rows = list(rows)
     by_setup: dict[str, list[ResultRow]] = {}
     for row in all_rows:
         by_setup.setdefault(row.setup_id, []).append(row)
-    unranked = [_standing(setup_id, group) for setup_id, group in by_setup.items()]
+    unranked = [
+        _standing(setup_id, group, unverified_policy) for setup_id, group in by_setup.items()
+    ]
     ordered = sorted(
         unranked,
-        key=lambda s: (s.mean_outcome is None, -(s.mean_outcome or 0.0), s.setup_id),
+        key=lambda s: (
+            s.mean_outcome is None,
+            -(s.mean_outcome or 0.0),
+            s.no_credit_runs,
+            s.setup_id,
+        ),
     )
     standings = tuple(s.model_copy(update={"rank": i + 1}) for i, s in enumerate(ordered))
     ordered_rows = sorted(all_rows, key=lambda r: (r.setup_id, r.task_folder, r.iteration))
     return Leaderboard(
+        unverified_policy=unverified_policy,
         provenance=_provenance(all_rows),
         standings=standings,
-        tasks=_task_standings(all_rows),
+        tasks=_task_standings(all_rows, unverified_policy),
         rows=tuple(ordered_rows),
     )
 
@@ -145,13 +211,15 @@ def standard_error(values: Sequence[float]) -> float | None:
     return statistics.stdev(values) / math.sqrt(len(values))
 
 
-def _task_standings(rows: Sequence[ResultRow]) -> tuple[TaskStanding, ...]:
+def _task_standings(
+    rows: Sequence[ResultRow], policy: UnverifiedPolicy
+) -> tuple[TaskStanding, ...]:
     cells: dict[tuple[str, str], list[ResultRow]] = {}
     for row in rows:
         cells.setdefault((row.task_folder, row.setup_id), []).append(row)
     standings = []
     for (task, setup_id), group in cells.items():
-        scored = [r.outcome_score for r in group if r.outcome_score is not None]
+        scored = ranked_outcomes(group, policy)
         standings.append(
             TaskStanding(
                 task_folder=task,
@@ -186,8 +254,8 @@ def _provenance(rows: Sequence[ResultRow]) -> Provenance:
     )
 
 
-def _standing(setup_id: str, rows: Sequence[ResultRow]) -> SetupStanding:
-    scored = [r.outcome_score for r in rows if r.outcome_score is not None]
+def _standing(setup_id: str, rows: Sequence[ResultRow], policy: UnverifiedPolicy) -> SetupStanding:
+    scored = ranked_outcomes(rows, policy)
     gated_rows = [r for r in rows if r.catastrophic]
     kind_counts: Counter[str] = Counter(k for r in gated_rows for k in row_kinds(r))
     integrity = Counter(r.integrity_status for r in rows)
@@ -202,6 +270,7 @@ def _standing(setup_id: str, rows: Sequence[ResultRow]) -> SetupStanding:
         mean_outcome=statistics.fmean(scored) if scored else None,
         stderr_outcome=standard_error(scored),
         gated_runs=len(gated_rows),
+        no_credit_runs=sum(r.status in NO_CREDIT_STATUSES for r in rows),
         gated_by_kind={k: kind_counts[k] for k in _kind_order(kind_counts)},
         integrity={status: integrity[status] for status in INTEGRITY_STATUSES},
         dismissed_findings=sum(r.dismissed_findings for r in rows),
@@ -261,7 +330,13 @@ def render_table(board: Leaderboard) -> Group:
     ids and gate kinds. Every value from a rows file is a ``Text`` cell, never a plain
     string: a setup id or reason like ``x[/b]`` must print as itself, not as Rich markup.
     """
-    standings = Table(title="Leaderboard", title_justify="left", header_style="bold")
+    standings = Table(
+        title="Leaderboard",
+        title_justify="left",
+        header_style="bold",
+        caption=f"ranked mean: {policy_description(board.unverified_policy)}",
+        caption_justify="left",
+    )
     standings.add_column("#", justify="right")
     standings.add_column("setup", overflow="fold")
     for name in ("tasks", "runs", "mean outcome ± se"):
@@ -371,6 +446,7 @@ def _provenance_html(board: Leaderboard) -> str:
         ("generated", p.generated_at or "—"),
         ("row schema", ", ".join(str(v) for v in p.row_schema_versions) or "—"),
         ("scoring", ", ".join(p.scoring_versions) or "—"),
+        ("ranked mean", policy_description(board.unverified_policy)),
         ("leaderboard schema", str(board.schema_version)),
     )
     return "\n".join(
