@@ -14,7 +14,12 @@ from benchguard.detection.detector import scan_record
 from benchguard.detection.models import CheatingReport, Rule
 from benchguard.detection.rules import load_ruleset
 from benchguard.engines import scan_records
-from benchguard.results.io import DYNAMIC_RULESETS_KEY, ResultsDocument, dumps
+from benchguard.results.io import (
+    DYNAMIC_RULESETS_KEY,
+    RESULTS_SCHEMA_VERSION,
+    ResultsDocument,
+    dumps,
+)
 from benchguard.results.rescore import rescan_documents
 from cli.helpers import CHEAT, HONEST, invoke, record, run_dir
 
@@ -55,7 +60,9 @@ def _compact_run_dir(root: Path, name: str, records: list[Any]) -> Path:
     document = ResultsDocument(records=records, run_id=name, t="2026-01-01T00:00:00Z")
     results.write_text(dumps(document.to_json()), encoding="utf-8")
     stored = json.loads(results.read_text(encoding="utf-8"))
-    assert stored["schema_version"] == 2 and stored[DYNAMIC_RULESETS_KEY]["rules"]
+    assert (
+        stored["schema_version"] == RESULTS_SCHEMA_VERSION and stored[DYNAMIC_RULESETS_KEY]["rules"]
+    )
     assert all("dynamic_rules" not in r["cheating_report"] for r in stored["records"])
     return results
 
@@ -91,7 +98,7 @@ def test_serial_and_dask_write_identical_scored_results_and_rows(
     rows_b = json.loads((dask_out / "week2" / "run_b" / "rows.json").read_text(encoding="utf-8"))
     assert [(r["runId"], r["outcomeScore"]) for r in rows_b] == [("run_b", 0.0), ("run_b", 1.0)]
     run_c = json.loads((dask_out / "run_c" / "results.json").read_text(encoding="utf-8"))
-    assert run_c["schema_version"] == 2
+    assert run_c["schema_version"] == RESULTS_SCHEMA_VERSION
     assert [r["cheating_report"]["status"] for r in run_c["records"]] == ["flagged", "clean"]
     assert run_c["records"][0]["cheating_report"]["categories"] == ["prior-run-artifact"]
     rows_c = json.loads((dask_out / "run_c" / "rows.json").read_text(encoding="utf-8"))

@@ -32,7 +32,9 @@ from pydantic import ValidationError
 
 from benchguard.results.rows import Manifest, ResultRow
 
-RESULTS_SCHEMA_VERSION = 2
+# 3: records are ``records.RunRecord`` dumps (adds started_at, finished_at,
+# record_errors and the "interrupted" status; strict JSON, no NaN). 1 and 2 still read.
+RESULTS_SCHEMA_VERSION = 3
 # Run-level table of dynamic rule lists (schema 2) and a report's reference into it.
 DYNAMIC_RULESETS_KEY = "dynamic_rulesets"
 DYNAMIC_RULES_REF_KEY = "dynamic_rules_ref"
