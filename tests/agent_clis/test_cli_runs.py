@@ -35,6 +35,7 @@ def _run(
     sandbox: str,
     tmp_path: Path,
     *extra: str,
+    expect_code: int = 0,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     agent = runnable_agent(cli, tmp_path / "agents")
     run_dir = operator.run_ok(
@@ -45,6 +46,7 @@ def _run(
         sandbox,
         *extra,
         env=_env(cli, server),
+        expect_code=expect_code,
     )
     records, rows = load_run(run_dir)
     return records, rows
@@ -90,7 +92,7 @@ def test_a_cheating_session_is_gated_with_step_and_tool_named(
     definitions: the finding must name the step and the tool, and the run score 0."""
     server = request.getfixturevalue("anthropic" if cli == "claude-code" else "responses")
     sessions.read_task_definitions()
-    records, rows = _run(operator, cli, server, sandbox, tmp_path)
+    records, rows = _run(operator, cli, server, sandbox, tmp_path, expect_code=1)
     expected_tool = "Bash" if cli == "claude-code" else "exec_command"
     for record, row in zip(records, rows, strict=True):
         where = record["folder"]
