@@ -194,6 +194,8 @@ class _Notes:
 
     messages: list[str] = field(default_factory=list)
     dropped: int = 0
+    # Characters of text sanitised so far (see sanitize_json).
+    chars: int = 0
 
     def add(self, message: str) -> None:
         if len(self.messages) < MAX_NOTES:
@@ -225,42 +227,72 @@ def sanitize_json(value: Any, notes: _Notes | None = None, *, where: str = "") -
 
     Never recurses past MAX_DEPTH; anything deeper becomes a flattened string.
     Non-JSON values (a tuple from an importer, a Path) become lists and strings.
+    ``notes.chars`` grows by the characters of text kept (a step's cost, cheaply).
     """
     sink = notes if notes is not None else _Notes()
-    return _sanitize(value, 0, sink, where)
+    return _sanitize(value, 0, sink, (where,) if where else ())
 
 
-def _sanitize(value: Any, depth: int, notes: _Notes, where: str) -> Any:
-    if isinstance(value, str):
-        return clean_text(value)
-    if value is None or isinstance(value, bool | int):
+# A value's place, as a chain of parts joined only when a note needs it (most values
+# never do, and building the string for each of them dominated the parser's time).
+_Where = tuple[Any, ...]
+
+
+def _sanitize(value: Any, depth: int, notes: _Notes, where: _Where) -> Any:
+    kind = type(value)
+    if kind is str:
+        notes.chars += len(value)
+        return value if value.isascii() else clean_text(value)
+    if value is None or kind is bool or kind is int:
         return value
-    if isinstance(value, float):
+    if kind is float:
         if math.isfinite(value):
             return value
-        notes.add(f"{where or 'value'}: non-finite number {value!r} replaced by null")
+        notes.add(f"{_where_text(where)}: non-finite number {value!r} replaced by null")
         return None
     if depth >= MAX_DEPTH and isinstance(value, Mapping | list | tuple):
-        notes.add(f"{where or 'value'}: nested deeper than {MAX_DEPTH} levels; flattened")
-        return DEPTH_MARK.format(depth=MAX_DEPTH) + flatten_leaves(value, MAX_FLATTENED_CHARS)
-    if isinstance(value, Mapping):
+        notes.add(f"{_where_text(where)}: nested deeper than {MAX_DEPTH} levels; flattened")
+        flat = DEPTH_MARK.format(depth=MAX_DEPTH) + flatten_leaves(value, MAX_FLATTENED_CHARS)
+        notes.chars += len(flat)
+        return flat
+    if kind is dict or isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key, item in value.items():
-            name = clean_text(str(key))
-            out[name] = _sanitize(item, depth + 1, notes, _where(where, f".{name}"))
+            name = key if type(key) is str and key.isascii() else clean_text(str(key))
+            notes.chars += len(name)
+            out[name] = _sanitize(item, depth + 1, notes, (where, ".", name))
         return out
-    if isinstance(value, list | tuple):
+    if kind is list or isinstance(value, list | tuple):
         return [
-            _sanitize(item, depth + 1, notes, _where(where, f"[{index}]"))
+            _sanitize(item, depth + 1, notes, (where, "[", index))
             for index, item in enumerate(value)
         ]
-    return clean_text(str(value))
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):  # a str subclass (an enum member)
+        return _sanitize(str.__str__(value), depth, notes, where)
+    if isinstance(value, int | float):  # an int or float subclass (an IntEnum)
+        return _sanitize(
+            int(value) if isinstance(value, int) else float(value), depth, notes, where
+        )
+    return _sanitize(str(value), depth, notes, where)
 
 
-def _where(where: str, step: str) -> str:
-    if len(where) >= _MAX_WHERE_CHARS:
-        return where if where.endswith("...") else where + "..."
-    return (where + step) if where else step.lstrip(".")
+def _where_text(where: _Where) -> str:
+    """``where`` as ``trajectory[3].args.command``, at most _MAX_WHERE_CHARS long."""
+    parts: list[str] = []
+    node: Any = where
+    while node:
+        if len(node) == 1:
+            parts.append(str(node[0]))
+            break
+        parent, kind, key = node
+        parts.append(f".{key}" if kind == "." else f"[{key}]")
+        node = parent
+    text = "".join(reversed(parts)).lstrip(".") or "value"
+    if len(text) > _MAX_WHERE_CHARS:
+        return text[:_MAX_WHERE_CHARS] + "..."
+    return text
 
 
 def flatten_leaves(value: Any, cap: int) -> str:
@@ -300,8 +332,10 @@ def bound_text(text: str, cap: int = MAX_OUTPUT_CHARS) -> tuple[str, bool]:
     return text[:head] + CUT_MARK + text[len(text) - (cap - head) :], True
 
 
-def parse_step(raw: Any, notes: _Notes, where: str) -> Step:
-    """One step from a foreign dict, leniently: bad fields become defaults, noted."""
+def parse_step(raw: Any, notes: _Notes, where: str) -> dict[str, Any]:
+    """One step from a foreign dict, leniently: bad fields become defaults, noted.
+
+    A plain dict in the ``Step`` shape (validated into a ``Step`` with its record)."""
     item = raw if isinstance(raw, Mapping) else {"name": "unknown", "args": {"raw": raw}}
     clean = sanitize_json(item, notes, where=where)
     name = clean.get("name")
@@ -319,7 +353,7 @@ def parse_step(raw: Any, notes: _Notes, where: str) -> Step:
     extra = {k: v for k, v in clean.items() if k not in ("name", "args", "result", "status")}
     if extra:
         args = {**args, "_unknown": extra}
-    return Step.model_construct(name=name, args=args, result=result, status=status)
+    return {"name": name, "args": args, "result": result, "status": status}
 
 
 class StepWindow(Generic[T]):
@@ -403,11 +437,12 @@ def step_size(step: Mapping[str, Any] | Step) -> int:
     return size
 
 
-def bound_steps(raw_steps: Iterable[Any], notes: _Notes) -> StepWindow[Step]:
-    window: StepWindow[Step] = StepWindow()
+def bound_steps(raw_steps: Iterable[Any], notes: _Notes) -> StepWindow[dict[str, Any]]:
+    window: StepWindow[dict[str, Any]] = StepWindow()
     for index, raw in enumerate(raw_steps):
+        before = notes.chars
         step = parse_step(raw, notes, f"trajectory[{index}]")
-        window.add(step, step_size(step))
+        window.add(step, notes.chars - before)
     return window
 
 

@@ -9,6 +9,7 @@ distinguishing keys, most specific first.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from benchguard.importers import (
 )
 from benchguard.importers.eval_zip import is_zip
 from benchguard.importers.transcript import ImportedFile, UnreadableLogError
+from benchguard.records import bounded_record_dict
 
 # A line longer than this is not sniffed line-wise; the document is parsed whole.
 _MAX_SNIFF_LINE = 64 * 1024 * 1024
@@ -207,4 +209,9 @@ def import_path(path: Path, format_name: str | None = None) -> ImportedFile:
             f"unknown format {format_name!r}; choose one of: {', '.join(FORMAT_NAMES)}"
         )
     name = format_name or detect_format(path)
-    return FORMATS[name].read(path)
+    imported = FORMATS[name].read(path)
+    # The edge: every foreign record is bounded and sanitised once, here, as the
+    # harness's own records are (benchguard.records).
+    return dataclasses.replace(
+        imported, records=[bounded_record_dict(record) for record in imported.records]
+    )
