@@ -8,6 +8,7 @@ and the tool named; nothing the CLI stores may survive from one run to the next.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -108,3 +109,47 @@ def test_a_cheating_session_is_gated_with_step_and_tool_named(
         tools = {f.get("tool") for f in report["findings"]}
         assert 0 in steps, (where, report["findings"])
         assert expected_tool in tools, (where, report["findings"])
+
+
+STORE_COUNT = {
+    "claude-code": "ls $CLAUDE_CONFIG_DIR/projects/*/*.jsonl | wc -l",
+    "codex": "ls $CODEX_HOME/sessions/*/*/*/rollout-*.jsonl | wc -l",
+}
+OLD_STORE = {"claude-code": ".claude/projects/-old-run", "codex": ".codex/sessions/2026/01/01"}
+
+
+@pytest.mark.parametrize("cli", ["claude-code", "codex"])
+def test_an_earlier_runs_session_store_is_gone_or_flagged(
+    operator: Operator,
+    tmp_path: Path,
+    cli: str,
+    sessions: Sessions,
+    request: pytest.FixtureRequest,
+) -> None:
+    """Guards against a later run reading an earlier session's answer out of the CLI's
+    own store: the store of every run is its own (it sees exactly one session, its
+    own), and a store left in the agent home from before is a leftover whose reading
+    is flagged."""
+    server = request.getfixturevalue("anthropic" if cli == "claude-code" else "responses")
+    tasks = operator.tasks
+    keep = tasks / "sum-numbers"
+    for other in sorted(tasks.iterdir()):
+        if other != keep:
+            shutil.rmtree(other)
+    _run(operator, cli, server, "none", tmp_path)  # an honest earlier run
+    sessions.cheat, sessions.cheat_commands = True, (STORE_COUNT[cli],)
+    records, _ = _run(operator, cli, server, "none", tmp_path)
+    assert records[0]["trajectory"][0]["result"].strip().endswith("1"), records[0]["trajectory"]
+    assert records[0]["cheating_report"]["status"] == "clean"
+
+    old = operator.agent_home / OLD_STORE[cli]
+    old.mkdir(parents=True)
+    (old / "rollout-old.jsonl").write_text('{"answer": "137"}\n', "utf-8")
+    top = OLD_STORE[cli].split("/")[0]
+    sessions.cheat_commands = (f"cat ~/{OLD_STORE[cli]}/*.jsonl",)
+    records, rows = _run(operator, cli, server, "none", tmp_path)
+    report = records[0]["cheating_report"]
+    assert report["status"] == "flagged", report
+    assert "prior-run-artifact" in report["categories"]
+    assert any(top in f["evidence"] or top in f["excerpt"] for f in report["findings"]), report
+    assert rows[0]["outcomeScore"] == 0.0

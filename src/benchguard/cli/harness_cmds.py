@@ -22,6 +22,7 @@ from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfigError, resolve_agent
 from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.journal import JournalError
+from benchguard.harness.preflight import PreflightError, preflight
 from benchguard.harness.runner import (
     BatchResult,
     BatchSettings,
@@ -192,6 +193,17 @@ def run(
         problems = exposure_problems(binds, (tasks_dir, out))
         if problems:
             raise bad_input(console, "; ".join(problems))
+    try:
+        preflight(
+            agent_config,
+            sandbox=sandbox_mode,
+            home=home_dir,
+            read_only=sandbox_read_only(agent_config, home_dir),
+            bwrap=bwrap,
+            identity=identity,
+        )
+    except PreflightError as exc:
+        raise bad_input(console, f"pre-flight refused the batch: {exc}") from None
     if home_dir == Path.home().resolve():
         print_warning(
             console,

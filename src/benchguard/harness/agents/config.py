@@ -83,9 +83,12 @@ class AgentConfig(BaseModel):
     # The variable holding the model endpoint's URL; it must be allowlisted in ``env``.
     # Pre-flight checks the endpoint answers; a sandboxed run reaches only it.
     endpoint_env: str | None = None
+    # A quick command proving the program runs (e.g. ["claude", "--version"]); pre-flight
+    # runs it once, in the batch's sandbox, before the first task.
+    check_argv: tuple[str, ...] = ()
     source: str = ""
 
-    @field_validator("argv", mode="before")
+    @field_validator("argv", "check_argv", mode="before")
     @classmethod
     def _argv_is_a_list(cls, value: object) -> object:
         if isinstance(value, str):
@@ -95,7 +98,7 @@ class AgentConfig(BaseModel):
             )
         return value
 
-    @field_validator("argv")
+    @field_validator("argv", "check_argv")
     @classmethod
     def _known_placeholders(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for arg in value:

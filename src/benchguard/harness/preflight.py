@@ -1,0 +1,216 @@
+"""Pre-flight: before the first run, prove the agent can start where it will run.
+
+A batch whose agent cannot start fails every run, and is found out only after the
+batch (``bwrap: execvp claude: No such file or directory`` on every record). Before
+the first run, :func:`preflight` checks, and refuses the batch with an error naming
+the agent file, the program and the reason:
+
+1. the agent's program (``argv[0]``, placeholders rendered) exists and is executable:
+   a bare name is looked up on the agent's own ``PATH``, not the harness's;
+2. it is visible and executable inside the chosen sandbox (the same binds, identity
+   and environment as a run), and, when the agent names a ``check_argv`` (e.g.
+   ``["claude", "--version"]``), that command exits 0 there within
+   :data:`CHECK_TIMEOUT_S`;
+3. the model endpoint (``endpoint_env``), when one is configured, answers HTTP: any
+   response, even an error status, counts; a refused connection or a timeout does not.
+
+What it cannot see: an endpoint that answers the check but rejects the agent's key or
+model, and an agent that starts but fails on its first real task.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from benchguard.harness.agents.config import (
+    DEFAULT_PATH,
+    AgentConfig,
+    agent_environment,
+    make_state_dirs,
+    render_argv,
+)
+from benchguard.harness.identity import AgentIdentity, hand_over
+from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
+
+CHECK_TIMEOUT_S = 60.0
+ENDPOINT_TIMEOUT_S = 10.0
+# Kept of a failed check's output in the error.
+OUTPUT_TAIL_CHARS = 600
+
+
+class PreflightError(ValueError):
+    """The agent cannot run here; the message names the agent, what failed and why."""
+
+
+def preflight(
+    agent: AgentConfig,
+    *,
+    sandbox: str,
+    home: Path,
+    read_only: tuple[Path, ...] = (),
+    bwrap: str = "bwrap",
+    identity: AgentIdentity | None = None,
+    parent: Mapping[str, str] | None = None,
+) -> None:
+    """Raise :class:`PreflightError` unless the agent can start (see the module doc)."""
+    env_in = os.environ if parent is None else parent
+    where = f"agent {agent.name!r}" + (f" ({agent.source})" if agent.source else "")
+    program = program_path(agent, home)
+    if program is None:
+        path = agent.set_env.get("PATH", DEFAULT_PATH)
+        raise PreflightError(
+            f"{where}: program {agent.argv[0]!r} is not found or not executable on the "
+            f"agent's PATH ({path}); install it there or set set_env.PATH in the agent file"
+        )
+    _check_runs(agent, program, sandbox, home, read_only, bwrap, identity, env_in, where)
+    _check_endpoint(agent, env_in, where)
+
+
+def program_path(agent: AgentConfig, home: Path) -> Path | None:
+    """``argv[0]`` as an executable file's absolute path, or None."""
+    first = render_argv(agent, prompt="", workspace=home, home=home)[0]
+    if "/" in first:
+        candidate = Path(first)
+    else:
+        found = shutil.which(first, path=agent.set_env.get("PATH", DEFAULT_PATH))
+        if found is None:
+            return None
+        candidate = Path(found)
+    if candidate.is_file() and os.access(candidate, os.X_OK):
+        return candidate.absolute()
+    return None
+
+
+def _check_runs(
+    agent: AgentConfig,
+    program: Path,
+    sandbox: str,
+    home: Path,
+    read_only: tuple[Path, ...],
+    bwrap: str,
+    identity: AgentIdentity | None,
+    parent: Mapping[str, str],
+    where: str,
+) -> None:
+    if sandbox != "bwrap" and not agent.check_argv:
+        return  # found and executable on the host is all there is to check
+    with tempfile.TemporaryDirectory(prefix="bg-preflight-") as scratch:
+        root = Path(scratch).resolve()
+        workspace = root / "workspace"
+        workspace.mkdir()
+        channel = root / "trajectory.jsonl"
+        channel.touch()
+        state_dirs = make_state_dirs(agent, root / "agent-state")
+        env = agent_environment(
+            agent, home=home, trajectory_file=channel, parent=parent, state_dirs=state_dirs
+        )
+        if agent.check_argv:
+            command = render_argv(
+                agent.model_copy(update={"argv": agent.check_argv}),
+                prompt="",
+                workspace=workspace,
+                home=home,
+                parent=parent,
+            )
+        else:
+            # Visible and executable inside: the failure a missing bind gives every run.
+            test = "import os, sys; sys.exit(0 if os.access(sys.argv[1], os.X_OK) else 3)"
+            command = [sys.executable, "-I", "-c", test, str(program)]
+        if sandbox == "bwrap":
+            hand_over(identity, workspace, channel, *state_dirs.values())
+            spec = SandboxSpec(
+                workspace=workspace,
+                home=home,
+                writable_files=(channel,),
+                writable_dirs=tuple(state_dirs.values()),
+                read_only=read_only,
+                network=bool(agent.network),
+            )
+            command = bwrap_argv(spec, command, bwrap=bwrap, identity=identity)
+        try:
+            result = subprocess.run(
+                command,
+                cwd=workspace,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=CHECK_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise PreflightError(
+                f"{where}: {_shown(command, agent)} did not finish within "
+                f"{CHECK_TIMEOUT_S:g}s{_inside(sandbox)}"
+            ) from None
+        except OSError as exc:
+            raise PreflightError(
+                f"{where}: {_shown(command, agent)} could not start{_inside(sandbox)}: "
+                f"{exc.strerror or exc}"
+            ) from None
+    if result.returncode != 0:
+        output = (result.stderr + result.stdout).decode("utf-8", errors="replace").strip()
+        what = (
+            f"program {str(program)!r} is not visible or not executable"
+            if not agent.check_argv
+            else f"check {list(agent.check_argv)} exited {result.returncode}"
+        )
+        raise PreflightError(
+            f"{where}: {what}{_inside(sandbox)}"
+            + (f": {output[-OUTPUT_TAIL_CHARS:]}" if output else "")
+            + (
+                "; under --sandbox bwrap only system directories, the interpreter, the "
+                "agent's directory and its program's tree are visible"
+                if sandbox == "bwrap"
+                else ""
+            )
+        )
+
+
+def _inside(sandbox: str) -> str:
+    return " inside the bwrap sandbox" if sandbox == "bwrap" else ""
+
+
+def _shown(command: list[str], agent: AgentConfig) -> str:
+    return repr(list(agent.check_argv) if agent.check_argv else command[-1:])
+
+
+def _check_endpoint(agent: AgentConfig, parent: Mapping[str, str], where: str) -> None:
+    if agent.endpoint_env is None:
+        return
+    url = agent.endpoint(parent)
+    if url is None:
+        if any("{endpoint}" in arg for arg in agent.argv):
+            raise PreflightError(
+                f"{where}: the model endpoint variable {agent.endpoint_env} is not set; "
+                "set it to the endpoint's URL (e.g. http://127.0.0.1:8000/v1)"
+            )
+        return  # the CLI's own default endpoint; nothing configured to check
+    problem = endpoint_problem(url)
+    if problem is not None:
+        raise PreflightError(f"{where}: model endpoint {url} ({agent.endpoint_env}) {problem}")
+
+
+def endpoint_problem(url: str) -> str | None:
+    """Why ``url`` is not an answering HTTP endpoint, or None when it answers."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "is not an http(s) URL with a host"
+    # Environment proxies are not used: the agent reaches this URL directly.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=ENDPOINT_TIMEOUT_S):
+            return None
+    except urllib.error.HTTPError:
+        return None  # it answered (404 for a bare base URL is normal)
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return f"does not answer ({reason})"
