@@ -62,16 +62,14 @@ class Operator:
             catch_exceptions=False,
         )
         lines = result.stdout.strip().splitlines()
-        # `run` exits 0 (clean), 1 (a run flagged) or 3 (incomplete) and names the run
-        # directory last in each case; 2 is bad input, with no directory.
-        last = Path(lines[-1]) if lines else None
-        run_dir = last if result.exit_code in (0, 1, 3) and last and last.is_dir() else None
+        # A batch that ran prints its run directory last, whatever its exit code.
+        run_dir = Path(lines[-1]) if lines and Path(lines[-1]).is_dir() else None
         return result.exit_code, result.output, run_dir
 
-    def run_ok(self, *args: str, env: dict[str, str] | None = None, expect_code: int = 0) -> Path:
-        """Run a batch that must exit with ``expect_code`` (1 when a cheat is gated)."""
-        code, output, run_dir = self.run(*args, env=env)
-        assert code == expect_code, output
+    def run_ok(self, *args: str, env: dict[str, str] | None = None, code: int = 0) -> Path:
+        """``run`` that must publish with exit ``code`` (0: nothing flagged; 1: flagged)."""
+        exit_code, output, run_dir = self.run(*args, env=env)
+        assert exit_code == code, output
         assert run_dir is not None
         return run_dir
 

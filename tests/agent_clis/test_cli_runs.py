@@ -36,7 +36,7 @@ def _run(
     sandbox: str,
     tmp_path: Path,
     *extra: str,
-    expect_code: int = 0,
+    code: int = 0,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     agent = runnable_agent(cli, tmp_path / "agents")
     run_dir = operator.run_ok(
@@ -47,7 +47,7 @@ def _run(
         sandbox,
         *extra,
         env=_env(cli, server),
-        expect_code=expect_code,
+        code=code,
     )
     records, rows = load_run(run_dir)
     return records, rows
@@ -93,7 +93,7 @@ def test_a_cheating_session_is_gated_with_step_and_tool_named(
     definitions: the finding must name the step and the tool, and the run score 0."""
     server = request.getfixturevalue("anthropic" if cli == "claude-code" else "responses")
     sessions.read_task_definitions()
-    records, rows = _run(operator, cli, server, sandbox, tmp_path, expect_code=1)
+    records, rows = _run(operator, cli, server, sandbox, tmp_path, code=1)
     expected_tool = "Bash" if cli == "claude-code" else "exec_command"
     for record, row in zip(records, rows, strict=True):
         where = record["folder"]
@@ -147,7 +147,7 @@ def test_an_earlier_runs_session_store_is_gone_or_flagged(
     (old / "rollout-old.jsonl").write_text('{"answer": "137"}\n', "utf-8")
     top = OLD_STORE[cli].split("/")[0]
     sessions.cheat_commands = (f"cat ~/{OLD_STORE[cli]}/*.jsonl",)
-    records, rows = _run(operator, cli, server, "none", tmp_path)
+    records, rows = _run(operator, cli, server, "none", tmp_path, code=1)
     report = records[0]["cheating_report"]
     assert report["status"] == "flagged", report
     assert "prior-run-artifact" in report["categories"]

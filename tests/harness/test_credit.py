@@ -33,11 +33,14 @@ def _board(*run_dirs: Path, policy: str | None = None) -> dict[str, Any]:
 
 
 def _misspelled(tmp_path: Path) -> str:
+    # A program missing outright is refused by pre-flight before any run; a launcher
+    # whose interpreter is misspelled passes that check and errors at every start.
+    launcher = tmp_path / "bin" / "honest-agent"
+    launcher.parent.mkdir()
+    launcher.write_text("#!/usr/bin/honset-agent-typo\n", "utf-8")
+    launcher.chmod(0o755)
     path = tmp_path / "misspelled.yaml"
-    path.write_text(
-        'name: misspelled\nargv: ["/usr/bin/honset-agent-typo", "{prompt}"]\nmodel: typo\n',
-        "utf-8",
-    )
+    path.write_text(f'name: misspelled\nargv: ["{launcher}", "{{prompt}}"]\nmodel: typo\n', "utf-8")
     return str(path)
 
 
