@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -74,12 +73,10 @@ def test_dynamic_rules_apply_to_their_own_record_only(rules: tuple[Rule, ...]) -
         scan_records(records, rules, dynamic_rules=[[leftover]])
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("distributed") is not None, reason="distributed is installed"
-)
 def test_scheduler_address_without_distributed_names_the_package(
-    rules: tuple[Rule, ...],
+    rules: tuple[Rule, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(EngineUnavailableError, match="'distributed' package"):
         scan_records([make_record(0, "ls")], rules, engine="dask", scheduler="tcp://10.0.0.5:8786")
 

@@ -16,6 +16,7 @@ from benchguard.engines.dask_engine import (
     EngineUnavailableError,
     scan_files_dask,
     scan_records_dask,
+    scheduler_address_problem,
 )
 from benchguard.engines.serial import scan_files_serial, scan_records_serial
 from benchguard.engines.work import FileScan, RecordScan, scan_one_file, scan_one_record
@@ -87,6 +88,8 @@ def engine_choice_problem(engine: str, scheduler: str | None) -> str | None:
         return f"--engine {engine!r}: choose one of: {', '.join(ENGINE_NAMES)}"
     if scheduler is not None and engine != "dask":
         return "--scheduler applies only to --engine dask"
+    if scheduler is not None:
+        return scheduler_address_problem(scheduler)
     return None
 
 

@@ -3,14 +3,19 @@
 ``dask[bag]`` is an optional extra and imported only when this engine runs. With no
 scheduler address the local *processes* scheduler runs the work (regex matching holds
 the GIL, so threads would not help); ``threads`` and ``synchronous`` may be named
-instead. Any other scheduler value is a ``distributed`` scheduler address, which needs
-the ``distributed`` package. Bags keep partition order, so results come back in input
+instead. Any other scheduler value must be a ``distributed`` scheduler address
+(``tcp://HOST:PORT``): its cluster's workers, in their own processes or on other
+machines, run the same units of work (each worker imports benchguard itself; only
+paths or records and the rules travel). ``--workers`` sizes the local schedulers only:
+a cluster has the workers it was started with. Bags keep partition order, so results come back in input
 order and are identical to the serial engine's.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -18,6 +23,11 @@ from benchguard.detection.models import CheatingReport, Rule
 from benchguard.engines.work import FileScan, scan_one_file, scan_one_record
 
 LOCAL_SCHEDULERS = ("processes", "threads", "synchronous")
+# How long a scheduler address is given to answer before the engine gives up.
+CONNECT_TIMEOUT_S = 10.0
+_ADDRESS = re.compile(
+    r"(?:(?:tcp|tls|ws|wss)://)?(?P<host>[A-Za-z0-9._-]+|\[[0-9A-Fa-f:]+\]):(?P<port>\d{1,5})"
+)
 
 
 class EngineUnavailableError(RuntimeError):
@@ -46,16 +56,47 @@ def _compute(bag: Any, scheduler: str | None, workers: int | None) -> list[Any]:
         if chosen != "synchronous":
             kwargs["num_workers"] = workers or default_workers()
         return list(bag.compute(**kwargs))
+    problem = scheduler_address_problem(scheduler)
+    if problem is not None:
+        raise EngineUnavailableError(problem)
     try:
         from distributed import Client  # type: ignore[import-not-found, unused-ignore]
     except ImportError as exc:
         raise EngineUnavailableError(
             f"scheduler address {scheduler!r} needs the 'distributed' package, which is "
-            "not installed: pip install distributed (or omit --scheduler to use the "
+            "not installed: pip install 'benchguard[dask]' (or omit --scheduler to use the "
             f"local scheduler; local choices: {', '.join(LOCAL_SCHEDULERS)})"
         ) from exc
-    with Client(scheduler) as client:
+    try:
+        client = Client(  # type: ignore[no-untyped-call, unused-ignore]
+            scheduler, timeout=CONNECT_TIMEOUT_S, set_as_default=False
+        )
+    except (OSError, TimeoutError) as exc:
+        raise EngineUnavailableError(
+            f"--scheduler {scheduler}: cannot reach a dask scheduler there within "
+            f"{CONNECT_TIMEOUT_S:g}s ({type(exc).__name__}: {exc})"
+        ) from exc
+    with client:
+        # The cluster's workers run the same units of work as the local schedulers;
+        # the bag keeps partition order, so results come back in input order.
         return list(bag.compute(scheduler=client))
+
+
+def scheduler_address_problem(scheduler: str) -> str | None:
+    """Why ``scheduler`` is neither a local scheduler name nor a scheduler address, or
+    None. An address is ``PROTOCOL://HOST:PORT`` (tcp, tls, ws, wss) or ``HOST:PORT``."""
+    if scheduler in LOCAL_SCHEDULERS:
+        return None
+    match = _ADDRESS.fullmatch(scheduler)
+    if match is not None and 0 < int(match["port"]) < 65536:
+        return None
+    close = difflib.get_close_matches(scheduler, LOCAL_SCHEDULERS, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return (
+        f"--scheduler {scheduler!r} is neither a local scheduler "
+        f"({', '.join(LOCAL_SCHEDULERS)}) nor a scheduler address like "
+        f"tcp://HOST:PORT{hint}"
+    )
 
 
 def _partitions(count: int, workers: int | None) -> int:
