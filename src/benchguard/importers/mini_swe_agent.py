@@ -94,6 +94,8 @@ def trajectory_record(path: Path, document: dict[str, Any]) -> dict[str, Any]:
             "format": FORMAT_NAME,
             "path": str(path),
             "trajectory_format": document.get("trajectory_format"),
+            # The model the agent was configured with (``info.config.model.model_name``).
+            "model": as_dict(as_dict(info.get("config")).get("model")).get("model_name"),
             "exit_status": _first_str(info.get("exit_status"), exit_extra.get("exit_status")),
         },
         errors=errors,

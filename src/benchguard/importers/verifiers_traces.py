@@ -80,9 +80,20 @@ def episode_record(path: Path, number: int, episode: dict[str, Any]) -> dict[str
             "path": str(path),
             "line": number,
             "env": env.get("id"),
+            "model": _agent_model(episode["traces"]),
             "task_key": task.get("key"),
             "ok": episode.get("ok"),
             "is_timeout": episode.get("is_timeout"),
         },
         errors=errors,
     )
+
+
+def _agent_model(traces: list[Any]) -> str | None:
+    """The model the episode's first trace was run with (``agent.config.model``)."""
+    for trace in traces:
+        config = as_dict(as_dict(as_dict(trace).get("agent")).get("config"))
+        model = config.get("model")
+        if isinstance(model, str) and model:
+            return model
+    return None
