@@ -170,3 +170,23 @@ def test_benchguard_itself_does_not_depend_on_verifiers() -> None:
         if "extra ==" not in r
     }
     assert "verifiers" not in names and "redaction-pressure" not in names
+
+
+def test_preset_changes_the_tasks_and_is_reported() -> None:
+    result = runner.invoke(
+        app,
+        ["redaction", "eval", "--limit", "2", "--policy", "oracle", "--preset", "hard", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["preset"] == "hard"
+    assert report["policies"][0]["mean_reward"] == 1.0
+    shown = runner.invoke(app, ["redaction", "show", "--index", "0", "--preset", "intro"])
+    assert shown.exit_code == 0
+    assert "Labelled examples (8 records" in shown.stdout
+
+
+def test_unknown_preset_exits_2_with_the_choices() -> None:
+    result = runner.invoke(app, ["redaction", "eval", "--preset", "nightmare"])
+    assert result.exit_code == 2
+    assert "allowed: intro, easy, standard, hard, expert" in result.output

@@ -36,6 +36,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from redaction_pressure.keyed_stream import KeyedStream
+from redaction_pressure.knobs import GENERIC_DECOYS as GENERIC_DECOYS
+from redaction_pressure.knobs import RECORD_KINDS as RECORD_KINDS
+from redaction_pressure.knobs import CorpusKnobs
 from redaction_pressure.records import LabelledRecord, LabelledSpan, SpanLabel
 
 CORPUS_VERSION = "rp-corpus-2"
@@ -45,23 +48,12 @@ EXAMPLE_STREAM_VERSION = "rp-corpus-1"
 """Names the example stream's seed string; kept so that rp-corpus-1 prompts stay
 byte-identical. Change it only together with CORPUS_VERSION."""
 
-EXAMPLE_RECORDS = 6
-"""Records shown in the prompt with their secrets listed."""
-EVALUATION_RECORDS = 14
-"""Records the rules are scored on; never shown. Sized for a few ms of scoring."""
+EXAMPLE_RECORDS = CorpusKnobs().example_records
+"""Records shown in the prompt with their secrets listed (default knobs)."""
+EVALUATION_RECORDS = CorpusKnobs().evaluation_records
+"""Records the rules are scored on; never shown (default knobs). Sized for a few ms of
+scoring."""
 
-RECORD_KINDS: tuple[str, ...] = (
-    "env",
-    "yaml",
-    "json",
-    "shell",
-    "http_log",
-    "app_log",
-    "ci_log",
-    "source",
-    "markdown",
-    "chat",
-)
 
 # Documented example credentials (AWS docs, jwt.io): they look real and must be kept.
 AWS_EXAMPLE_KEY_ID = "AKIAIOSFODNN7EXAMPLE"
@@ -108,22 +100,6 @@ CONFIG_KEY_POOL: tuple[str, ...] = (
     "smtp_password",
     "passphrase",
     "signing_secret",
-)
-GENERIC_DECOYS: tuple[str, ...] = (
-    "aws_example_key",
-    "jwt_example",
-    "stripe_publishable_key",
-    "sha256",
-    "git_sha",
-    "uuid",
-    "base64_blob",
-    "ssh_public_key",
-    "pem_public_key",
-    "bcrypt_hash",
-    "placeholder",
-    "masked",
-    "key_name",
-    "near_miss",
 )
 
 _PREFIX_SYLLABLES = ("zor", "kel", "vex", "tan", "mur", "qui", "dra", "lum", "bex", "nor", "syl")
@@ -326,11 +302,12 @@ def secret_value(rng: random.Random, unit: str, profile: TenantProfile) -> str:
 # --------------------------------------------------------------------------- profile
 
 
-def _tenant_profile(rng: random.Random) -> TenantProfile:
+def _tenant_profile(rng: random.Random, knobs: CorpusKnobs) -> TenantProfile:
     tenant = rng.choice(_TENANT_SYLLABLES) + rng.choice(_TENANT_ENDINGS)
     domain = f"{tenant.lower()}.internal"
     families = sorted(SECRET_VARIANTS)
-    chosen = sorted(rng.sample(families, rng.randint(5, 8)))
+    family_count = rng.randint(knobs.secret_families.low, knobs.secret_families.high)
+    chosen = sorted(rng.sample(families, family_count))
     units: list[str] = []
     for family in chosen:
         variants = SECRET_VARIANTS[family]
@@ -353,7 +330,8 @@ def _tenant_profile(rng: random.Random) -> TenantProfile:
     units.append("inhouse_token:live")
     if inhouse_test_is_secret:
         units.append("inhouse_token:test")
-    decoys = sorted(rng.sample(GENERIC_DECOYS, rng.randint(8, 11)))
+    pool = knobs.decoy_pool()
+    decoys = sorted(rng.sample(pool, rng.randint(knobs.decoy_kinds.low, knobs.decoy_kinds.high)))
     # Look-alikes the tenant explicitly keeps are part of its policy: always present.
     if "stripe_secret_key" in chosen and not stripe_test_is_secret:
         decoys.append("stripe_test_key")
@@ -948,8 +926,9 @@ def _record(
     index: int,
     secrets: Sequence[str],
     decoys: Sequence[str],
+    kinds: Sequence[str],
 ) -> LabelledRecord:
-    kind = RECORD_KINDS[rng.randrange(len(RECORD_KINDS))]
+    kind = kinds[rng.randrange(len(kinds))]
     ctx = _Context(rng, profile, rng.choice(_SERVICES), rng.randint(0, 80_000), rng.random() < 0.6)
     items = [_secret_item(rng, unit, profile) for unit in secrets]
     items += [_decoy_item(rng, decoy, profile) for decoy in decoys]
@@ -957,16 +936,20 @@ def _record(
     return _build_record(index, kind, ctx, items)
 
 
-def generate_task(task_seed: int, evaluation_key: bytes | None = None) -> GeneratedTask:
+def generate_task(
+    task_seed: int, evaluation_key: bytes | None = None, knobs: CorpusKnobs | None = None
+) -> GeneratedTask:
     """The task for ``task_seed``: tenant profile, example records, evaluation records.
 
     ``evaluation_key`` keys the evaluation stream (32 bytes); the default is
-    :func:`public_evaluation_key`. The profile and examples depend on ``task_seed`` only,
-    the evaluation records on the profile and ``evaluation_key`` only.
+    :func:`public_evaluation_key`. ``knobs`` default to the standard corpus. The profile
+    and examples depend on ``task_seed`` and the knobs only, the evaluation records on
+    the profile, the knobs and ``evaluation_key`` only.
     """
-    profile, examples = _draw_examples(_example_rng(task_seed))
+    knobs = CorpusKnobs() if knobs is None else knobs
+    profile, examples = _draw_examples(_example_rng(task_seed), knobs)
     key = public_evaluation_key(task_seed) if evaluation_key is None else evaluation_key
-    evaluation = _draw_evaluation(KeyedStream(key), profile, first_index=len(examples))
+    evaluation = _draw_evaluation(KeyedStream(key), profile, knobs, first_index=len(examples))
     return GeneratedTask(
         seed=task_seed,
         corpus_version=CORPUS_VERSION,
@@ -976,32 +959,42 @@ def generate_task(task_seed: int, evaluation_key: bytes | None = None) -> Genera
     )
 
 
-def _draw_examples(rng: random.Random) -> tuple[TenantProfile, tuple[LabelledRecord, ...]]:
+def _draw_examples(
+    rng: random.Random, knobs: CorpusKnobs
+) -> tuple[TenantProfile, tuple[LabelledRecord, ...]]:
     """The tenant and the records shown in the prompt, from the example stream.
 
     Every secret unit of the profile and every look-alike the tenant explicitly keeps
     (sandbox in-house tokens, Stripe test keys) appears in the examples, so the
     evaluation records never need a rule the examples give no evidence for.
     """
-    profile = _tenant_profile(rng)
+    profile = _tenant_profile(rng, knobs)
     units = list(profile.secret_variants)
     rng.shuffle(units)
     policy_decoys = [
         d for d in profile.decoy_kinds if d in ("stripe_test_key", "inhouse_test_token")
     ]
-    per_record = max(2, -(-len(units) // EXAMPLE_RECORDS))
+    count = knobs.example_records
+    per_record = max(2, -(-len(units) // count))
     examples: list[LabelledRecord] = []
-    for index in range(EXAMPLE_RECORDS):
+    for index in range(count):
         chunk = units[index * per_record : (index + 1) * per_record]
-        decoys = rng.sample(profile.decoy_kinds, rng.randint(1, 3))
+        decoys = _sample_decoys(rng, profile, knobs)
         if index < len(policy_decoys):
             decoys.append(policy_decoys[index])
-        examples.append(_record(rng, profile, index, chunk, decoys))
+        if index == count - 1:
+            decoys.extend(policy_decoys[count:])  # fewer records than kept look-alikes
+        examples.append(_record(rng, profile, index, chunk, decoys, knobs.record_kinds))
     return profile, tuple(examples)
 
 
+def _sample_decoys(rng: random.Random, profile: TenantProfile, knobs: CorpusKnobs) -> list[str]:
+    wanted = rng.randint(knobs.decoys_per_record.low, knobs.decoys_per_record.high)
+    return rng.sample(profile.decoy_kinds, min(wanted, len(profile.decoy_kinds)))
+
+
 def _draw_evaluation(
-    rng: KeyedStream, profile: TenantProfile, *, first_index: int
+    rng: KeyedStream, profile: TenantProfile, knobs: CorpusKnobs, *, first_index: int
 ) -> tuple[LabelledRecord, ...]:
     """The scored records, from the keyed evaluation stream only.
 
@@ -1010,11 +1003,12 @@ def _draw_evaluation(
     prompt shows it anyway.
     """
     evaluation: list[LabelledRecord] = []
-    for offset in range(EVALUATION_RECORDS):
+    for offset in range(knobs.evaluation_records):
         count = rng.choices((0, 1, 2, 3), weights=(1, 4, 4, 2))[0]
         if offset == 0:
             count = max(count, 1)
         secrets = [rng.choice(profile.secret_variants) for _ in range(count)]
-        decoys = rng.sample(profile.decoy_kinds, rng.randint(1, 3))
-        evaluation.append(_record(rng, profile, first_index + offset, secrets, decoys))
+        decoys = _sample_decoys(rng, profile, knobs)
+        index = first_index + offset
+        evaluation.append(_record(rng, profile, index, secrets, decoys, knobs.record_kinds))
     return tuple(evaluation)

@@ -20,6 +20,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from redaction_pressure.corpus import CORPUS_VERSION
+from redaction_pressure.knobs import CorpusKnobs
+from redaction_pressure.reward import RewardSchema
 from redaction_pressure.splits import SplitIdentity
 
 ENVIRONMENT_ID = "redaction-pressure"
@@ -43,11 +45,13 @@ ENVIRONMENT_VERSION = _installed_version()
 DIGESTED_SOURCES: tuple[str, ...] = (
     "corpus.py",
     "keyed_stream.py",
+    "knobs.py",
     "prompt.py",
     "records.py",
     "reward.py",
     "rules.py",
     "scanner.py",
+    "scoring_pool.py",
     "splits.py",
     "taskset.py",
 )
@@ -67,6 +71,10 @@ class EnvironmentIdentity(BaseModel):
     split: str
     split_commitment: str
     source_digest: str
+    corpus_knobs: CorpusKnobs = CorpusKnobs()
+    """The difficulty knobs the tasks were generated with."""
+    reward_schema: RewardSchema = RewardSchema()
+    """The contract version and the weights the reward is summed with."""
 
 
 def source_digest(package_dir: Path | None = None) -> str:
@@ -88,8 +96,12 @@ def _digest(package_dir: Path) -> str:
     return "sha256:" + hasher.hexdigest()
 
 
-def environment_identity(split: SplitIdentity) -> EnvironmentIdentity:
-    """The identity of this installed environment serving ``split``."""
+def environment_identity(
+    split: SplitIdentity,
+    knobs: CorpusKnobs | None = None,
+    reward_schema: RewardSchema | None = None,
+) -> EnvironmentIdentity:
+    """The identity of this installed environment serving ``split`` with ``knobs``."""
     from redaction_pressure.reward import REWARD_SCHEMA_VERSION
 
     return EnvironmentIdentity(
@@ -100,4 +112,6 @@ def environment_identity(split: SplitIdentity) -> EnvironmentIdentity:
         split=split.split,
         split_commitment=split.commitment,
         source_digest=source_digest(),
+        corpus_knobs=CorpusKnobs() if knobs is None else knobs,
+        reward_schema=RewardSchema() if reward_schema is None else reward_schema,
     )

@@ -12,7 +12,7 @@ import json
 from redaction_pressure.corpus import GeneratedTask
 from redaction_pressure.records import LabelledRecord
 from redaction_pressure.rules import MAX_PATTERN_CHARS, MAX_RULES
-from redaction_pressure.scanner import EPISODE_BUDGET_S, MAX_MATCHES
+from redaction_pressure.scanner import EPISODE_CPU_BUDGET_S, MAX_MATCHES
 
 SYSTEM_PROMPT = (
     "You write regular-expression redaction rules for a secret scanner. "
@@ -31,7 +31,7 @@ def contract_text() -> str:
   write a literal brace as \\{{ and a literal [ inside a set as \\[). At most {MAX_PATTERN_CHARS}
   characters per pattern; a pattern must never match the empty string.
 - Rules apply in order, each to the output of the previous rule, to every record.
-- At most {MAX_MATCHES} matches in total and {EPISODE_BUDGET_S:g} seconds for all rules on all records.
+- At most {MAX_MATCHES} matches in total and {EPISODE_CPU_BUDGET_S:g} CPU seconds for all rules on all records.
 - Any invalid rule, timeout or exceeded limit makes the whole reply score 0.
 
 Scoring: a secret counts only when every one of its characters is removed; removing anything

@@ -26,14 +26,35 @@ from pydantic import BaseModel, ConfigDict
 
 from redaction_pressure.records import LabelledRecord, LabelledSpan
 from redaction_pressure.rules import parse_reply
-from redaction_pressure.scanner import EPISODE_BUDGET_S, RecordScan, scan_records
+from redaction_pressure.scanner import EPISODE_CPU_BUDGET_S, RecordScan, scan_records
 
-REWARD_SCHEMA_VERSION: Final = "0.2.1"
+REWARD_SCHEMA_VERSION: Final = "0.3.0"
 """Bump when the contract, the reply format or any cap changes what a reply scores."""
 
 RECALL_WEIGHT: Final = 0.35
 PRECISION_WEIGHT: Final = 0.35
 CLEAN_WEIGHT: Final = 0.30
+DEFAULT_WEIGHTS: Final = {
+    "recall": RECALL_WEIGHT,
+    "precision": PRECISION_WEIGHT,
+    "clean": CLEAN_WEIGHT,
+}
+
+
+class RewardSchema(BaseModel):
+    """What a trace's reward means: the contract version and the weights it was summed
+    with. A run that reweights (verifiers' ``[env.taskset.task.rewards]``) records the
+    weights it actually used, so its rewards are never compared as if they were default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: str = REWARD_SCHEMA_VERSION
+    weights: dict[str, float] = DEFAULT_WEIGHTS
+    """Reward name to weight, as summed into ``trace.reward``."""
+
+    @property
+    def reweighted(self) -> bool:
+        return self.weights != DEFAULT_WEIGHTS
 
 
 class RewardResult(BaseModel):
@@ -52,6 +73,7 @@ class RewardResult(BaseModel):
     """Rule entries in the reply (0 when the reply could not be read)."""
     matches: int
     budget_used_s: float
+    """CPU seconds the scan used of its episode budget."""
     secrets: int
     secrets_removed: int
     partially_removed_secrets: int
@@ -76,12 +98,13 @@ def score_reply(
     reply: str,
     records: Sequence[LabelledRecord],
     *,
-    budget_s: float = EPISODE_BUDGET_S,
+    budget_s: float = EPISODE_CPU_BUDGET_S,
 ) -> RewardResult:
     """Parse ``reply``, run its rules over ``records`` and score the result.
 
     Never raises for a bad reply: every failure is an error string in the result, with
-    validity 0. Do not call concurrently from threads (see scanner.py).
+    validity 0. The budget is process CPU time: call it from a single-threaded process
+    (as :mod:`redaction_pressure.scoring_pool` does) for load-independent results.
     """
     started = time.perf_counter()
     parsed = parse_reply(reply)
@@ -123,6 +146,14 @@ def score_reply(
         removed_non_secret_chars=tally.removed_non_secret_chars,
         elapsed_ms=(time.perf_counter() - started) * 1000.0,
     )
+
+
+def failed_result(
+    errors: tuple[str, ...], records: Sequence[LabelledRecord], started: float
+) -> RewardResult:
+    """A zero for a reply that could not be scored (the caller says why in ``errors``);
+    ``started`` is the caller's ``time.perf_counter()`` at the start of scoring."""
+    return _invalid(errors, 0, 0, 0.0, records, started)
 
 
 def _invalid(

@@ -8,16 +8,19 @@ characters, and "which source characters survived" is exact.
 
 Bounds (all fail closed: any error makes the whole outcome invalid and stops scanning):
 
-* one episode budget of :data:`EPISODE_BUDGET_S` wall-clock seconds for all rules and
-  records; every regex call gets the remaining budget as its ``timeout`` and the clock is
-  read again before every call, because ``regex`` restarts its timer on every call and
-  measures process CPU time rather than this episode's time;
+* one episode budget of :data:`EPISODE_CPU_BUDGET_S` seconds of *CPU time* for all rules
+  and records, read from ``time.process_time`` before every regex call and passed as the
+  call's ``timeout`` (``regex`` also counts process CPU time, and restarts its timer on
+  every call). CPU time, not wall time, so that a busy machine cannot turn a passing
+  reply into a timed-out one: the same reply gets the same reward idle or under load;
 * at most :data:`MAX_MATCHES` matches per episode, which also bounds output growth;
 * a zero-width match is an error (rules are validated never to match empty, so this is
   the backstop).
 
-Scoring must not run in concurrent threads of one process: ``regex`` timeouts count the
-CPU time of every thread, so a neighbour's hostile rule would drain this budget too.
+Process CPU time counts every thread of the process, so a scan sharing its process with
+other busy threads fails sooner, never later (conservative). For load-independent
+rewards, scan in a single-threaded process: the taskset does, through
+:mod:`redaction_pressure.scoring_pool`, whose wall-clock backstop bounds the wait.
 """
 
 from __future__ import annotations
@@ -30,11 +33,12 @@ from typing import Final
 from redaction_pressure.records import LabelledRecord
 from redaction_pressure.rules import CompiledRule
 
-EPISODE_BUDGET_S: Final = 2.0
-"""Wall-clock seconds for one reply over all evaluation records. Honest rule sets score
-in a few milliseconds (bench/redaction_scoring.py), so this leaves two orders of
-magnitude of headroom for a loaded machine, while a hostile rule costs a rollout at most
-about two seconds. Wall clock, not CPU, because it bounds what a caller waits for."""
+EPISODE_CPU_BUDGET_S: Final = 0.25
+"""CPU seconds for one reply over all evaluation records. Honest rule sets score in a few
+milliseconds (bench/redaction_scoring.py), so this leaves two orders of magnitude of
+headroom; load does not eat into it, because it is CPU time. Small enough that replies
+which burn all of it (hostile rules) still let training proceed on two cores
+(bench/redaction_throughput.py)."""
 
 MAX_MATCHES: Final = 10_000
 """Matches per episode over all rules and records. Honest rules match about once per
@@ -79,10 +83,10 @@ def scan_records(
     rules: Sequence[CompiledRule],
     records: Sequence[LabelledRecord],
     *,
-    budget_s: float = EPISODE_BUDGET_S,
+    budget_s: float = EPISODE_CPU_BUDGET_S,
 ) -> ScanOutcome:
-    """Apply ``rules`` in order to each record under one shared budget."""
-    started = time.perf_counter()
+    """Apply ``rules`` in order to each record under one shared CPU budget."""
+    started = time.process_time()
     deadline = started + budget_s
     scans: list[RecordScan] = []
     matches = 0
@@ -95,13 +99,13 @@ def scan_records(
             records=(),
             errors=(str(error),),
             matches=matches,
-            budget_used_s=time.perf_counter() - started,
+            budget_used_s=time.process_time() - started,
         )
     return ScanOutcome(
         records=tuple(scans),
         errors=(),
         matches=matches,
-        budget_used_s=time.perf_counter() - started,
+        budget_used_s=time.process_time() - started,
     )
 
 
@@ -112,7 +116,7 @@ def _scan_record(
     budget_s: float,
     matches: int,
 ) -> tuple[RecordScan, int]:
-    clock = time.perf_counter
+    clock = time.process_time
     text = record.text
     segments: list[Segment] | None = None  # None: still the identity over the source
     lowered: str | None = None
@@ -134,15 +138,15 @@ def _scan_record(
             remaining = deadline - clock()
             if remaining <= 0:
                 raise _ScanError(
-                    f"rules[{rule.index}]: episode budget of {budget_s:g} s exhausted "
-                    f"on evaluation record {record.index}"
+                    f"rules[{rule.index}]: episode budget of {budget_s:g} CPU seconds "
+                    f"exhausted on evaluation record {record.index}"
                 )
             try:
                 match = search(text, position, timeout=remaining)
             except TimeoutError:
                 raise _ScanError(
                     f"rules[{rule.index}]: regex timed out on evaluation record "
-                    f"{record.index}; episode budget of {budget_s:g} s exhausted"
+                    f"{record.index}; episode budget of {budget_s:g} CPU seconds exhausted"
                 ) from None
             except (MemoryError, RecursionError, OverflowError) as error:
                 raise _ScanError(

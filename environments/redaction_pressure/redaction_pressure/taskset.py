@@ -5,30 +5,39 @@ prompt and the environment identity; never the private secret, and for ``private
 not even the derived task seed, which scoring re-derives from the environment variable
 and writes to ``trace.info["task_seed"]`` only once the score is known.
 
-Scoring is a pure, memoised function of (reply, task seed); ``trace.info`` is rewritten
-on every call and never read back, because ``vf-replay`` keeps old ``info``.
+Scoring is a pure, memoised function of (reply, task seed, evaluation key), computed in
+a worker process of :mod:`redaction_pressure.scoring_pool` so a hostile reply never holds
+the event loop; ``trace.info`` is rewritten on every call and never read back, because
+``vf-replay`` keeps old ``info``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, Final
 
 import verifiers.v1 as vf
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from redaction_pressure.corpus import generate_task
 from redaction_pressure.identity import EnvironmentIdentity, environment_identity
+from redaction_pressure.knobs import CorpusKnobs, preset
 from redaction_pressure.prompt import SYSTEM_PROMPT, render_prompt
 from redaction_pressure.records import LabelledRecord
 from redaction_pressure.reward import (
     CLEAN_WEIGHT,
+    DEFAULT_WEIGHTS,
     PRECISION_WEIGHT,
     RECALL_WEIGHT,
     RewardResult,
-    score_reply,
+    RewardSchema,
 )
+from redaction_pressure.scoring_pool import shared_pool
 from redaction_pressure.splits import PRIVATE_EVAL_DEFAULT_SIZE, SplitIdentity, SplitSeeds
 
 __all__ = [
@@ -57,13 +66,50 @@ class RedactionPressureTaskData(vf.TaskData):  # type: ignore[misc]
 
 
 @functools.lru_cache(maxsize=256)
-def _evaluation_records(task_seed: int, evaluation_key: bytes) -> tuple[LabelledRecord, ...]:
-    return generate_task(task_seed, evaluation_key).evaluation
+def _evaluation_records(
+    task_seed: int, evaluation_key: bytes, knobs: CorpusKnobs
+) -> tuple[LabelledRecord, ...]:
+    return generate_task(task_seed, evaluation_key, knobs).evaluation
 
 
-@functools.lru_cache(maxsize=1024)
-def _score(reply: str, task_seed: int, evaluation_key: bytes) -> RewardResult:
-    return score_reply(reply, _evaluation_records(task_seed, evaluation_key))
+_SCORE_CACHE_SIZE: Final = 1024
+_ScoreKey = tuple[str, int, bytes, CorpusKnobs]
+_scores: OrderedDict[_ScoreKey, Future[RewardResult]] = OrderedDict()
+_scores_lock = threading.Lock()
+
+
+def _score_future(key: _ScoreKey) -> Future[RewardResult]:
+    """The (shared, memoised) score of a reply on a task: the three rewards and the
+    metric of one trace ask for it concurrently and must not score it four times."""
+    reply, task_seed, evaluation_key, knobs = key
+    with _scores_lock:
+        future = _scores.get(key)
+        if future is not None:
+            _scores.move_to_end(key)
+            return future
+        records = _evaluation_records(task_seed, evaluation_key, knobs)
+        future = shared_pool().submit(reply, records)
+        _scores[key] = future
+        while len(_scores) > _SCORE_CACHE_SIZE:
+            _scores.popitem(last=False)
+        return future
+
+
+def _forget_score(key: _ScoreKey) -> None:
+    """Drop an environment-side failure (backstop, dead worker) so a rescore retries it."""
+    with _scores_lock:
+        _scores.pop(key, None)
+
+
+def reward_weights(task_config: vf.TaskConfig | None) -> RewardSchema:
+    """The reward schema a task config produces: the default weights, with any
+    ``[env.taskset.task.rewards]`` reweighting or added reward applied."""
+    weights = dict(DEFAULT_WEIGHTS)
+    plugged = getattr(task_config, "rewards", None) or {}
+    for name in sorted(plugged):
+        weight = getattr(plugged[name], "weight", None)
+        weights[name] = float(weight) if weight is not None else weights.get(name, 1.0)
+    return RewardSchema(weights=weights)
 
 
 def _resolve_seed(data: RedactionPressureTaskData) -> tuple[int, bytes, SplitIdentity]:
@@ -83,7 +129,7 @@ def _resolve_seed(data: RedactionPressureTaskData) -> tuple[int, bytes, SplitIde
 class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore[misc]
     """Scores the one reply against the task's unseen evaluation records."""
 
-    def _outcome(self, trace: vf.Trace) -> RewardResult | None:
+    async def _outcome(self, trace: vf.Trace) -> RewardResult | None:
         """The reply's score, or ``None`` with the environment-side reason in ``trace.info``."""
         data: RedactionPressureTaskData = self.data
         info: dict[str, Any] = trace.info
@@ -91,13 +137,23 @@ class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore
         info["task_index"] = data.index
         try:
             seed, evaluation_key, split_identity = _resolve_seed(data)
-            identity = environment_identity(split_identity)
+            schema = RewardSchema(
+                weights={fn.__name__: float(fn._vf_weight) for fn in self.hooks("reward")}
+            )
+            knobs = data.environment.corpus_knobs
+            identity = environment_identity(split_identity, knobs, schema)
             info["environment"] = identity.model_dump(mode="json")
-            result = _score(trace.last_reply or "", seed, evaluation_key)
+            info["reward_schema"] = schema.model_dump(mode="json") | {
+                "reweighted": schema.reweighted
+            }
+            key: _ScoreKey = (trace.last_reply or "", seed, evaluation_key, knobs)
+            result = await asyncio.wrap_future(_score_future(key))
         except Exception as error:  # fail closed: a zero with the reason recorded
             info["redaction_errors"] = [f"environment: {type(error).__name__}: {error}"]
             info.setdefault("environment", data.environment.model_dump(mode="json"))
             return None
+        if result.errors and result.errors[0].startswith("environment:"):
+            _forget_score(key)
         info["redaction_errors"] = list(result.errors)
         info["identity_matches_task"] = identity == data.environment
         # Revealed only now that the score exists: with the private secret, an authorised
@@ -105,16 +161,16 @@ class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore
         info["task_seed"] = seed
         return result
 
-    def _guarded_outcome(self, trace: vf.Trace) -> RewardResult | None:
+    async def _guarded_outcome(self, trace: vf.Trace) -> RewardResult | None:
         """:meth:`_outcome` for the rewards and the metric, which must never raise: in
         verifiers 0.4 one raising reward zeroes all of them."""
         try:
-            return self._outcome(trace)
+            return await self._outcome(trace)
         except Exception:
             return None
 
-    def _component(self, trace: vf.Trace, name: str) -> float:
-        result = self._guarded_outcome(trace)
+    async def _component(self, trace: vf.Trace, name: str) -> float:
+        result = await self._guarded_outcome(trace)
         return result.components()[name] if result is not None else 0.0
 
     @vf.stop  # type: ignore[misc,untyped-decorator]
@@ -125,19 +181,19 @@ class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore
     # so trace.reward sums in the same order as reward.py and equals it bit for bit.
     @vf.reward(weight=RECALL_WEIGHT, priority=3)  # type: ignore[misc,untyped-decorator]
     async def recall(self, trace: vf.Trace) -> float:
-        return self._component(trace, "recall")
+        return await self._component(trace, "recall")
 
     @vf.reward(weight=PRECISION_WEIGHT, priority=2)  # type: ignore[misc,untyped-decorator]
     async def precision(self, trace: vf.Trace) -> float:
-        return self._component(trace, "precision")
+        return await self._component(trace, "precision")
 
     @vf.reward(weight=CLEAN_WEIGHT, priority=1)  # type: ignore[misc,untyped-decorator]
     async def clean(self, trace: vf.Trace) -> float:
-        return self._component(trace, "clean")
+        return await self._component(trace, "clean")
 
     @vf.metric  # type: ignore[misc,untyped-decorator]
     async def redaction(self, trace: vf.Trace) -> dict[str, float]:
-        result = self._guarded_outcome(trace)
+        result = await self._guarded_outcome(trace)
         if result is None:
             return {"valid": 0.0}
         return {
@@ -163,6 +219,19 @@ class RedactionPressureTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
     """Tasks to load; default all of dev/private_eval, 1000 of train."""
     private_size: int = Field(PRIVATE_EVAL_DEFAULT_SIZE, ge=1)
     """Size of the private_eval split."""
+    preset: str = "standard"
+    """Difficulty preset: intro | easy | standard | hard | expert (see knobs.py)."""
+    knobs: CorpusKnobs | None = None
+    """Explicit difficulty knobs; when set, they replace the preset entirely."""
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, value: str) -> str:
+        preset(value)  # raises with the list of presets
+        return value
+
+    def corpus_knobs(self) -> CorpusKnobs:
+        return self.knobs if self.knobs is not None else preset(self.preset)
 
 
 class RedactionPressureTaskset(vf.Taskset[RedactionPressureTask, RedactionPressureTasksetConfig]):  # type: ignore[misc]
@@ -171,7 +240,9 @@ class RedactionPressureTaskset(vf.Taskset[RedactionPressureTask, RedactionPressu
     def load(self) -> Iterator[RedactionPressureTask]:
         config: RedactionPressureTasksetConfig = self.config
         seeds = SplitSeeds(config.split, private_size=config.private_size)
-        identity = environment_identity(seeds.identity)
+        identity = environment_identity(
+            seeds.identity, config.corpus_knobs(), reward_weights(config.task)
+        )
         default = DEFAULT_TRAIN_TASKS if seeds.split == "train" else seeds.size
         count = config.num_tasks if config.num_tasks is not None else default
         stop = min(seeds.size, config.start + count)
@@ -184,7 +255,7 @@ def build_task_data(
 ) -> RedactionPressureTaskData:
     """The wire data of task ``index`` of ``seeds``' split."""
     seed = seeds.seed(index)
-    task = generate_task(seed, seeds.evaluation_key(index))
+    task = generate_task(seed, seeds.evaluation_key(index), identity.corpus_knobs)
     return RedactionPressureTaskData(
         id=f"{seeds.split}-{index}",
         name=f"redaction-pressure {seeds.split} #{index} ({task.profile.tenant})",

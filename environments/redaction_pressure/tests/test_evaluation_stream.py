@@ -22,7 +22,14 @@ from redaction_pressure.corpus import (
     public_evaluation_key,
 )
 from redaction_pressure.keyed_stream import KeyedStream
-from redaction_pressure.prompt import render_prompt
+from redaction_pressure.knobs import (
+    MAX_EVALUATION_RECORDS,
+    MAX_EXAMPLE_RECORDS,
+    PRESETS,
+    CorpusKnobs,
+    Range,
+)
+from redaction_pressure.prompt import contract_text, render_prompt
 from redaction_pressure.records import LabelledRecord
 from redaction_pressure.splits import (
     DEV_SIZE,
@@ -33,16 +40,28 @@ from redaction_pressure.splits import (
 )
 
 SECRET = "s" * 40
-RP_CORPUS_1_DEV_PROMPTS = "f1d342ac9827a2019cb95acf577853ec94808f27c89c3e83c53640c868e66cb5"
-"""SHA-256 over every dev prompt and profile as rp-corpus-1 generated them."""
+LARGEST = CorpusKnobs(
+    secret_families=Range(low=11, high=11),
+    decoy_kinds=Range(low=14, high=14),
+    decoys_per_record=Range(low=5, high=5),
+    example_records=MAX_EXAMPLE_RECORDS,
+    evaluation_records=MAX_EVALUATION_RECORDS,
+)
+"""The largest settings the knobs allow: 80 example records is past the 60-75 at which
+the example stream's Mersenne Twister state becomes recoverable from the prompt."""
+KNOB_SETTINGS = [CorpusKnobs(), LARGEST, *PRESETS.values()]
+RP_CORPUS_1_DEV_PROMPTS = "5ec1515155128e24e64d4f211cfd3544d0d465a3867f0bf4bf49d736774cceb0"
+"""SHA-256 over every dev prompt (without the contract text, whose budget line changed
+with reward schema 0.3.0), profile and example records as rp-corpus-1 generated them."""
 RP_CORPUS_1_DEV_EVALUATION = "726892a1af91b639b59d074fc9f4d610afdccf58c4dcb478379d16c0ec71aee2"
 
 
 def _prompts_digest(tasks: list[GeneratedTask]) -> str:
     hasher = hashlib.sha256()
     for task in tasks:
-        hasher.update(render_prompt(task).encode())
+        hasher.update(render_prompt(task).replace(contract_text(), "").encode())
         hasher.update(task.profile.model_dump_json().encode())
+        hasher.update(task.model_dump_json(include={"examples"}).encode())
         hasher.update(b"\0")
     return hasher.hexdigest()
 
@@ -64,13 +83,17 @@ def test_prompts_are_byte_identical_to_rp_corpus_1_and_evaluation_records_are_no
     assert {task.corpus_version for task in tasks} == {"rp-corpus-2"}
 
 
-def test_evaluation_draws_nothing_from_the_example_stream(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Guards against evaluation records drawn from (or after) the example stream: the
-    example generator ends in the same state whether or not evaluation records are made,
-    and the evaluation generator is a KeyedStream whose Mersenne Twister is never read."""
+@pytest.mark.parametrize("knobs", KNOB_SETTINGS)
+def test_evaluation_draws_nothing_from_the_example_stream(
+    knobs: CorpusKnobs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guards against evaluation records drawn from (or after) the example stream, at
+    every preset and at the largest settings: the example generator ends in the same
+    state whether or not evaluation records are made, and the evaluation generator is a
+    KeyedStream whose Mersenne Twister is never read."""
     seed = public_task_seed("dev", 3)
     alone = corpus._example_rng(seed)
-    corpus._draw_examples(alone)
+    corpus._draw_examples(alone, knobs)
     state_after_examples = alone.getstate()
 
     used: list[random.Random] = []
@@ -84,34 +107,40 @@ def test_evaluation_draws_nothing_from_the_example_stream(monkeypatch: pytest.Mo
         return rng
 
     def recording_draw_evaluation(
-        rng: KeyedStream, profile: corpus.TenantProfile, *, first_index: int
+        rng: KeyedStream,
+        profile: corpus.TenantProfile,
+        knobs: CorpusKnobs,
+        *,
+        first_index: int,
     ) -> tuple[LabelledRecord, ...]:
         mt_state = random.Random.getstate(rng)
         seen_streams.append((rng, mt_state))
-        return real_draw_evaluation(rng, profile, first_index=first_index)
+        return real_draw_evaluation(rng, profile, knobs, first_index=first_index)
 
     monkeypatch.setattr(corpus, "_example_rng", recording_example_rng)
     monkeypatch.setattr(corpus, "_draw_evaluation", recording_draw_evaluation)
-    task = generate_task(seed)
+    task = generate_task(seed, knobs=knobs)
     assert len(used) == 1 and used[0].getstate() == state_after_examples
     assert len(seen_streams) == 1
     stream, mt_before = seen_streams[0]
     assert type(stream) is KeyedStream and stream is not used[0]
     # The base type's Mersenne Twister inside the stream was never advanced or seeded.
     assert random.Random.getstate(stream) == mt_before
-    assert len(task.evaluation) == corpus.EVALUATION_RECORDS
+    assert len(task.examples) == knobs.example_records
+    assert len(task.evaluation) == knobs.evaluation_records
 
 
+@pytest.mark.parametrize("knobs", KNOB_SETTINGS)
 @pytest.mark.parametrize("index", [0, 17, 63])
 def test_changing_only_the_evaluation_key_changes_every_record_and_no_prompt_byte(
-    index: int,
+    index: int, knobs: CorpusKnobs
 ) -> None:
     seed = public_task_seed("dev", index)
-    first = generate_task(seed, b"\x01" * 32)
-    second = generate_task(seed, b"\x02" * 32)
+    first = generate_task(seed, b"\x01" * 32, knobs)
+    second = generate_task(seed, b"\x02" * 32, knobs)
     assert render_prompt(first) == render_prompt(second)
     assert first.profile == second.profile and first.examples == second.examples
-    assert len(first.evaluation) == len(second.evaluation)
+    assert len(first.evaluation) == len(second.evaluation) == knobs.evaluation_records
     for a, b in zip(first.evaluation, second.evaluation, strict=True):
         assert a.text != b.text
 

@@ -74,7 +74,7 @@ def test_catastrophic_backtracking_is_interrupted_within_the_budget(pattern: str
     assert elapsed <= BUDGET_S + MARGIN_S
     assert (result.valid, result.reward) == (False, 0.0)
     assert result.errors[0].startswith("rules[1]: ")
-    assert "episode budget of 0.4 s exhausted" in result.errors[0]
+    assert "episode budget of 0.4 CPU seconds exhausted" in result.errors[0]
 
 
 def test_issue_example_stays_within_the_budget() -> None:

@@ -74,4 +74,4 @@ def test_version_is_written_once_in_pyproject() -> None:
     declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
     assert ENVIRONMENT_VERSION == declared == redaction_pressure.__version__
     source = "\n".join(path.read_text(encoding="utf-8") for path in PACKAGE.glob("*.py"))
-    assert f'"{declared}"' not in source
+    assert 'ENVIRONMENT_VERSION = "' not in source and '__version__ = "' not in source

@@ -167,10 +167,29 @@ def test_zero_width_match_at_runtime_fails_closed() -> None:
 
 def test_exhausted_budget_fails_closed_before_any_call() -> None:
     outcome = scan_records(_rules(("a", "")), [_record("a")], budget_s=0.0)
-    assert outcome.errors == ("rules[0]: episode budget of 0 s exhausted on evaluation record 0",)
+    assert outcome.errors == (
+        "rules[0]: episode budget of 0 CPU seconds exhausted on evaluation record 0",
+    )
 
 
 def test_no_rules_keep_everything() -> None:
     outcome = scan_records((), [_record("abc"), _record("")])
     assert [s.kept for s in outcome.records] == [((0, 3),), ()]
     assert outcome.valid and outcome.matches == 0
+
+
+def test_budget_is_cpu_time_not_wall_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards load-independence: wall time racing ahead (a busy machine) changes nothing;
+    only the CPU clock can exhaust the budget."""
+    import itertools
+    import time
+
+    wall = itertools.count(0.0, 100.0)
+    monkeypatch.setattr(time, "perf_counter", lambda: next(wall))
+    outcome = scan_records(_rules(("a", "")), [_record("banana")], budget_s=1.0)
+    assert outcome.valid and outcome.records[0].text == "bnn"
+
+    cpu = itertools.count(0.0, 0.6)
+    monkeypatch.setattr(time, "process_time", lambda: next(cpu))
+    outcome = scan_records(_rules(("a", "")), [_record("banana")], budget_s=1.0)
+    assert not outcome.valid and "CPU seconds exhausted" in outcome.errors[0]

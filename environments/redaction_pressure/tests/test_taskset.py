@@ -155,3 +155,48 @@ def test_private_eval_without_secret_refuses_to_load(monkeypatch: pytest.MonkeyP
     monkeypatch.delenv(PRIVATE_SEED_ENV, raising=False)
     with pytest.raises(Exception, match=PRIVATE_SEED_ENV):
         _tasks(split="private_eval")
+
+
+def test_preset_and_knobs_reach_the_tasks_and_their_identity() -> None:
+    from redaction_pressure.knobs import PRESETS, CorpusKnobs
+
+    (hard,) = _tasks(split="dev", preset="hard", num_tasks=1)
+    assert hard.data.environment.corpus_knobs == PRESETS["hard"]
+    generated = generate_task(public_task_seed("dev", 0), knobs=PRESETS["hard"])
+    assert hard.data.prompt == render_prompt(generated)
+    trace = _scored(hard, oracle(generated))
+    assert trace.reward == 1.0
+    assert trace.info["environment"]["corpus_knobs"] == PRESETS["hard"].model_dump(mode="json")
+    assert trace.info["identity_matches_task"] is True
+
+    custom = CorpusKnobs(example_records=2, evaluation_records=3, record_kinds=("env",))
+    (task,) = _tasks(split="dev", knobs=custom.model_dump(), num_tasks=1)
+    assert task.data.environment.corpus_knobs == custom
+    assert task.data.prompt.count('kind="env"') == 2
+
+
+def test_unknown_preset_is_refused_with_the_choices() -> None:
+    with pytest.raises(Exception, match="allowed: intro, easy, standard, hard, expert"):
+        _tasks(split="dev", preset="impossible", num_tasks=1)
+
+
+def test_reweighting_shows_in_the_recorded_reward_schema() -> None:
+    """Guards against comparing reweighted rewards as if they were the default contract:
+    the weights a run sums with are recorded in its identity and in trace.info."""
+    from redaction_pressure.reward import DEFAULT_WEIGHTS
+
+    (default,) = _tasks(split="dev", num_tasks=1)
+    assert default.data.environment.reward_schema.weights == DEFAULT_WEIGHTS
+    trace = _scored(default, oracle(generate_task(public_task_seed("dev", 0))))
+    assert trace.info["reward_schema"]["reweighted"] is False
+
+    task_config = {"rewards": {"clean": {"weight": 0.6}, "recall": {"weight": 0.2}}}
+    (reweighted,) = _tasks(split="dev", num_tasks=1, task=task_config)
+    schema = reweighted.data.environment.reward_schema
+    assert schema.weights == {"recall": 0.2, "precision": 0.35, "clean": 0.6}
+    assert schema.reweighted
+    trace = _scored(reweighted, oracle(generate_task(public_task_seed("dev", 0))))
+    assert trace.info["reward_schema"]["weights"] == schema.weights
+    assert trace.info["reward_schema"]["reweighted"] is True
+    assert trace.info["identity_matches_task"] is True
+    assert trace.reward == pytest.approx(0.2 + 0.35 + 0.6)

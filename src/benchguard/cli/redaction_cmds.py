@@ -23,7 +23,10 @@ from benchguard.cli._output import bad_input, plain_console
 
 if TYPE_CHECKING:
     from redaction_pressure.corpus import GeneratedTask
+    from redaction_pressure.knobs import CorpusKnobs
     from redaction_pressure.splits import SplitSeeds
+
+PRESET_HELP = "Difficulty preset: intro, easy, standard, hard or expert."
 
 redaction_app = typer.Typer(
     name="redaction",
@@ -74,6 +77,7 @@ class EvalReport(BaseModel):
 
     split: str
     split_commitment: str
+    preset: str
     tasks: int
     policies: tuple[PolicySummary, ...]
 
@@ -85,6 +89,7 @@ class ScoreReport(BaseModel):
 
     split: str
     split_commitment: str
+    preset: str
     index: int
     policy: str | None
     reward: float
@@ -124,6 +129,15 @@ def _task_seed(seeds: SplitSeeds, index: int) -> int:
         _bad_input(str(error))
 
 
+def _knobs(name: str) -> CorpusKnobs:
+    from redaction_pressure.knobs import preset
+
+    try:
+        return preset(name)
+    except ValueError as error:
+        _bad_input(str(error))
+
+
 def _policy(name: str) -> Callable[[GeneratedTask], str]:
     from redaction_pressure.policies import find_policy
 
@@ -141,6 +155,7 @@ def eval_command(
         list[str] | None, typer.Option(help="Policy to evaluate (repeatable); default all.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    preset: Annotated[str, typer.Option(help=PRESET_HELP)] = "standard",
 ) -> None:
     """Score baseline policies over a split and print one table, a row per policy."""
     from redaction_pressure.corpus import generate_task
@@ -148,10 +163,12 @@ def eval_command(
     from redaction_pressure.reward import score_reply
 
     chosen = [(name, _policy(name)) for name in policy or list(POLICIES)]
+    knobs = _knobs(preset)
     seeds = _seeds(split)
     count = min(seeds.size, limit) if limit is not None else seeds.size
     tasks = [
-        generate_task(seeds.seed(index), seeds.evaluation_key(index)) for index in range(count)
+        generate_task(seeds.seed(index), seeds.evaluation_key(index), knobs)
+        for index in range(count)
     ]
     rows = []
     for name, reply_for in chosen:
@@ -171,13 +188,15 @@ def eval_command(
     report = EvalReport(
         split=seeds.identity.split,
         split_commitment=seeds.identity.commitment,
+        preset=preset,
         tasks=count,
         policies=tuple(rows),
     )
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return
-    _print_table(report, seeds.identity.label())
+    label = seeds.identity.label() + ("" if preset == "standard" else f" · preset {preset}")
+    _print_table(report, label)
 
 
 def _print_table(report: EvalReport, split_label: str) -> None:
@@ -212,6 +231,7 @@ def score_command(
     ] = None,
     policy: Annotated[str | None, typer.Option(help="Score this baseline's reply.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    preset: Annotated[str, typer.Option(help=PRESET_HELP)] = "standard",
 ) -> None:
     """Score one reply (from a file or a baseline policy) on one task."""
     from redaction_pressure.corpus import generate_task
@@ -219,8 +239,9 @@ def score_command(
 
     if (reply_file is None) == (policy is None):
         _bad_input("give exactly one of --reply-file or --policy")
+    knobs = _knobs(preset)
     seeds = _seeds(split, public_only=True)
-    task = generate_task(_task_seed(seeds, index))
+    task = generate_task(_task_seed(seeds, index), knobs=knobs)
     if policy is not None:
         reply = _policy(policy)(task)
     elif reply_file is not None:
@@ -234,6 +255,7 @@ def score_command(
     report = ScoreReport(
         split=seeds.identity.split,
         split_commitment=seeds.identity.commitment,
+        preset=preset,
         index=index,
         policy=policy,
         reward=result.reward,
@@ -264,13 +286,15 @@ def score_command(
 def show_command(
     index: Annotated[int, typer.Option(help="Task index within the split.")],
     split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
+    preset: Annotated[str, typer.Option(help=PRESET_HELP)] = "standard",
 ) -> None:
     """Print the prompt exactly as the model receives it (system, then user message)."""
     from redaction_pressure.corpus import generate_task
     from redaction_pressure.prompt import SYSTEM_PROMPT, render_prompt
 
+    knobs = _knobs(preset)
     seeds = _seeds(split, public_only=True)
-    task = generate_task(_task_seed(seeds, index))
+    task = generate_task(_task_seed(seeds, index), knobs=knobs)
     typer.echo(f"=== system ===\n{SYSTEM_PROMPT}\n=== user ===\n{render_prompt(task)}", nl=False)
 
 

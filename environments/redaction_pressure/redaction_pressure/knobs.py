@@ -1,0 +1,180 @@
+"""Difficulty knobs for the corpus, and the curriculum presets built from them.
+
+The defaults reproduce the standard corpus byte for byte (a test pins its digest), so a
+run that sets nothing gets the tasks every earlier baseline was measured on. Whatever
+the knobs say, the evaluation records come from the keyed evaluation stream (see
+corpus.py), so no count of example records makes them predictable.
+
+Every knob is recorded in the environment identity of each task and trace.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+RecordKind = Literal[
+    "env", "yaml", "json", "shell", "http_log", "app_log", "ci_log", "source", "markdown", "chat"
+]
+RECORD_KINDS: tuple[RecordKind, ...] = get_args(RecordKind)
+
+DecoyCloseness = Literal["any", "far", "close"]
+
+SECRET_FAMILY_COUNT: Final = 11
+"""Credential families a tenant can choose from (config passwords and in-house tokens
+are always present on top)."""
+MAX_EXAMPLE_RECORDS: Final = 80
+"""Past the point (60-75) where the example stream's Mersenne Twister becomes fully
+recoverable, on purpose: the tests check unpredictability at this setting."""
+MAX_EVALUATION_RECORDS: Final = 64
+
+GENERIC_DECOYS: tuple[str, ...] = (
+    "aws_example_key",
+    "jwt_example",
+    "stripe_publishable_key",
+    "sha256",
+    "git_sha",
+    "uuid",
+    "base64_blob",
+    "ssh_public_key",
+    "pem_public_key",
+    "bcrypt_hash",
+    "placeholder",
+    "masked",
+    "key_name",
+    "near_miss",
+)
+"""Every look-alike kind; the order is part of the corpus (it is sampled from)."""
+
+CLOSE_DECOYS: tuple[str, ...] = (
+    "aws_example_key",
+    "jwt_example",
+    "key_name",
+    "masked",
+    "near_miss",
+    "placeholder",
+    "stripe_publishable_key",
+)
+"""Look-alikes that share a secret's prefix, key name or shape."""
+FAR_DECOYS: tuple[str, ...] = (
+    "base64_blob",
+    "bcrypt_hash",
+    "git_sha",
+    "pem_public_key",
+    "sha256",
+    "ssh_public_key",
+    "uuid",
+)
+"""Look-alikes that are high-entropy but unlike any secret format."""
+
+
+class Range(BaseModel):
+    """An inclusive integer range drawn from uniformly per task (or per record)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    low: int = Field(ge=0)
+    high: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Range:
+        if self.high < self.low:
+            raise ValueError(f"high ({self.high}) is below low ({self.low})")
+        return self
+
+
+class CorpusKnobs(BaseModel):
+    """What a task looks like. Defaults: the standard corpus."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    secret_families: Range = Range(low=5, high=8)
+    """Credential families per tenant, out of 11 (plus config passwords and in-house
+    tokens, always present)."""
+    decoy_kinds: Range = Range(low=8, high=11)
+    """Look-alike kinds per tenant, drawn from the pool ``decoy_closeness`` selects (kept
+    test keys and sandbox tokens the tenant's notes mention come on top)."""
+    decoy_closeness: DecoyCloseness = "any"
+    """Pool of look-alike kinds: all 14, only ``close`` ones (prefixes, key names, masked
+    and near-miss values) or only ``far`` ones (hashes, UUIDs, public keys)."""
+    decoys_per_record: Range = Range(low=1, high=3)
+    """Look-alikes placed in each record."""
+    example_records: int = Field(6, ge=1, le=MAX_EXAMPLE_RECORDS)
+    """Labelled records shown in the prompt (every secret variant appears in them)."""
+    evaluation_records: int = Field(14, ge=1, le=MAX_EVALUATION_RECORDS)
+    """Records the rules are scored on; never shown."""
+    record_kinds: tuple[RecordKind, ...] = RECORD_KINDS
+    """Kinds of record to draw from (in this order)."""
+
+    @model_validator(mode="after")
+    def _feasible(self) -> CorpusKnobs:
+        if not 1 <= self.secret_families.low <= self.secret_families.high <= SECRET_FAMILY_COUNT:
+            raise ValueError(f"secret_families must lie within 1..{SECRET_FAMILY_COUNT}")
+        pool = len(self.decoy_pool())
+        if not 1 <= self.decoy_kinds.low <= self.decoy_kinds.high <= pool:
+            raise ValueError(
+                f"decoy_kinds must lie within 1..{pool} (the {self.decoy_closeness!r} pool)"
+            )
+        if self.decoys_per_record.low < 1:
+            raise ValueError("decoys_per_record.low must be at least 1")
+        if not self.record_kinds:
+            raise ValueError("record_kinds must name at least one kind")
+        if len(set(self.record_kinds)) != len(self.record_kinds):
+            raise ValueError("record_kinds must not repeat a kind")
+        return self
+
+    def decoy_pool(self) -> tuple[str, ...]:
+        if self.decoy_closeness == "close":
+            return CLOSE_DECOYS
+        if self.decoy_closeness == "far":
+            return FAR_DECOYS
+        return GENERIC_DECOYS
+
+
+PresetName = Literal["intro", "easy", "standard", "hard", "expert"]
+
+PRESETS: dict[str, CorpusKnobs] = {
+    "intro": CorpusKnobs(
+        secret_families=Range(low=2, high=3),
+        decoy_kinds=Range(low=2, high=4),
+        decoy_closeness="far",
+        decoys_per_record=Range(low=1, high=1),
+        example_records=8,
+        evaluation_records=8,
+        record_kinds=("env", "yaml", "json"),
+    ),
+    "easy": CorpusKnobs(
+        secret_families=Range(low=3, high=5),
+        decoy_kinds=Range(low=4, high=7),
+        decoy_closeness="far",
+        example_records=8,
+        evaluation_records=12,
+    ),
+    "standard": CorpusKnobs(),
+    "hard": CorpusKnobs(
+        secret_families=Range(low=8, high=11),
+        decoy_kinds=Range(low=11, high=14),
+        decoys_per_record=Range(low=2, high=4),
+        example_records=4,
+        evaluation_records=20,
+    ),
+    "expert": CorpusKnobs(
+        secret_families=Range(low=9, high=11),
+        decoy_kinds=Range(low=6, high=7),
+        decoy_closeness="close",
+        decoys_per_record=Range(low=3, high=5),
+        example_records=3,
+        evaluation_records=24,
+    ),
+}
+"""A curriculum, easiest first. ``standard`` is the default corpus."""
+CURRICULUM: tuple[PresetName, ...] = get_args(PresetName)
+
+
+def preset(name: str) -> CorpusKnobs:
+    """The knobs of preset ``name``, or a ValueError listing the presets."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ValueError(f"unknown preset {name!r}; allowed: {', '.join(CURRICULUM)}") from None
