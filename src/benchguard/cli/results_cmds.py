@@ -100,6 +100,7 @@ from benchguard.results.rows import (
     record_task_folder,
     setup_id_for,
 )
+from benchguard.suggest import did_you_mean
 
 DEFAULT_DISMISSALS_FILE = "dismissals.yaml"
 
@@ -657,7 +658,11 @@ def _find_report(
         ):
             report = record.get("cheating_report")
             return report if isinstance(report, dict) else {}
-    raise ResultsFileError(results, f"no record for task {task!r} iteration {iteration}")
+    folders = [record_task_folder(r) for r in document.records if isinstance(r, dict)]
+    raise ResultsFileError(
+        results,
+        f"no record for task {task!r} iteration {iteration}{did_you_mean(task, folders)}",
+    )
 
 
 def _report_rules(report: dict[str, Any]) -> list[str]:

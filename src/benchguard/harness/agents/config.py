@@ -39,6 +39,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from benchguard.harness.model_file import load_model_file
+from benchguard.suggest import did_you_mean
 from benchguard.yamlfile import YamlFileError
 
 TrajectoryAdapter = Literal["jsonl", "claude-stream-json", "codex-json", "stdout"]
@@ -318,7 +319,13 @@ def resolve_agent(name_or_path: str, *, search_dirs: tuple[Path, ...] = ()) -> A
     candidate = Path(name_or_path).expanduser()
     if candidate.suffix in (".yaml", ".yml") or candidate.is_file():
         if not candidate.is_file():
-            raise AgentConfigError(f"{candidate}: agent file not found")
+            siblings = (
+                [p.name for p in candidate.parent.glob("*.y*ml")]
+                if candidate.parent.is_dir()
+                else []
+            )
+            hint = did_you_mean(candidate.name, siblings)
+            raise AgentConfigError(f"{candidate}: agent file not found{hint}")
         return load_agent_file(candidate)
     if name_or_path == BUILTIN_AGENT_NAME:
         return builtin_agent_config()
@@ -333,4 +340,5 @@ def resolve_agent(name_or_path: str, *, search_dirs: tuple[Path, ...] = ()) -> A
     ]
     raise AgentConfigError(
         f"unknown agent {name_or_path!r}: give a path to an agent YAML or one of {known}"
+        f"{did_you_mean(name_or_path, known)}"
     )
