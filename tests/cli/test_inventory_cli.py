@@ -117,7 +117,8 @@ def test_the_table_names_each_rule_kind_and_entry(home: Path) -> None:
     result = invoke("inventory", str(home))
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stdout.splitlines() if "prior-run-artifact/" in line]
-    cells = [[c.strip() for c in line.split("│")[1:4]] for line in lines]
+    # Without a terminal the table is plain aligned lines: columns split on 2+ spaces.
+    cells = [re.split(r" {2,}", line.strip())[0:3] for line in lines]
     assert cells == [
         ["prior-run-artifact/.claude-workspace/path", "path", ".claude-workspace"],
         ["prior-run-artifact/report.md/path", "path", "report.md"],

@@ -8,7 +8,7 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from cli.helpers import exited, invoke
+from cli.helpers import exited, invoke, one_line
 
 FIXTURES = Path(__file__).parents[1] / "importers" / "fixtures"
 
@@ -89,3 +89,21 @@ def test_unreadable_log_named_to_score_is_exit_2(tmp_path: Path) -> None:
     result = invoke("score", str(bad))
     exited(result, 2)
     assert str(bad) in result.stderr and "Traceback" not in result.output
+
+
+def test_dismiss_names_a_finding_of_a_scored_foreign_log(tmp_path: Path) -> None:
+    log = tmp_path / "inspect_log.json"
+    shutil.copy(FIXTURES / "inspect_log.json", log)
+    args = ["--iteration", "0", "--rule", "task-definition/path", "--reviewer", "alice",
+            "--reason", "cited", "--date", "2026-11-30"]  # fmt: skip
+    early = invoke("dismiss", str(log), "--task", "fix_login/login-1", *args)
+    exited(early, 2)
+    assert "not scored yet" in one_line(early.output)
+    exited(invoke("score", str(log)), 0)
+    exited(invoke("dismiss", str(log), "--task", "fix_login/login-1", *args), 0)
+    reviewed = tmp_path / "dismissals.yaml"
+    assert "run_id: inspect_log.json" in reviewed.read_text()
+    rescored = invoke("score", str(log), "--dismissals", str(reviewed), "--format", "json")
+    exited(rescored, 0)
+    ((row,),) = [e["rows"] for e in json.loads(rescored.stdout)]
+    assert row["dismissedFindings"] >= 1

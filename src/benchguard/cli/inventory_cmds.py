@@ -21,6 +21,7 @@ from rich.text import Text
 
 from benchguard.cli._output import bad_input, plain_console
 from benchguard.cli._settings import values
+from benchguard.cli._view import print_table
 from benchguard.detection.inventory import (
     CATEGORY,
     ENVIRONMENT_DOTFILES,
@@ -119,7 +120,7 @@ def inventory(
     if as_json:
         typer.echo(json.dumps([rule.model_dump(mode="json") for rule in rules], indent=2))
         return
-    _out.print(_rules_table(absolute, rules))
+    print_table(_out, _rules_table(absolute, rules))
     exempt = [
         name
         for name in list_home_entries(absolute)

@@ -608,8 +608,7 @@ def dismiss(
 ) -> None:
     """Record a reviewed dismissal of one rule's findings on one record."""
     try:
-        document = read_results(results)
-        run_id = _manifest_for(results, document).run_id
+        document, run_id = _dismissable(results)
         report = _find_report(results, document, task, iteration)
         entry = Dismissal.model_validate(
             {
@@ -622,7 +621,7 @@ def dismiss(
                 "date": date if date is not None else dt.date.today().isoformat(),
             }
         )
-    except ResultsFileError as exc:
+    except (ResultsFileError, UnreadableLogError) as exc:
         raise bad_input(_err, str(exc)) from None
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -645,6 +644,22 @@ def dismiss(
         f"dismissed rule {rule!r} on {task}#{iteration} ({reviewer}, {entry.date}); recorded in "
         f"{target}. Apply with: benchguard score {results} --dismissals {target}"
     )
+
+
+def _dismissable(results: Path) -> tuple[ResultsDocument, str]:
+    """The scored document whose findings a dismissal names, and its run id: a results
+    file as it is; for another tool's log, the results ``score`` wrote for it."""
+    item = _read_input(results)
+    if not item.subdir:
+        return item.document, item.manifest.run_id
+    scored = item.target / RESULTS_FILENAME
+    if not scored.is_file():
+        raise ResultsFileError(
+            results,
+            f"not scored yet ({scored} is missing): run benchguard score {results} first, "
+            "so the dismissal names findings the scan really made",
+        )
+    return read_results(scored), item.manifest.run_id
 
 
 def _find_report(
