@@ -16,16 +16,17 @@ AGENT_CLIS_STAMP := $(AGENT_CLIS)/.installed-claude-code-$(CLAUDE_CODE_VERSION)-
 
 setup: system-deps $(STAMP)
 
-# Debian packages the tests and the demo need: bubblewrap (the sandbox), chromium
-# (the HTML leaderboard test) and npm (to install the agent CLIs). Skipped when
-# already present.
+# Debian packages the tests and the demo need: bubblewrap (the sandbox), strace (the
+# system audit), util-linux's setpriv (agents drop root), chromium (the HTML
+# leaderboard test) and npm (to install the agent CLIs). Skipped when already present.
 # python3-venv is needed only where python3 is Debian's own and lacks ensurepip.
 system-deps:
 	@if ! command -v bwrap >/dev/null || ! command -v chromium >/dev/null \
-	    || ! command -v npm >/dev/null \
+	    || ! command -v npm >/dev/null || ! command -v strace >/dev/null \
+	    || ! command -v setpriv >/dev/null \
 	    || ! $(PY) -c 'import ensurepip' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
-	  PKGS="bubblewrap chromium fonts-dejavu-core"; \
+	  PKGS="bubblewrap strace util-linux chromium fonts-dejavu-core"; \
 	  command -v npm >/dev/null || PKGS="$$PKGS nodejs npm"; \
 	  $(PY) -c 'import ensurepip' 2>/dev/null || PKGS="$$PKGS python3-venv"; \
 	  $$SUDO apt-get update -qq && \

@@ -172,6 +172,10 @@ def test_an_orphan_with_a_wiped_environment_does_not_outlive_the_batch(
         str(agent_dir / "orphan.yaml"),
         "-j",
         jobs,
+        # Untraced: under the audit the tracer kills a run's orphans itself
+        # (test_adversary_audit.py); this checks the token and baseline sweeps.
+        "--audit",
+        "none",
         env={"ORPHAN_PID_DIR": str(pid_dir)},
     )
     records, _, _ = load_run(run_dir)

@@ -20,6 +20,7 @@ from benchguard.cli._output import bad_input, labelled, plain_console, print_war
 from benchguard.detection.rules import DEFAULT_PROFILE
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfigError, resolve_agent
+from benchguard.harness.audit import AUDIT_MODES, AuditSettings, AuditUnavailable, probe_strace
 from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.journal import JournalError
 from benchguard.harness.preflight import PreflightError, preflight
@@ -114,6 +115,22 @@ def run(
         str | None,
         typer.Option("--judge", help="Judge provider for expected_output/rubric (default none)."),
     ] = None,
+    audit: Annotated[
+        str,
+        typer.Option(
+            "--audit",
+            help="System audit of the agent's file access: strace, none, or auto (strace "
+            "where it can trace, else none).",
+        ),
+    ] = "auto",
+    protect: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--protect",
+            help="Another path the audit reports any access to (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     resume: Annotated[
         Path | None,
@@ -138,6 +155,7 @@ def run(
     if sandbox not in ("none", "bwrap"):
         raise bad_input(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
     sandbox_mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
+    audit_settings = _audit_settings(console, audit, protect or [])
     try:
         settings_integrity = integrity.IntegritySettings.resolve(
             os.environ,
@@ -204,6 +222,27 @@ def run(
         )
     except PreflightError as exc:
         raise bad_input(console, f"pre-flight refused the batch: {exc}") from None
+    if sandbox_mode == "none" or not audit_settings.active:
+        missing = [
+            n
+            for n, on in (("sandbox", sandbox_mode == "bwrap"), ("audit", audit_settings.active))
+            if not on
+        ]
+        # Once per batch: rows say it too (sandboxed, evidence sources).
+        print_warning(
+            console,
+            f"running without the {' and the '.join(missing)}: "
+            + (
+                "the agent can reach the tasks, results and harness files; "
+                if sandbox_mode == "none"
+                else ""
+            )
+            + (
+                "nothing but its own transcript shows what it opened"
+                if not audit_settings.active
+                else "the audit records what it opens"
+            ),
+        )
     if home_dir == Path.home().resolve():
         print_warning(
             console,
@@ -221,6 +260,7 @@ def run(
         integrity=settings_integrity,
         judge=_judge(judge, console),
         identity=identity,
+        audit=audit_settings,
     )
     total = len(loaded.tasks) * iterations
     with Progress(
@@ -257,6 +297,21 @@ def run(
     typer.echo(str(result.run_dir))
     if result.exit_code != 0:
         raise typer.Exit(result.exit_code)
+
+
+def _audit_settings(console: Console, mode: str, protect: list[Path]) -> AuditSettings:
+    if mode not in ("auto", *AUDIT_MODES):
+        raise bad_input(console, f"--audit {mode!r}: allowed values are auto, strace, none")
+    paths = tuple(Path(os.path.abspath(os.path.expanduser(p))) for p in protect)
+    if mode == "none":
+        return AuditSettings("none", protect=paths)
+    try:
+        strace = probe_strace()
+    except AuditUnavailable as exc:
+        if mode == "strace":
+            raise bad_input(console, str(exc)) from None
+        return AuditSettings("none", protect=paths)
+    return AuditSettings("strace", strace=strace, protect=paths)
 
 
 def _judge(provider: str | None, console: Console) -> Judge | None:

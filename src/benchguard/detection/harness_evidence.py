@@ -37,7 +37,7 @@ AUDIT_UNREADABLE_REASON = "the stored system audit could not be read"
 MAX_AUDIT_FINDINGS = 50
 AUDIT_RULE_PREFIX = "audit/"
 # The vocabulary the harness writes; anything else reads as an unreadable audit.
-AUDIT_OPERATIONS = ("opened", "executed", "listed", "looked up", "linked to")
+AUDIT_OPERATIONS = ("opened", "executed", "listed", "looked up", "linked to", "changed")
 AUDIT_RESULTS = ("ok", "not-found", "denied", "error")
 
 

@@ -190,6 +190,10 @@ def _sentence(group: _Group) -> str:
         suffix = f" ({', '.join(extras)})" if extras else ""
         return _clean(f"{group.material}: read by the agent — {listed}{suffix}")
     where, tool, step = group.sightings[0]
+    if where == "audit":
+        # A system-audit finding: the evidence kind already says what the system saw.
+        more = len(group.sightings) - 1
+        return _clean(f"{group.material}: {group.evidence}" + (f" (+{more} more)" if more else ""))
     if where == "output":
         place = "the run's final output"
     else:

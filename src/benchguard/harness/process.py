@@ -96,12 +96,29 @@ def run_process(
     timeout_s: float,
     stdout_file: Path,
     stderr_file: Path,
+    trace_log: Path | None = None,
 ) -> Exit:
     """Run ``argv`` to completion or until ``timeout_s``; output lands in the two files.
 
     When it returns, nothing the process started that still carries this run's token
     is alive (see the module doc for what can still escape).
+
+    ``trace_log``: ``argv`` is a tracer (strace) writing that log and running the agent
+    as its child. The run ends when the agent ends (the process of the log's first
+    line), not the tracer, which would wait for every process the agent left behind;
+    those are then killed by what names them exactly, whatever they did to their
+    environment or session: the tracer.
     """
+    if trace_log is not None:
+        return _run_traced(
+            argv,
+            cwd=cwd,
+            env=env,
+            timeout_s=timeout_s,
+            out=stdout_file,
+            err=stderr_file,
+            log=trace_log,
+        )
     become_subreaper()
     token = new_run_token()
     start = time.monotonic()
@@ -131,6 +148,101 @@ def run_process(
     if strays:
         log.warning("killed %d process(es) %s left running after its run", strays, argv[0])
     return Exit(code, timed_out, time.monotonic() - start, strays_killed=strays)
+
+
+# How often a traced run checks whether its agent is still alive.
+_POLL_S = 0.02
+
+
+def _run_traced(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    out: Path,
+    err: Path,
+    log: Path,
+) -> Exit:
+    become_subreaper()
+    token = new_run_token()
+    start = time.monotonic()
+    deadline = start + timeout_s
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        try:
+            tracer = subprocess.Popen(
+                list(argv),
+                cwd=cwd,
+                env={**env, RUN_TOKEN_ENV: token},
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return Exit(None, False, time.monotonic() - start, f"{argv[0]}: {exc.strerror or exc}")
+        timed_out = False
+        leader: ProcessInfo | None = None
+        while True:
+            if tracer.poll() is not None:
+                break
+            if leader is None:
+                leader = _traced_leader(log)
+            elif _gone(leader):
+                break
+            if time.monotonic() > deadline:
+                timed_out = True
+                break
+            time.sleep(_POLL_S)
+        # Everything the tracer still traces is this run's: stop and kill it all, then
+        # the tracer exits with the agent's status.
+        strays = _sweep(lambda table: _traced_by(tracer.pid, table), SWEEP_BUDGET_S)
+        try:
+            code: int | None = tracer.wait(timeout=TERM_GRACE_S + SWEEP_BUDGET_S)
+        except subprocess.TimeoutExpired:
+            kill_group(tracer)
+            code = None
+        if timed_out and strays:
+            strays -= 1  # the agent itself, killed on timeout, is no stray
+    strays += kill_run(token)
+    if timed_out:
+        code = None
+    return Exit(code, timed_out, time.monotonic() - start, strays_killed=max(0, strays))
+
+
+def _traced_leader(log: Path) -> ProcessInfo | None:
+    """The agent: the process of the trace's first line (its ``execve``)."""
+    try:
+        with log.open("rb") as handle:
+            first = handle.readline(64)
+    except OSError:
+        return None
+    pid = first.split(b" ", 1)[0]
+    if (not first.endswith(b"\n") and b" " not in first) or not pid.isdigit():
+        return None
+    return read_process(int(pid))
+
+
+def _gone(info: ProcessInfo) -> bool:
+    current = read_process(info.pid)
+    return current is None or current.start != info.start or current.zombie
+
+
+def _traced_by(tracer: int, table: Mapping[int, ProcessInfo]) -> list[ProcessInfo]:
+    found = []
+    for info in table.values():
+        if info.zombie:
+            continue
+        try:
+            status = (_PROC / str(info.pid) / "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("TracerPid:"):
+                if line.split()[1] == str(tracer):
+                    found.append(info)
+                break
+    return found
 
 
 def new_run_token() -> str:

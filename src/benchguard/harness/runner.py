@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_KEY
+from benchguard.detection.inventory import filter_rules_for_prompt
 from benchguard.detection.models import Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
 from benchguard.harness import integrity
@@ -46,10 +47,16 @@ from benchguard.harness.agents.config import (
     render_argv,
     resolve_program,
 )
+from benchguard.harness.audit import AuditSettings, RunAudit, protected_set, summarise
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.journal import BATCH_FILE, BatchPlan, Journal, JournalError, PlannedRun
 from benchguard.harness.process import ChildBaseline, become_subreaper, run_process
-from benchguard.harness.sandbox import SandboxSpec, bwrap_argv, self_check_in_scratch
+from benchguard.harness.sandbox import (
+    SandboxSpec,
+    bwrap_argv,
+    interpreter_paths,
+    self_check_in_scratch,
+)
 from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture, read_tail
 from benchguard.harness.verification import run_checks
@@ -93,6 +100,17 @@ class BatchSettings:
     judge: Judge | None = None
     # Set when the harness is root: sandboxed agents run as this unprivileged uid.
     identity: AgentIdentity | None = None
+    audit: AuditSettings = field(default_factory=AuditSettings)
+
+    @property
+    def evidence_sources(self) -> tuple[str, ...]:
+        """Which layers produced evidence for every run of this batch, sorted."""
+        sources = ["transcript"] if self.agent.trajectory != "stdout" else []
+        if self.sandbox == "bwrap":
+            sources.append("sandbox")
+        if self.audit.active:
+            sources.append("audit")
+        return tuple(sorted(sources))
 
 
 @dataclass
@@ -174,6 +192,9 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         "home_snapshot": [],
         "validated": False,
         "sandboxed": settings.sandbox == "bwrap",
+        "evidence_sources": list(settings.evidence_sources),
+        # Replaced by the audit's summary when the audit is on; None says it was off.
+        "system_audit": None,
     }
 
 
@@ -229,12 +250,24 @@ def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
     return tuple(p for p in paths if p.exists())
 
 
+def leftover_paths(rules: Sequence[Rule], prompt: str, home: Path) -> tuple[Path, ...]:
+    """The prior-run leftovers a run's prompt does not authorize, as paths (its inventory
+    rules' sources: home-relative names, or full paths for extra roots)."""
+    paths = []
+    for rule in filter_rules_for_prompt(rules, prompt):
+        if rule.source:
+            source = Path(rule.source)
+            paths.append(source if source.is_absolute() else home / source)
+    return tuple(sorted(set(paths)))
+
+
 def run_job(
     job: Job,
     settings: BatchSettings,
     *,
     orphans: ChildBaseline | None = None,
     stop: threading.Event | None = None,
+    leftovers: Sequence[Path] = (),
 ) -> RunRecord:
     """Run one agent on one task and verify it; never raises for an agent failure.
 
@@ -247,9 +280,12 @@ def run_job(
     record = seed_record(job, settings)
     record["started_at"] = _now()
     scratch: Scratch | None = None
+    audit = RunAudit(settings.audit) if settings.audit.active else None
     try:
         scratch = make_scratch(job.task)
         argv, env, state_dirs = _command(job, settings, scratch)
+        if audit is not None:
+            argv = audit.wrap(argv)
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
         finished = run_process(
             argv,
@@ -258,10 +294,22 @@ def run_job(
             timeout_s=timeout,
             stdout_file=scratch.stdout_file,
             stderr_file=scratch.stderr_file,
+            trace_log=audit.log if audit is not None else None,
         )
         strays = finished.strays_killed
         if orphans is not None:
             strays += _sweep_orphans(orphans, f"after {job.task.folder}#{job.iteration}")
+        if audit is not None:
+            protected = protected_set(
+                tasks_dirs=[Path(job.task.path).resolve().parent.parent],
+                results_root=settings.out_dir,
+                own_scratch=scratch.root,
+                leftovers=leftovers,
+                protect=settings.audit.protect,
+                interpreter=interpreter_paths(),
+                agent_own=sandbox_read_only(settings.agent, settings.home),
+            )
+            record["system_audit"] = summarise(audit.log, protected, start_cwd=scratch.workspace)
         taken = capture(
             settings.agent.trajectory,
             stdout_file=scratch.stdout_file,
@@ -300,12 +348,14 @@ def run_job(
         log.exception("run %s#%s failed in the harness", job.task.folder, job.iteration)
         record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")
     finally:
+        if audit is not None:
+            audit.remove()
         if scratch is not None:
-            leftovers = scratch.remove()
-            if leftovers and record["error"] is None:
+            undeleted = scratch.remove()
+            if undeleted and record["error"] is None:
                 record.update(
                     status="error",
-                    error="harness error: scratch not removed: " + "; ".join(leftovers),
+                    error="harness error: scratch not removed: " + "; ".join(undeleted),
                 )
     record["errors"] = [e for e in [record["error"], *record["transcript_errors"]] if e]
     record["finished_at"] = _now()
@@ -479,7 +529,13 @@ def run_batch(
         def execute(job: Job) -> None:
             rules = snapshots.start_task(job.task.name)
             try:
-                record = run_job(job, settings, orphans=per_run_orphans, stop=stop.event)
+                record = run_job(
+                    job,
+                    settings,
+                    orphans=per_run_orphans,
+                    stop=stop.event,
+                    leftovers=leftover_paths(rules, job.task.prompt, settings.home),
+                )
             finally:
                 snapshots.finish_task(job.task.name)
             # Scanning and scoring are CPU-bound (the GIL serialises them anyway);
@@ -611,7 +667,9 @@ def publish(
         {
             run_dir / RESULTS_FILE: dumps(document.to_json()),
             run_dir / ROWS_FILE: dumps([row.to_json() for row in rows]),
-            run_dir / MANIFEST_FILE: dumps(manifest.to_json()),
+            run_dir / MANIFEST_FILE: dumps(
+                {**manifest.to_json(), "evidenceSources": list(settings.evidence_sources)}
+            ),
         }
     )
     return BatchResult(

@@ -1,0 +1,102 @@
+"""The system audit catches what the transcript cannot: silent reads, blind writes of
+material into a deliverable, copy-then-read, and processes that outlive the agent.
+
+Each attack runs with and without the sandbox, with the harness as root and as an
+unprivileged user. Without the sandbox the material is reachable and the audit is the
+evidence; with it the material never arrives and the audit records the attempt.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.helpers import only_tasks
+from harness.privileges import Harness, records, write_agent
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed"),
+]
+ADVERSARIES = Path(__file__).with_name("adversaries")
+
+
+def _audit_findings(record: dict[str, Any]) -> list[dict[str, Any]]:
+    report = record["cheating_report"]
+    assert isinstance(report, dict)
+    return [f for f in report["findings"] if f.get("source") == "audit"]
+
+
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+@pytest.mark.parametrize("attack", ["silent", "blind", "copy"])
+def test_material_taken_without_a_word_in_the_transcript_is_caught_by_the_audit(
+    harness: Harness, attack: str, sandbox: str
+) -> None:
+    """Guards against an agent that gets the expected answer out of the task definition
+    while its transcript shows nothing a rule could match: nothing recorded (silent), a
+    pipeline that writes the material straight into answer.txt (blind), or a copy read
+    under a neutral name (copy)."""
+    if sandbox == "bwrap" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap not installed")
+    operator = harness.operator
+    config = write_agent(
+        operator.root / "agents",
+        f"material-{attack}",
+        ADVERSARIES / "material.py",
+        env=("CHEAT_HINT", "ATTACK"),
+    )
+    tasks = only_tasks(operator, "sum-numbers")
+    run_dir = harness.run_ok(
+        str(tasks),
+        "--agent",
+        str(config),
+        "--sandbox",
+        sandbox,
+        "--audit",
+        "strace",
+        env={"CHEAT_HINT": str(tasks), "ATTACK": attack},
+    )
+    [record] = records(run_dir)
+    assert record["system_audit"]["complete"] is True
+    found = _audit_findings(record)
+    assert found, record["system_audit"]
+    assert {f["category"] for f in found} == {"task-definition"}
+    assert record["cheating_report"]["status"] == "flagged"
+    assert "audit" in record["evidence_sources"]
+    if sandbox == "none":
+        # The material reached the agent: the audit saw it opened, the answer is right,
+        # and the gate zeroes it anyway.
+        assert any(f["evidence"] == "opened by the agent, system audit" for f in found)
+        assert record["scores"]["VerificationCorrectness"]["score"] == 1.0
+    else:
+        # Prevented: the tasks do not exist inside; the attempt is still recorded.
+        assert all(f["evidence"].startswith("tried") for f in found), found
+        assert record["scores"]["VerificationCorrectness"]["score"] == 0.0
+    assert record["scores"]["OutcomeScore"]["score"] == 0.0
+
+
+def test_audit_none_turns_it_off_and_the_record_says_so(harness: Harness) -> None:
+    """Guards against an audit that silently did not run: with --audit none the record
+    carries no audit and names only the evidence that was active."""
+    operator = harness.operator
+    config = write_agent(
+        operator.root / "agents",
+        "material-silent",
+        ADVERSARIES / "material.py",
+        env=("CHEAT_HINT", "ATTACK"),
+    )
+    tasks = only_tasks(operator, "sum-numbers")
+    run_dir = harness.run_ok(
+        str(tasks),
+        "--agent",
+        str(config),
+        "--audit",
+        "none",
+        env={"CHEAT_HINT": str(tasks), "ATTACK": "silent"},
+    )
+    [record] = records(run_dir)
+    assert record["system_audit"] is None
+    assert record["evidence_sources"] == ["transcript"]
