@@ -129,6 +129,10 @@ class ProtectedRoot:
     category: str
     material: str
     writes_only: bool = False
+    # Only reading counts (opening without write intent, listing, executing, linking
+    # to): a leftover in the shared home may be stat'ed by `ls -la ~` or written over
+    # by an honest run; reading it is what carries an earlier answer.
+    reads_only: bool = False
     prefix: str | None = None
     own: str | None = None
 
@@ -153,9 +157,11 @@ class ProtectedSet:
     # protected root inside one (a leftover in the home) does not.
     allowed: tuple[str, ...] = ()
 
-    def match(self, target: str, *, writing: bool) -> ProtectedRoot | None:
+    def match(self, target: str, *, writing: bool, operation: str) -> ProtectedRoot | None:
         for root in self.roots:
             if root.writes_only and not writing:
+                continue
+            if root.reads_only and (writing or operation in ("looked up", "changed")):
                 continue
             if root.covers(target) and not self._yields(root, target):
                 return root
@@ -214,7 +220,7 @@ def protected_set(
     for path in sorted(protect):
         add(path, "protected-path", "a path the operator protected")
     for path in sorted(set(leftovers)):
-        add(path, "home-leftover", "a prior run's leftover in the agent home")
+        add(path, "home-leftover", "a prior run's leftover in the agent home", reads_only=True)
     scratch_parent = os.path.realpath(own_scratch.parent)
     roots.append(
         ProtectedRoot(
@@ -341,6 +347,8 @@ class _Parser:
     events: int = 0
     found: dict[tuple[str, str, str], dict[str, str]] = field(default_factory=dict)
     total_protected: int = 0
+    # Paths this run created: what it made itself is not protected material.
+    created: set[str] = field(default_factory=set)
 
     def feed(self, line: str) -> None:
         matched = _LINE.match(line)
@@ -394,6 +402,10 @@ class _Parser:
         if name in _OPEN:
             writing = any(flag in args for flag in _WRITE_FLAGS)
             spelled = _absolute(strings[0], base)
+            if "O_CREAT" in args and result == "ok":
+                self.created.add(spelled)
+                if ret_path:
+                    self.created.add(_unescape(ret_path))
             self._access(
                 spelled, "opened", result, writing=writing, directory="O_DIRECTORY" in args
             )
@@ -408,14 +420,19 @@ class _Parser:
             # The link's target is what the agent reaches through it.
             self._access(_absolute(strings[0], base), "linked to", result, writing=False)
         elif name in _CHANGE:
-            for text in strings[:2]:
-                self._access(_absolute(text, base), "changed", result, writing=True)
+            paths = [_absolute(text, base) for text in strings[:2]]
+            for path in paths:
+                self._access(path, "changed", result, writing=True)
+            if result == "ok" and name.startswith(("mkdir", "rename")):
+                self.created.add(paths[-1])
 
     def _access(
         self, path: str, operation: str, result: str, *, writing: bool, directory: bool = False
     ) -> None:
-        root = self.protected.match(path, writing=writing)
+        root = self.protected.match(path, writing=writing, operation=operation)
         if root is None:
+            return
+        if self._made_here(path):
             return
         runtime = operation in ("looked up", "listed") or (operation == "opened" and directory)
         if runtime and path in self.protected.runtime_dirs:
@@ -433,6 +450,12 @@ class _Parser:
                 "material": root.material,
                 "root": root.path,
             }
+
+    def _made_here(self, path: str) -> bool:
+        if not self.created:
+            return False
+        parts = path.split("/")
+        return any("/".join(parts[:n]) in self.created for n in range(2, len(parts) + 1))
 
 
 def _result(value: int, errno: str | None) -> str:

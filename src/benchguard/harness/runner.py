@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import threading
 import time
@@ -284,8 +285,13 @@ def run_job(
     try:
         scratch = make_scratch(job.task)
         argv, env, state_dirs = _command(job, settings, scratch)
-        if audit is not None:
+        if audit is not None and _findable(argv[0], env, scratch.workspace):
             argv = audit.wrap(argv)
+        elif audit is not None:
+            # Nothing to trace: the agent's program does not exist (the tracer would
+            # report that as the agent's own failure).
+            audit.remove()
+            audit = None
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
         finished = run_process(
             argv,
@@ -361,6 +367,14 @@ def run_job(
     record["finished_at"] = _now()
     # The edge: whatever the agent wrote is bounded and sanitised here, once.
     return parse_record(record)
+
+
+def _findable(program: str, env: dict[str, str], cwd: Path) -> bool:
+    """Whether ``program`` names an executable, as exec would look it up."""
+    if "/" in program:
+        path = Path(program) if os.path.isabs(program) else cwd / program
+        return os.access(path, os.X_OK) and path.is_file()
+    return shutil.which(program, path=env.get("PATH", os.defpath)) is not None
 
 
 def _now() -> str:
