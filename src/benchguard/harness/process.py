@@ -33,6 +33,7 @@ import contextlib
 import ctypes
 import logging
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -207,7 +208,28 @@ def _run_traced(
     strays += kill_run(token)
     if timed_out:
         code = None
+    failed = _exec_failure(log)
+    if failed is not None:
+        # The tracer started, the agent did not: the same "could not start" as untraced.
+        return Exit(None, False, time.monotonic() - start, f"exec failed: {failed}")
     return Exit(code, timed_out, time.monotonic() - start, strays_killed=max(0, strays))
+
+
+_EXEC_FAILED = re.compile(rb"^\d+ +execve\(.*\) = -1 E[A-Z0-9]+ \((.*)\)\s*$")
+
+
+def _exec_failure(log: Path) -> str | None:
+    """The error of the agent's own ``execve`` when the trace's first line is a failed
+    one and nothing after it succeeded; ``None`` when the agent started."""
+    try:
+        with log.open("rb") as handle:
+            lines = [handle.readline(1 << 16) for _ in range(2)]
+    except OSError:
+        return None
+    failed = _EXEC_FAILED.match(lines[0])
+    if failed is None or lines[1]:
+        return None
+    return failed.group(1).decode("utf-8", errors="replace")
 
 
 def _traced_leader(log: Path) -> ProcessInfo | None:
