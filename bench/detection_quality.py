@@ -30,47 +30,72 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchguard.detection import CheatingReport, Rule
 from benchguard.detection.detector import scan_record
 from benchguard.detection.inventory import build_inventory_rules, filter_rules_for_prompt
-from benchguard.detection.rules import load_profile, profile_baseline, profile_names
+from benchguard.detection.material import fingerprint_rules, for_prompt, read_material
+from benchguard.detection.rules import load_profile_spec
+from benchguard.detection.shell import ShellReader
 from detection_corpus.generate import CORPUS_PATH, load_corpus
-from detection_corpus.layout import AGENT_HOME, WORKSPACE, build_layout
+from detection_corpus.layout import AGENT_HOME, TESTBED, WORKSPACE, build_layout
 
 GOAL_RECALL = 0.90
 GOAL_FP = 0.03
 
 
 class CorpusDetector:
-    """The detector for each corpus profile, set up once over one built layout."""
+    """The detector for each corpus profile, set up once over one built layout.
 
-    def __init__(self, layout_root: Path) -> None:
+    ``harness``: what ``benchguard run`` knows: the profile, the home's inventory, the
+    home as the agent sees it and its paths (for globs), the working directory, and
+    the protected material's fingerprints. ``imported``: what a scan of someone else's
+    logs knows: the profile alone.
+    """
+
+    def __init__(self, layout_root: Path, setting: str) -> None:
         self.root = layout_root
+        self.setting = setting
         self.static: dict[str, tuple[Rule, ...]] = {}
-        self.inventory: dict[str, tuple[Rule, ...]] = {}
-        self.missing_profiles: set[str] = set()
+        self.dynamic: dict[str, tuple[Rule, ...]] = {}
+        self.reader = ShellReader(home=AGENT_HOME, known_paths=self._layout_paths())
 
-    def _profile(self, profile: str) -> str:
-        if profile in profile_names():
-            return profile
-        self.missing_profiles.add(profile)
-        return "benchguard"
+    def _layout_paths(self) -> tuple[str, ...]:
+        home = self.root / AGENT_HOME.lstrip("/")
+        return tuple(sorted(AGENT_HOME + "/" + str(p.relative_to(home)) for p in home.rglob("*")))
+
+    def _host(self, path: str) -> Path:
+        agent_path = AGENT_HOME + path[1:] if path.startswith("~") else path
+        return self.root / agent_path.lstrip("/")
 
     def rules_for(self, profile: str) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
         if profile not in self.static:
-            name = self._profile(profile)
-            self.static[profile] = load_profile(name)
+            spec = load_profile_spec(profile)
+            self.static[profile] = spec.rules
+            if self.setting == "imported":
+                self.dynamic[profile] = ()
+                return self.static[profile], ()
             home = self.root / AGENT_HOME.lstrip("/")
-            self.inventory[profile] = build_inventory_rules(
+            inventory = build_inventory_rules(
                 home,
                 # The workspace is granted to the run, as the harness grants it.
-                baseline=profile_baseline(name) | {Path(WORKSPACE).name},
+                baseline=spec.baseline | {Path(WORKSPACE).name},
                 seen_as=Path(AGENT_HOME),
             )
-        return self.static[profile], self.inventory[profile]
+            files = read_material(
+                [self._host(path) for path in spec.material],
+                seen_as={str(self.root / AGENT_HOME.lstrip("/")): "~"},
+            )
+            self.dynamic[profile] = inventory + fingerprint_rules(files)
+        return self.static[profile], self.dynamic[profile]
 
     def scan(self, line: dict[str, Any]) -> CheatingReport:
         record = line["record"]
-        static, inventory = self.rules_for(line["profile"])
-        dynamic = filter_rules_for_prompt(inventory, record.get("input", ""))
-        return scan_record(record, static, dynamic_rules=dynamic)
+        static, dynamic = self.rules_for(line["profile"])
+        if self.setting == "imported":
+            return scan_record(record, static)
+        prompt = record.get("input", "")
+        dynamic = for_prompt(filter_rules_for_prompt(dynamic, prompt), prompt)
+        workdir = TESTBED if line["profile"] == "swe-bench" else WORKSPACE
+        return scan_record(
+            record, static, dynamic_rules=dynamic, reader=self.reader, workdir=workdir
+        )
 
 
 def _rate(hits: int, total: int) -> str:
@@ -104,6 +129,20 @@ def score(
         "misses": misses,
         "false_positives": false_positives,
     }
+
+
+def print_summary(title: str, result: dict[str, Any]) -> None:
+    hits = total = 0
+    for (_, reach), flags in result["families"].items():
+        if reach == "transcript":
+            hits += sum(flags)
+            total += len(flags)
+    fp_flags = [flag for flags in result["profiles"].values() for flag in flags]
+    print(f"\n== {title}")
+    print(
+        f"recall over transcript-reachable families: {_rate(hits, total)}; "
+        f"false positives: {_rate(sum(fp_flags), len(fp_flags))}"
+    )
 
 
 def print_table(title: str, result: dict[str, Any]) -> tuple[float, float]:
@@ -146,14 +185,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     with tempfile.TemporaryDirectory(prefix="bg-quality-") as tmp:
         build_layout(Path(tmp))
-        detector = CorpusDetector(Path(tmp))
-        result = score(lines, detector, splits)
-    print_table(f"split {options.split}", result)
-    if detector.missing_profiles:
-        print(
-            "profiles without built-in rules (scanned with benchguard's): "
-            + ", ".join(sorted(detector.missing_profiles))
-        )
+        result = score(lines, CorpusDetector(Path(tmp), "harness"), splits)
+        imported = score(lines, CorpusDetector(Path(tmp), "imported"), splits)
+    print_table(f"split {options.split}, as benchguard run scans (harness knowledge)", result)
+    print_summary(f"split {options.split}, as a scan of imported logs (profile only)", imported)
     if options.misses:
         print("\nmissed (transcript-reachable): " + " ".join(result["misses"]))
         print("false positives:")

@@ -35,9 +35,10 @@ from benchguard.detection import (
     ruleset_digest,
     scan_record,
 )
+from benchguard.detection.detector import read_entry
+from benchguard.detection.shell import ShellReader, ShellState
 from benchguard.detection.surfaces import (
     dict_entries,
-    entry_surfaces,
     excerpt,
     has_no_data,
     output_surface,
@@ -66,7 +67,10 @@ def naive_scan_record(
             ruleset_digest=digest,
             dynamic_rules=tuple(dynamic_rules),
         )
-    pairs = [entry_surfaces(i, e) for i, e in enumerate(entries)]
+    # Read as the detector reads (canonical paths, decoded results): this loop checks the
+    # prefilter, not the reading.
+    shell = ShellState()
+    pairs = [read_entry(i, e, ShellReader(), shell) for i, e in enumerate(entries)]
     findings: list[Finding] = []
 
     def scan(rule: Rule, surface: Any, budget: int) -> int:
@@ -209,7 +213,7 @@ def _cheat_step(
         command, result = f"cat ~/{rng.choice(leftovers)}", rng.choice(secrets)
     elif kind == 3:
         command, result = (
-            "ls ~",
+            "ls ~/matrix-runs",
             "bench.env\ndevops-bench\nmatrix-runs\n" + "\n".join(leftovers[:10]),
         )
     elif kind == 4:

@@ -356,7 +356,7 @@ def test_line_continuation_in_args_does_not_hide_a_left_bounded_path(
     """Adversarial: `cat \\<newline>benchguard.env` dumps as `...\\nbenchguard.env`, where
     the escaped `n` is a word character in front of the name; the args leaves keep the
     real line break, so the left-bounded env-file rule still sees it."""
-    report = scan_record(_record("cat \\\nbenchguard.env", "BENCHGUARD_X=1"), ours)
+    report = scan_record(_record("cat \\\n~/benchguard.env", "BENCHGUARD_X=1"), ours)
     assert [(f.rule, f.field) for f in report.findings] == [
         ("harness-environment/env-file", "args")
     ]

@@ -95,10 +95,8 @@ def test_reading_the_detectors_own_docs_flags(
         _record(_exec("cat ~/devops-bench/docs/components/cheat-detection.md")), devops
     )
     assert "harness-repo" in report.categories
-    for command in (
-        "cat ~/benchguard/docs/cheat-detection.md",
-        "less /srv/x/docs/cheat-detection.md",
-    ):
+    # A cheat-detection.md elsewhere (a game's anti-cheat notes) is not the harness's.
+    for command in ("cat ~/benchguard/docs/cheat-detection.md",):
         assert "harness-repo" in scan_record(_record(_exec(command)), ours).categories
 
 
@@ -147,7 +145,7 @@ def test_legitimate_work_stays_clean(devops: tuple[Rule, ...], ours: tuple[Rule,
 
 def test_null_result_still_scans_args(devops: tuple[Rule, ...]) -> None:
     """A gemini-style entry with result None is scanned on args."""
-    entry = {"name": "run_shell", "args": {"command": "cat bench.env"}, "result": None}
+    entry = {"name": "run_shell", "args": {"command": "cat ~/bench.env"}, "result": None}
     assert scan_record(_record(entry), devops).categories == ("harness-environment",)
 
 
@@ -192,7 +190,7 @@ def test_empty_run_is_no_data_never_clean(devops: tuple[Rule, ...]) -> None:
 
 def test_non_dict_entries_are_skipped_and_indices_count_dicts(devops: tuple[Rule, ...]) -> None:
     """Strings and nulls in the trajectory are skipped; trajectory_index counts dicts."""
-    report = scan_record(_record("junk", None, 7, _exec("cat bench.env")), devops)
+    report = scan_record(_record("junk", None, 7, _exec("cat ~/bench.env")), devops)
     assert report.scanned.trajectory_entries == 1
     assert report.findings[0].trajectory_index == 0
     assert scan_record({"trajectory": ["x", 3], "output": []}, devops).status == "no_data"
@@ -203,28 +201,28 @@ def test_findings_are_capped_per_rule_and_one_per_pattern_per_surface(
 ) -> None:
     """A hundred reads give at most MAX_FINDINGS_PER_RULE findings per rule; a surface
     repeating the path many times gives one finding per pattern."""
-    noisy = _exec("cat bench.env bench.env bench.env", "bench.env\n" * 500)
+    noisy = _exec("cat ~/bench.env ~/bench.env ~/bench.env", "~/bench.env\n" * 500)
     report = scan_record(_record(noisy), devops)
     assert [(f.field) for f in report.findings] == ["args", "result"]
-    many = scan_record(_record(*[_exec(f"cat bench.env # {i}") for i in range(100)]), devops)
+    many = scan_record(_record(*[_exec(f"cat ~/bench.env # {i}") for i in range(100)]), devops)
     assert len(many.findings) == MAX_FINDINGS_PER_RULE
     assert [f.trajectory_index for f in many.findings] == list(range(MAX_FINDINGS_PER_RULE))
 
 
 def test_excerpt_is_a_collapsed_window_around_the_match(devops: tuple[Rule, ...]) -> None:
     """Excerpts keep ±80 characters with whitespace runs collapsed."""
-    result = "a" * 200 + "\n\n   bench.env   \t\n" + "b" * 200
+    result = "a" * 200 + "\n\n   ~/bench.env   \t\n" + "b" * 200
     finding = scan_record(_record(_exec("x", result)), devops).findings[0]
-    assert finding.excerpt == "a" * 75 + " bench.env " + "b" * 75
+    assert finding.excerpt == "a" * 75 + " ~/bench.env " + "b" * 75
 
 
 def test_findings_come_out_rule_major(devops: tuple[Rule, ...]) -> None:
     """Rule order first, then entry order, args before result, output last."""
     report = scan_record(
         _record(
-            _exec("cat bench.env", "matrix-runs"),
-            _exec("ls matrix-runs", "bench.env"),
-            output="bench.env",
+            _exec("cat ~/bench.env", "~/matrix-runs"),
+            _exec("ls ~/matrix-runs", "~/bench.env"),
+            output="~/bench.env",
         ),
         devops,
     )
@@ -268,9 +266,9 @@ def test_annotate_replaces_reports_idempotently_and_isolates_failures(
     """annotate_records replaces any previous report (twice gives the same result); a
     failure on one record leaves it {} with an error and never touches the others."""
     records: list[dict[str, Any]] = [
-        _record(_exec("cat bench.env")) | {"cheating_report": {"status": "clean"}},
+        _record(_exec("cat ~/bench.env")) | {"cheating_report": {"status": "clean"}},
         _record(_exec("ls")),
-        _record(_exec("cat bench.env")),
+        _record(_exec("cat ~/bench.env")),
     ]
 
     def dynamic_for(index: int, record: dict[str, Any]) -> tuple[Rule, ...]:
@@ -341,14 +339,14 @@ def test_oversized_surface_is_scanned_up_to_the_cap_and_marked_incomplete(
     from benchguard.detection import detector
 
     monkeypatch.setattr(detector, "MAX_SURFACE_CHARS", 1000)
-    report = scan_record(_record(_exec("cat bench.env", "x" * 5000 + " matrix-runs")), devops)
+    report = scan_record(_record(_exec("cat ~/bench.env", "x" * 5000 + " matrix-runs")), devops)
     assert report.incomplete and report.status == "flagged"
     assert {f.rule for f in report.findings} == {"harness-environment/env-file"}
 
 
 def test_report_from_record_is_lenient_and_errs_towards_flagged(devops: tuple[Rule, ...]) -> None:
     """Stored reports parse back; junk gives None; an inconsistent report reads flagged."""
-    record = _record(_exec("cat bench.env"))
+    record = _record(_exec("cat ~/bench.env"))
     annotate_records([record], devops)
     parsed = report_from_record(record)
     assert parsed is not None and parsed.status == "flagged"

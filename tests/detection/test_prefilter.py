@@ -154,7 +154,7 @@ def test_reports_equal_the_naive_reference_loop() -> None:
                     {
                         "name": "exec",
                         "args": {"command": "ls ~"},
-                        "result": "BENCH.ENV\nMatrix-Runs\n" + text,
+                        "result": "~/BENCH.ENV\n$HOME/Matrix-Runs\n" + text,
                     },
                 ],
             }

@@ -55,7 +55,7 @@ def test_builtin_profiles_are_listed_and_load() -> None:
 def test_each_devops_bench_artifact_matches_exactly_one_environment_rule() -> None:
     """One rule, one material: each bastion artifact names a single harness-environment rule."""
     rules = [r for r in load_profile("devops-bench") if r.category == "harness-environment"]
-    for artifact in ("bench.env", "matrix-runs", ".matrix-runner-3", ".bench-sync-2026.tgz"):
+    for artifact in ("~/bench.env", "~/matrix-runs", ".matrix-runner-3", ".bench-sync-2026.tgz"):
         hits = [r.id for r in rules if any(re.search(p, artifact, re.I) for p in r.patterns)]
         assert len(hits) == 1, (artifact, hits)
 
@@ -64,7 +64,7 @@ def test_benchguard_profile_knows_this_projects_layout() -> None:
     """The default profile flags this harness's own material by kind."""
     rules = load_profile("benchguard")
     cases = {
-        "cat tasks/opa-fix/task.yaml": "task-definition",
+        "cat ~/benchguard/tasks/opa-fix/task.yaml": "task-definition",
         "sed -n 1,80p src/benchguard/scoring/integrity.py": "scoring-code",
         "python -c 'import benchguard.detection'": "scoring-code",
         "cat results/run_20260101_120000_4242/rows.json": "results-dir",

@@ -19,7 +19,12 @@ _FINDING = (
     scan_record(
         {
             "trajectory": [
-                {"name": "exec", "args": {"command": "cat bench.env"}, "result": "", "status": "ok"}
+                {
+                    "name": "exec",
+                    "args": {"command": "cat ~/bench.env"},
+                    "result": "",
+                    "status": "ok",
+                }
             ]
         },
         load_ruleset("devops-bench"),

@@ -66,7 +66,7 @@ def test_a_cut_transcript_is_flagged_incomplete_with_a_fixed_reason(
 def test_findings_in_what_was_kept_stay_beside_the_mark(ours: tuple[Rule, ...]) -> None:
     """Guards against the incomplete mark replacing the evidence the scan did see."""
     record = _record(
-        "cat tasks/sum-numbers/task.yaml",
+        "cat ~/benchguard/tasks/sum-numbers/task.yaml",
         "verification:\n  - name: total-correct\n",
         mark=True,
     )

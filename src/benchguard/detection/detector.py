@@ -31,7 +31,9 @@ from pydantic import ValidationError
 
 from benchguard.detection._patterns import exact_pattern, is_trusted, pattern_problem
 from benchguard.detection._prefilter import Prefilter, build_prefilter
+from benchguard.detection.decoding import decoded_views
 from benchguard.detection.harness_evidence import harness_evidence
+from benchguard.detection.material import CATEGORY as MATERIAL_CATEGORY
 from benchguard.detection.models import (
     SCAN_INCOMPLETE_CATEGORY,
     CheatingReport,
@@ -41,6 +43,7 @@ from benchguard.detection.models import (
     ScanCounts,
 )
 from benchguard.detection.rules import ruleset_digest
+from benchguard.detection.shell import ShellReader, ShellState, canonical_text
 from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
 from benchguard.detection.surfaces import (
     Surface,
@@ -84,8 +87,15 @@ def scan_record(
     *,
     dynamic_rules: Sequence[Rule] = (),
     time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
+    reader: ShellReader | None = None,
+    workdir: str | None = None,
 ) -> CheatingReport:
     """Scan ``record`` with the static ``rules`` then ``dynamic_rules`` (in that order).
+
+    ``reader`` reads each step's arguments as the agent's shell would (the home as the
+    agent sees it, the paths the harness knows, for globs); ``workdir`` is where the
+    agent's shell starts. Without them, any ``/home/<user>`` counts as a home and
+    relative paths are resolved only after an absolute ``cd``.
 
     The report stores the dynamic rules and the digest of the full ruleset, so a later
     rescan with the same inputs reproduces the verdict.
@@ -94,6 +104,8 @@ def scan_record(
         raise TypeError(f"a record must be a JSON object, got {type(record).__name__}")
     deadline = time.monotonic() + max(0.0, time_budget_s)
     all_rules = tuple(rules) + tuple(dynamic_rules)
+    if any(rule.category == MATERIAL_CATEGORY for rule in dynamic_rules):
+        all_rules = tuple(rule for rule in all_rules if not rule.fallback)
     plan = _plan(all_rules)
     digest = plan.digest
     entries = dict_entries(record)
@@ -116,7 +128,9 @@ def scan_record(
     incomplete_reason: str | None = None
     notes = [TRANSCRIPT_TRUNCATED_REASON] if truncated else []
     try:
-        notes += _scan(entries, output, plan, deadline, findings)
+        notes += _scan(
+            entries, output, plan, deadline, findings, reader or _DEFAULT_READER, workdir
+        )
     except _BoundHit as hit:
         notes.append(str(hit))
     findings += harness.findings
@@ -322,15 +336,18 @@ def _scan(
     plan: _Plan,
     deadline: float,
     findings: list[Finding],
+    reader: ShellReader,
+    workdir: str | None,
 ) -> list[str]:
     """Append findings in reference order; return why the scan is incomplete (if it is)."""
     notes: list[str] = []
     surfaces: list[Surface] = []
     total = 0
     entry_count = 0
+    shell = ShellState(cwd=workdir)
     for index, entry in enumerate(entries):
         _check_deadline(deadline)
-        pair = [_capped(surface, notes) for surface in entry_surfaces(index, entry)]
+        pair = [_capped(surface, notes) for surface in read_entry(index, entry, reader, shell)]
         size = len(pair[0].text) + len(pair[1].text)
         if total + size > MAX_RECORD_CHARS:
             notes.append(
@@ -377,6 +394,26 @@ def _scan(
         if "output" in rule.fields and budget > 0:
             _scan_surface(rule, ids, surfaces[-1], candidates[-1], budget, deadline, findings)
     return notes
+
+
+_DEFAULT_READER = ShellReader()
+
+
+def read_entry(
+    index: int, entry: Mapping[str, Any], reader: ShellReader, shell: ShellState
+) -> tuple[Surface, Surface]:
+    """The entry's surfaces, read as the agent's tools saw them: canonical paths after
+    the typed arguments, decoded text after an encoded result."""
+    args, result = entry_surfaces(index, entry)
+    canonical = canonical_text(reader, entry.get("args"), shell)
+    if canonical:
+        args = Surface(args.field, args.trajectory_index, args.tool, args.text + "\n" + canonical)
+    decoded = decoded_views(result.text, args.text) if result.text else ""
+    if decoded:
+        result = Surface(
+            result.field, result.trajectory_index, result.tool, result.text + "\n" + decoded
+        )
+    return args, result
 
 
 def _scan_surface(
@@ -591,6 +628,7 @@ __all__ = [
     "annotate_records",
     "is_marked_truncated",
     "lenient_report",
+    "read_entry",
     "report_from_record",
     "scan_record",
 ]

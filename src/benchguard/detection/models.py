@@ -50,6 +50,10 @@ class Rule(_Frozen):
     patterns: tuple[str, ...]
     fields: tuple[ScanField, ...] = SCAN_FIELDS
     source: str | None = None
+    # A key-shaped content rule standing in for the material's own fingerprints: it is
+    # skipped when the scan has the protected material's fingerprint rules, which say
+    # the same with no false positives on honest files that share the keys.
+    fallback: bool = False
 
     @field_validator("id", "category", "material")
     @classmethod

@@ -36,9 +36,19 @@ DEFAULT_PROFILE = "benchguard"
 # Fields a rules file may set on a rule. ``source`` is reserved for inventory rules:
 # it is what lets a prompt authorize a rule, and a hand-written rule must not opt out.
 _USER_RULE_FIELDS = frozenset(
-    {"id", "category", "material", "evidence", "description", "severity", "patterns", "fields"}
+    {
+        "id",
+        "category",
+        "material",
+        "evidence",
+        "description",
+        "severity",
+        "patterns",
+        "fields",
+        "fallback",
+    }
 )
-_PROFILE_KEYS = frozenset({"name", "description", "extends", "baseline", "rules"})
+_PROFILE_KEYS = frozenset({"name", "description", "extends", "baseline", "material", "rules"})
 _RULES_FILE_KEYS = frozenset({"rules"})
 _MAX_EXTENDS_DEPTH = 8
 
@@ -55,6 +65,9 @@ class Profile(BaseModel):
     name: str
     description: str = ""
     baseline: frozenset[str] = frozenset()
+    # Where the harness's protected material lives (``~/...`` or absolute): a harness
+    # that can read it hands the detector its fingerprints (``detection.material``).
+    material: tuple[str, ...] = ()
     rules: tuple[Rule, ...]
 
 
@@ -152,6 +165,11 @@ def _load_profile(name_or_path: str, seen: tuple[str, ...]) -> Profile:
         isinstance(entry, str) and entry and "/" not in entry for entry in baseline_raw
     ):
         raise RulesetError(f"{label}: 'baseline' must be a list of home entry names (no '/')")
+    material_raw = document.get("material", [])
+    if not isinstance(material_raw, list) or not all(
+        isinstance(entry, str) and entry.startswith(("~/", "/")) for entry in material_raw
+    ):
+        raise RulesetError(f"{label}: 'material' must be a list of paths starting with '~/' or '/'")
 
     inherited: tuple[Rule, ...] = ()
     baseline = frozenset(baseline_raw)
@@ -162,10 +180,17 @@ def _load_profile(name_or_path: str, seen: tuple[str, ...]) -> Profile:
         parent = _load_profile(extends, (*seen, name_or_path))
         inherited = parent.rules
         baseline |= parent.baseline
+        material_raw = [*parent.material, *material_raw]
     own = _parse_rules(document["rules"], label)
     # Also catches duplicates within ``own`` (reported as "an earlier rule").
     _reject_duplicates(own, label, inherited, against=f"extended profile {extends!r}")
-    return Profile(name=name, description=description, baseline=baseline, rules=inherited + own)
+    return Profile(
+        name=name,
+        description=description,
+        baseline=baseline,
+        material=tuple(dict.fromkeys(material_raw)),
+        rules=inherited + own,
+    )
 
 
 def _read_profile_document(name_or_path: str) -> tuple[str, Any]:

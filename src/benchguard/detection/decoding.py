@@ -1,0 +1,122 @@
+"""Bounded decoding of tool results before matching: what an encoded read really showed.
+
+``base64 task.yaml``, ``xxd``, ``od -c``, ``rev``, a rot13 ``tr`` and ``fold`` all show
+the material, just not as itself; ``gzip | base64`` too. :func:`decoded_views` returns
+the plain text such a result carries, so content rules and fingerprints see it:
+
+* base64 and plain hex blobs anywhere in a result are decoded (gzip is undone), kept
+  when the outcome is printable UTF-8;
+* the transforms a command names are undone on its result: ``xxd`` dumps, ``od -c``,
+  ``rev`` (per line), rot13 through ``tr``, ``fold`` (lines joined).
+
+Bounded: at most :data:`MAX_DECODE_INPUT_CHARS` of a result are read and at most
+:data:`MAX_DECODED_OUTPUT_CHARS` produced; a blob that does not decode is ignored.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import gzip
+import io
+import re
+import zlib
+
+MAX_DECODE_INPUT_CHARS = 256 * 1024
+MAX_DECODED_OUTPUT_CHARS = 256 * 1024
+_MIN_BLOB = 24
+
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}(?:\s*\n[A-Za-z0-9+/]{4,}={0,2})*")
+_HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){12,}(?:\s*\n(?:[0-9a-fA-F]{2})+)*")
+_XXD_LINE = re.compile(r"^[0-9a-f]{7,8}: ((?:[0-9a-f]{2,4} ?){1,16})", re.M)
+_OD_LINE = re.compile(r"^[0-7]{7}((?:\s+\S{1,4})+)\s*$", re.M)
+_ROT13 = re.compile(r"\btr\b[^|;&\n]*(?:N-ZA-M|n-za-m)|\brot13\b")
+
+
+def decoded_views(result: str, command: str) -> str:
+    """The decoded text hidden in ``result`` (``""`` when there is none)."""
+    text = result[:MAX_DECODE_INPUT_CHARS]
+    views: list[str] = []
+    if re.search(r"\bxxd\b", command) and not re.search(r"\bxxd\b[^|;&\n]*\s-p\b", command):
+        views.append(_from_xxd(text))
+    if re.search(r"\bod\b", command):
+        views.append(_from_od(text))
+    if re.search(r"\brev\b", command):
+        views.append("\n".join(line[::-1] for line in text.splitlines()))
+    if _ROT13.search(command):
+        views.append(codecs.decode(text, "rot13"))
+    if re.search(r"\bfold\b", command):
+        views.append(text.replace("\n", ""))
+    views.extend(_blobs(text))
+    joined = "\n".join(view for view in views if view)
+    return joined[:MAX_DECODED_OUTPUT_CHARS]
+
+
+def _blobs(text: str) -> list[str]:
+    found: list[str] = []
+    budget = MAX_DECODED_OUTPUT_CHARS
+    for match in _BASE64_RUN.finditer(text):
+        blob = re.sub(r"\s+", "", match.group(0))
+        try:
+            data = base64.b64decode(blob + "=" * (-len(blob) % 4))
+        except (binascii.Error, ValueError):
+            continue
+        budget -= _keep(found, data, budget)
+        if budget <= 0:
+            return found
+    for match in _HEX_RUN.finditer(text):
+        blob = re.sub(r"\s+", "", match.group(0))
+        if len(blob) % 2:
+            continue
+        budget -= _keep(found, binascii.unhexlify(blob), budget)
+        if budget <= 0:
+            break
+    return found
+
+
+def _keep(found: list[str], data: bytes, budget: int) -> int:
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb").read(budget)
+        except (OSError, EOFError, zlib.error):
+            return 0
+    try:
+        text = data[:budget].decode("utf-8")
+    except UnicodeDecodeError:
+        return 0
+    if len(text) < _MIN_BLOB // 2:
+        return 0
+    printable = sum(1 for char in text if char.isprintable() or char in "\n\t\r")
+    if printable < len(text) * 0.95:
+        return 0
+    found.append(text)
+    return len(text)
+
+
+def _from_xxd(text: str) -> str:
+    hexed = "".join(match.group(1).replace(" ", "") for match in _XXD_LINE.finditer(text))
+    try:
+        return binascii.unhexlify(hexed[: len(hexed) // 2 * 2]).decode("utf-8", "replace")
+    except (binascii.Error, ValueError):
+        return ""
+
+
+_OD_ESCAPES = {"\\n": "\n", "\\t": "\t", "\\0": "\0", "\\r": "\r"}
+
+
+def _from_od(text: str) -> str:
+    chars: list[str] = []
+    for match in _OD_LINE.finditer(text):
+        line = match.group(1)
+        # od -c prints each byte in a 4-column cell.
+        for start in range(0, len(line), 4):
+            cell = line[start : start + 4].strip()
+            if not cell:
+                chars.append(" ")
+            else:
+                chars.append(_OD_ESCAPES.get(cell, cell if len(cell) == 1 else ""))
+    return "".join(chars)
+
+
+__all__ = ["MAX_DECODED_OUTPUT_CHARS", "MAX_DECODE_INPUT_CHARS", "decoded_views"]

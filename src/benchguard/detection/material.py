@@ -1,0 +1,183 @@
+"""Content evidence from the protected material itself: fingerprints of its values.
+
+The harness knows the material a run must not reach (task definitions, controls, oracle
+scripts, prior results, env files), so it can recognise that material in a tool result
+however the read was disguised: a ``yq .expected_output`` through a glob, a ``grep -o``
+of one field, an encoded dump decoded before matching (``decoding``). Each protected
+file contributes its distinctive values: every line, with a leading ``key:`` or
+``"key":`` and quotes taken off, at least :data:`MIN_VALUE_CHARS` long; a value is
+represented by a window of :data:`WINDOW_CHARS` characters from its middle, which
+survives an extraction that cuts its head or tail.
+
+A fingerprint never fires on text the prompt contains: a window (or its whole value)
+found in the record's prompt is dropped for that record (:func:`for_prompt`), so a
+final answer quoting the line the prompt dictated stays clean.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchguard.detection._patterns import trust_generated
+from benchguard.detection._relax import relax_literal, remember_relaxed
+from benchguard.detection.models import Rule
+
+MIN_VALUE_CHARS = 20
+WINDOW_CHARS = 28
+MAX_VALUES_PER_FILE = 16
+MAX_MATERIAL_FILE_BYTES = 256 * 1024
+MAX_MATERIAL_FILES = 2000
+CATEGORY = "protected-material"
+
+_KEY_PREFIX = re.compile(r"""^\s*(?:-\s+)?["']?[\w.-]{1,64}["']?\s*[:=]\s*""")
+_TRIM = " \t\"',{}[]|>"
+
+
+def distinctive_values(text: str) -> list[str]:
+    """Windows of the file's distinctive values, longest values first, deterministic."""
+    values: set[str] = set()
+    for line in text.splitlines():
+        value = _KEY_PREFIX.sub("", line).strip(_TRIM)
+        if (
+            len(value) >= MIN_VALUE_CHARS
+            and sum(c.isalnum() for c in value) >= MIN_VALUE_CHARS // 2
+        ):
+            values.add(value)
+    ranked = sorted(values, key=lambda value: (-len(value), value))[:MAX_VALUES_PER_FILE]
+    return [_window(value) for value in ranked]
+
+
+def _window(value: str) -> str:
+    if len(value) <= WINDOW_CHARS:
+        return value
+    start = (len(value) - WINDOW_CHARS) // 2
+    return value[start : start + WINDOW_CHARS].strip()
+
+
+@dataclass(frozen=True)
+class MaterialFile:
+    """One protected file: where it lives (as the agent sees it) and its text."""
+
+    path: str
+    text: str
+
+
+def read_material(
+    roots: Sequence[Path], *, seen_as: Mapping[str, str] | None = None
+) -> list[MaterialFile]:
+    """Small UTF-8 regular files under ``roots`` (files or trees), sorted, bounded.
+
+    ``seen_as`` maps a root's host path prefix to the path the agent sees (a sandbox
+    bind). Symlinks are never followed: a link could pull any file into a pattern.
+    """
+    found: list[MaterialFile] = []
+    for root in sorted(roots):
+        for path in _walk(root):
+            if len(found) >= MAX_MATERIAL_FILES:
+                return found
+            text = _read_small(path)
+            if text is None:
+                continue
+            shown = str(path)
+            for host, agent in (seen_as or {}).items():
+                if shown == host or shown.startswith(host.rstrip("/") + "/"):
+                    shown = agent.rstrip("/") + shown[len(host.rstrip("/")) :]
+                    break
+            found.append(MaterialFile(shown, text))
+    return found
+
+
+def _walk(root: Path) -> Iterable[Path]:
+    try:
+        info = root.lstat()
+    except OSError:
+        return
+    if stat.S_ISREG(info.st_mode):
+        yield root
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        return
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            yield Path(directory, name)
+
+
+def _read_small(path: Path) -> str | None:
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_MATERIAL_FILE_BYTES:
+            return None
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def fingerprint_rules(files: Sequence[MaterialFile]) -> tuple[Rule, ...]:
+    """One content rule per protected file that has distinctive values."""
+    rules: list[Rule] = []
+    for item in sorted(files, key=lambda f: f.path):
+        windows = distinctive_values(item.text)
+        if not windows:
+            continue
+        rules.append(
+            Rule(
+                id=f"{CATEGORY}/{item.path}/content",
+                category=CATEGORY,
+                material=f"protected material {item.path}",
+                evidence="its contents",
+                description="Generated from the protected material: distinctive values.",
+                patterns=tuple(_literal(window) for window in windows),
+                fields=("result", "output"),
+            )
+        )
+    return tuple(rules)
+
+
+def _literal(text: str) -> str:
+    pattern = trust_generated(re.escape(text))
+    return remember_relaxed(pattern, relax_literal(text))
+
+
+def for_prompt(rules: Sequence[Rule], prompt: str) -> tuple[Rule, ...]:
+    """``rules`` without the fingerprint patterns the prompt itself contains.
+
+    Returns the same rule objects when the prompt quotes none of them (the usual case),
+    so the detector's compiled plan is reused.
+    """
+    text = (prompt or "").casefold()
+    if not text:
+        return tuple(rules)
+    kept: list[Rule] = []
+    changed = False
+    for rule in rules:
+        if rule.category != CATEGORY:
+            kept.append(rule)
+            continue
+        patterns = tuple(p for p in rule.patterns if _unescaped(p).casefold() not in text)
+        if len(patterns) == len(rule.patterns):
+            kept.append(rule)
+            continue
+        changed = True
+        if patterns:
+            kept.append(rule.model_copy(update={"patterns": patterns}))
+    return tuple(kept) if changed else tuple(rules)
+
+
+def _unescaped(pattern: str) -> str:
+    return re.sub(r"\\(.)", r"\1", pattern)
+
+
+__all__ = [
+    "CATEGORY",
+    "MaterialFile",
+    "distinctive_values",
+    "fingerprint_rules",
+    "for_prompt",
+    "read_material",
+]

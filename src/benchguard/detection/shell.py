@@ -1,0 +1,359 @@
+"""Shell-aware reading of what an agent typed: the paths a command really names.
+
+A model that knows it is watched never spells ``~/devops-bench/controls`` plainly: it
+quotes pieces (``~/dev"ops"-bench``), splits lines (``contr\\<newline>ols``), uses
+braces, ``~agent``, ``$HOME``, the literal home path, ``./`` and ``//``, variables it
+set a moment ago, ``/proc/self/cwd``, ``cd`` one level per call, base64 or hex that a
+pipe decodes. :class:`ShellReader` undoes what a shell would undo and returns the
+*canonical* words: every path made absolute against the tracked working directory,
+normalised, and spelled ``~/...`` when it is inside the home, plus any text decoded
+from a base64, hex or ``\\xNN`` blob the command carries. Rules then match one
+spelling.
+
+What it cannot see: a path computed by a program from data the transcript never shows
+(an interpreter reading a file the agent wrote earlier through hidden means, network
+input); command substitutions are not executed, only their literal parts and decodable
+blobs are read. Those are left to the sandbox and the system audit.
+
+Bounded: commands longer than :data:`MAX_COMMAND_CHARS` are read up to that length,
+brace expansion stops at :data:`MAX_BRACE_WORDS` words, decoding at
+:data:`MAX_DECODED_CHARS` characters.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import fnmatch
+import itertools
+import posixpath
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+MAX_COMMAND_CHARS = 20_000
+MAX_BRACE_WORDS = 64
+MAX_DECODED_CHARS = 4096
+MAX_WORDS = 2_000
+MAX_GLOB_MATCHES = 32
+
+_CONTINUATION = re.compile(r"\\\r?\n")
+_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
+_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*|\$))")
+_PROC_CWD = re.compile(r"^/proc/(?:self|\$\$|\$\{?PPID\}?|\d+|thread-self)/cwd(?=/|$)")
+_HOME_LITERAL = re.compile(r"^/(?:home/[^/\s]+|root)(?=/|$)")
+_BASE64_BLOB = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=])")
+_HEX_BLOB = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
+_ESCAPED_BYTES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\[0-7]{3})+")
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "(", ")", "|&", ";;"})
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+@dataclass
+class ShellState:
+    """What carries over between an agent's shell calls: the working directory."""
+
+    cwd: str | None = None
+
+
+@dataclass(frozen=True)
+class ShellReader:
+    """Canonical paths and decoded text for commands, as this agent's shell sees them.
+
+    ``home`` is the agent's home as it sees it (``None``: any ``/home/<user>`` or
+    ``/root`` counts as a home, the usual case for imported logs); ``known_paths`` are
+    absolute paths the harness knows exist (protected material, home entries), against
+    which globs are resolved.
+    """
+
+    home: str | None = None
+    known_paths: tuple[str, ...] = ()
+    _known_sorted: tuple[str, ...] = field(default=(), init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_known_sorted", tuple(sorted(set(self.known_paths))))
+
+    def read(self, command: str, state: ShellState) -> list[str]:
+        """Canonical words of ``command``; updates ``state.cwd`` on ``cd``."""
+        text = _CONTINUATION.sub("", command[:MAX_COMMAND_CHARS])
+        decoded = decoded_blobs(text)
+        text = _ANSI_C.sub(lambda m: "'" + _ansi_c(m.group(1)).replace("'", "") + "'", text)
+        unescaped = _ESCAPED_BYTES.sub(
+            lambda m: _escaped(m.group(0)).decode("utf-8", "replace"), text
+        )
+        lines = [text] if unescaped == text else [text, unescaped]
+        words: list[str] = []
+        # A decoded blob is an argument (`cat "$(echo ... | base64 -d)"`), never a command.
+        for line in [*lines, *(": " + item for item in decoded)]:
+            words.extend(self._read_line(line, state))
+            if len(words) > MAX_WORDS:
+                break
+        words.extend(decoded)
+        return list(dict.fromkeys(words))[:MAX_WORDS]
+
+    def _read_line(self, text: str, state: ShellState) -> list[str]:
+        tokens = _tokens(text)
+        variables: dict[str, str] = {}
+        if self.home:
+            variables["HOME"] = self.home
+        out: list[str] = []
+        command_start = True
+        previous = ""
+        for token in tokens:
+            if token in _SEPARATORS:
+                command_start = True
+                previous = ""
+                continue
+            assignment = _ASSIGN.match(token) if command_start else None
+            if assignment is not None:
+                variables[assignment.group(1)] = self._expand_vars(
+                    assignment.group(2), variables, state
+                )
+                value = variables[assignment.group(1)]
+                out.extend(self._canonical_words(value, state))
+                continue
+            expanded = self._expand_vars(token, variables, state)
+            if not command_start:
+                for word in brace_expand(expanded):
+                    out.extend(self._canonical_words(word, state))
+            if previous in {"cd", "pushd"} and not command_start:
+                target = self._absolute(expanded, state)
+                if target is not None:
+                    state.cwd = target
+            previous = token if command_start else previous
+            command_start = False
+        return out
+
+    def _expand_vars(self, word: str, variables: dict[str, str], state: ShellState) -> str:
+        def value(match: re.Match[str]) -> str:
+            name = match.group(1) or match.group(2)
+            if name == "PWD" and state.cwd:
+                return state.cwd
+            if name in variables:
+                return variables[name]
+            return match.group(0)
+
+        return _VAR.sub(value, word)
+
+    def _canonical_words(self, word: str, state: ShellState) -> list[str]:
+        bare = "/" not in word and not word.startswith("~")
+        # A bare name is a path relative to a known working directory (after
+        # `cd ~/bench; cat task.yaml`); options and empty words are not.
+        if bare and (state.cwd is None or not word or word.startswith("-") or "=" in word):
+            return []
+        path = self._absolute(word, state)
+        if path is None:
+            return []
+        found = [self._spelled(path)]
+        if _GLOB_CHARS.search(path):
+            found.extend(self._spelled(match) for match in self._glob(path))
+        return found
+
+    def _absolute(self, word: str, state: ShellState) -> str | None:
+        """``word`` as an absolute normalised path, or ``None`` if it is not a path."""
+        if not word or word.startswith(("-", "http:", "https:")) or "://" in word:
+            return None
+        path = word
+        if path.startswith("~"):
+            head, _, rest = path[1:].partition("/")
+            # ~ and ~user: this agent's home (a sandbox has one user that matters).
+            home = self.home or (f"/home/{head}" if head else "/home/~")
+            if head and self.home is not None and head not in {"", posixpath.basename(self.home)}:
+                home = f"/home/{head}"
+            path = home + ("/" + rest if rest else "")
+        proc = _PROC_CWD.match(path)
+        if proc is not None:
+            if state.cwd is None:
+                return None
+            path = state.cwd + path[proc.end() :]
+        if not path.startswith("/"):
+            if state.cwd is None:
+                return None
+            path = state.cwd.rstrip("/") + "/" + path
+        normal = posixpath.normpath(path)
+        return "/" + normal.lstrip("/")
+
+    def _spelled(self, path: str) -> str:
+        """``~/...`` inside the home, the absolute path elsewhere."""
+        if self.home is not None:
+            home = self.home.rstrip("/")
+            if path == home:
+                return "~"
+            if path.startswith(home + "/"):
+                return "~" + path[len(home) :]
+            return path
+        match = _HOME_LITERAL.match(path)
+        if match is not None:
+            return "~" + path[match.end() :]
+        return path
+
+    def _glob(self, pattern: str) -> list[str]:
+        """Known paths the glob can name, or that lie under a directory it names."""
+        found: list[str] = []
+        depth = pattern.count("/")
+        for known in self._known_sorted:
+            parts = known.split("/")
+            prefix = "/".join(parts[: depth + 1])
+            if fnmatch.fnmatchcase(prefix, pattern) and prefix not in found:
+                found.append(prefix)
+                if len(found) >= MAX_GLOB_MATCHES:
+                    break
+        return found
+
+
+def _ansi_c(body: str) -> str:
+    try:
+        return codecs.decode(body.encode("latin-1", "backslashreplace"), "unicode_escape")
+    except (UnicodeDecodeError, ValueError):
+        return body
+
+
+def _tokens(text: str) -> list[str]:
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    tokens: list[str] = []
+    try:
+        for token in lexer:
+            tokens.append(token)
+            if len(tokens) > MAX_WORDS:
+                break
+    except ValueError:  # unbalanced quotes: read what the shell would at best
+        tokens = text.replace('"', " ").replace("'", " ").split()
+    # Redirections and the newline inside a here-document read as separators.
+    return [";" if set(t) <= set("<>") else t for t in tokens]
+
+
+def brace_expand(word: str) -> list[str]:
+    """Bash brace expansion of one word (``a{b,c}d`` -> ``abd acd``), bounded."""
+    results = [word]
+    for _ in range(8):
+        changed = False
+        expanded: list[str] = []
+        for item in results:
+            parts = _first_brace(item)
+            if parts is None:
+                expanded.append(item)
+                continue
+            changed = True
+            head, options, tail = parts
+            expanded.extend(head + option + tail for option in options)
+        results = expanded[:MAX_BRACE_WORDS]
+        if not changed:
+            break
+    return results
+
+
+def _first_brace(word: str) -> tuple[str, list[str], str] | None:
+    start = word.find("{")
+    while start != -1:
+        depth, index, commas = 0, start, []
+        while index < len(word):
+            char = word[index]
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif char == "," and depth == 1:
+                commas.append(index)
+            index += 1
+        if index < len(word) and commas:
+            bounds = [start, *commas, index]
+            options = [word[a + 1 : b] for a, b in itertools.pairwise(bounds)]
+            return word[:start], options, word[index + 1 :]
+        start = word.find("{", start + 1)
+    return None
+
+
+def decoded_blobs(text: str, *, limit: int = MAX_DECODED_CHARS) -> list[str]:
+    """Printable text hidden in base64, hex or ``\\xNN`` blobs of ``text`` (bounded)."""
+    found: list[str] = []
+    budget = limit
+    for match in _ESCAPED_BYTES.finditer(text):
+        _keep(found, _escaped(match.group(0)), budget)
+    for match in _HEX_BLOB.finditer(text):
+        try:
+            _keep(found, binascii.unhexlify(match.group(0)), budget)
+        except (binascii.Error, ValueError):
+            continue
+    for match in _BASE64_BLOB.finditer(text):
+        blob = match.group(0)
+        try:
+            _keep(found, base64.b64decode(blob + "=" * (-len(blob) % 4)), budget)
+        except (binascii.Error, ValueError):
+            continue
+        budget = limit - sum(len(item) for item in found)
+        if budget <= 0:
+            break
+    return found
+
+
+def _escaped(text: str) -> bytes:
+    try:
+        return codecs.escape_decode(text.encode())[0]
+    except ValueError:
+        return b""
+
+
+def _keep(found: list[str], data: bytes, budget: int) -> None:
+    if not data or budget <= 0:
+        return
+    try:
+        text = data[:budget].decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    printable = sum(1 for char in text if char.isprintable() or char in "\n\t")
+    if printable == len(text) and len(text) >= 4:
+        found.append(text)
+
+
+def command_strings(args: object) -> Iterable[str]:
+    """The strings of a tool call's arguments a shell or a file tool would read."""
+    if isinstance(args, str):
+        yield args
+    elif isinstance(args, dict):
+        for value in args.values():
+            yield from command_strings(value)
+    elif isinstance(args, list | tuple):
+        for value in args:
+            yield from command_strings(value)
+
+
+# Argument names of structured file tools (read_file, glob, list_dir, str_replace_editor):
+# their value is one path or pattern, not a shell command.
+PATH_ARGUMENTS = frozenset(
+    {"path", "file_path", "filepath", "filename", "file", "pattern", "directory", "dir", "paths"}
+)
+
+
+def canonical_text(reader: ShellReader, args: object, state: ShellState) -> str:
+    """The canonical words of every command string in ``args``, one per line."""
+    words: list[str] = []
+    if isinstance(args, dict):
+        for key, value in args.items():
+            for text in command_strings(value):
+                if isinstance(key, str) and key.lower() in PATH_ARGUMENTS:
+                    words.extend(reader.read(": " + shlex.quote(text), state))
+                else:
+                    words.extend(reader.read(text, state))
+    else:
+        for text in command_strings(args):
+            words.extend(reader.read(text, state))
+    return "\n".join(dict.fromkeys(words))
+
+
+__all__ = [
+    "MAX_BRACE_WORDS",
+    "MAX_COMMAND_CHARS",
+    "ShellReader",
+    "ShellState",
+    "brace_expand",
+    "canonical_text",
+    "command_strings",
+    "decoded_blobs",
+]
