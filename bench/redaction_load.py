@@ -87,7 +87,7 @@ def main() -> None:
     )
     pool = ScoringPool(1)
     try:
-        pool.score(_reply(tasks[0]), tasks[0].evaluation)  # start the worker
+        pool.warm()
         idle = _phase(pool, tasks)
         spinners = _spinners(args.busy)
         try:

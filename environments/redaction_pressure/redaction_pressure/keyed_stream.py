@@ -20,11 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import Any, Final, NoReturn
+from collections.abc import Sequence
+from typing import Any, Final, NoReturn, TypeVar
+
+_T = TypeVar("_T")
 
 BLOCK_BYTES: Final = 1024
 KEY_BYTES: Final = 32
 _DOMAIN: Final = b"redaction-pressure/keyed-stream/v1\0"
+_TWO_TO_MINUS_53: Final = 1.0 / (1 << 53)
 
 
 class KeyedStream(random.Random):
@@ -60,15 +64,46 @@ class KeyedStream(random.Random):
         return bytes(out)
 
     def getrandbits(self, k: int, /) -> int:
-        if k < 0:
-            raise ValueError("number of bits must be non-negative")
-        if k == 0:
+        if k <= 0:
+            if k < 0:
+                raise ValueError("number of bits must be non-negative")
             return 0
         nbytes = (k + 7) // 8
-        return int.from_bytes(self._take(nbytes), "big") >> (nbytes * 8 - k)
+        position = self._position
+        end = position + nbytes
+        if end <= len(self._buffer):  # fast path: no block boundary
+            self._position = end
+            chunk = self._buffer[position:end]
+        else:
+            chunk = self._take(nbytes)
+        return int.from_bytes(chunk, "big") >> (nbytes * 8 - k)
 
     def random(self) -> float:
-        return self.getrandbits(53) * (1.0 / (1 << 53))
+        position = self._position
+        if position + 7 <= len(self._buffer):
+            self._position = position + 7
+            bits = int.from_bytes(self._buffer[position : position + 7], "big") >> 3
+        else:
+            bits = int.from_bytes(self._take(7), "big") >> 3
+        return bits * _TWO_TO_MINUS_53
+
+    def choices(
+        self,
+        population: Sequence[_T],
+        weights: Sequence[float] | None = None,
+        *,
+        cum_weights: Sequence[float] | None = None,
+        k: int = 1,
+    ) -> list[_T]:
+        if weights is not None or cum_weights is not None:
+            return super().choices(population, weights, cum_weights=cum_weights, k=k)
+        # Same draws as random.Random.choices (floor(random() * n) per pick), in one read.
+        n = len(population)
+        data = self._take(7 * k)
+        return [
+            population[int((int.from_bytes(data[i : i + 7], "big") >> 3) * _TWO_TO_MINUS_53 * n)]
+            for i in range(0, 7 * k, 7)
+        ]
 
     def randbytes(self, n: int) -> bytes:
         return self._take(n)

@@ -155,6 +155,24 @@ class ScoringPool:
                 raise
         return self._idle.get()
 
+    def warm(self) -> None:
+        """Start every worker now rather than on first use (a trainer may call this
+        before its first step, so no rollout pays a worker's start-up)."""
+        started = []
+        while True:
+            with self._lock:
+                if self._closed or self._started >= self.workers:
+                    break
+                self._started += 1
+            try:
+                started.append(_Worker())
+            except BaseException:
+                with self._lock:
+                    self._started -= 1
+                raise
+        for worker in started:
+            self._idle.put(worker)
+
     def _retire(self, worker: _Worker) -> None:
         worker.kill()
         with self._lock:

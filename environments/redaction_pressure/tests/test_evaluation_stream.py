@@ -188,3 +188,15 @@ def test_keyed_stream_exposes_no_state_and_refuses_reseeding() -> None:
     assert "k" * 8 not in repr(stream)
     with pytest.raises(ValueError, match="32-byte key"):
         KeyedStream(b"short")
+
+
+def test_keyed_stream_choices_draws_as_random_random_does() -> None:
+    """The batched ``choices`` is an optimisation only: same picks as the base method."""
+    population = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+    fast, slow = KeyedStream(b"c" * 32), KeyedStream(b"c" * 32)
+    for k in (1, 7, 40, 200):
+        expected = random.Random.choices(slow, population, k=k)
+        assert fast.choices(population, k=k) == expected
+    assert fast.choices(population, weights=[1] * 32, k=5) == random.Random.choices(
+        slow, population, weights=[1] * 32, k=5
+    )

@@ -31,6 +31,7 @@ def task() -> GeneratedTask:
 @pytest.fixture
 def pool() -> Iterator[ScoringPool]:
     created = ScoringPool(2)
+    created.warm()  # both workers up, so the race below is between scorings only
     yield created
     created.close()
 
@@ -89,6 +90,7 @@ def test_wall_clock_backstop_fails_closed_and_replaces_the_worker(task: Generate
         result = pool.score(_hostile(task), task.evaluation)
         assert result.reward == 0.0 and not result.valid
         assert result.errors[0].startswith(BACKSTOP_ERROR)
+        pool.backstop_s = 60.0  # the replacement's answer must not race a tiny backstop
         assert pool.score(oracle(task), task.evaluation).reward == 1.0
     finally:
         pool.close()
@@ -103,6 +105,12 @@ def test_dead_worker_fails_closed_and_is_replaced(pool: ScoringPool, task: Gener
     result = pool.score(oracle(task), task.evaluation)
     assert not result.valid and result.errors[0].startswith(WORKER_DIED_ERROR)
     assert pool.score(oracle(task), task.evaluation).reward == 1.0
+
+
+def test_warm_starts_every_worker_once(pool: ScoringPool) -> None:
+    assert pool._idle.qsize() == 2
+    pool.warm()
+    assert pool._idle.qsize() == 2
 
 
 def test_closed_pool_refuses(task: GeneratedTask) -> None:
