@@ -220,3 +220,22 @@ def test_resume_refuses_a_different_batch_and_a_directory_without_a_plan(
     )
     assert code == 0 and again == run_dir, output
     assert load_run(run_dir) == before
+
+
+def test_resume_reruns_a_run_whose_journal_file_is_unusable(
+    operator: Operator, tmp_path: Path
+) -> None:
+    """Guards against a damaged journal entry being published as a guess: the run counts
+    as not run, is run again, and the problem is reported."""
+    tasks = _tasks(tmp_path / "tasks", {"a-none": "POISON=none", "b-none": "POISON=none"})
+    run_dir = operator.run_ok(str(tasks), "--agent", str(AGENTS / "poison.yaml"), code=0)
+    damaged = run_dir / "runs" / "000001.json"
+    damaged.write_text('{"schema_version": 1, "position": 1, "record": {', "utf-8")
+    code, output, again = operator.run(
+        str(tasks), "--agent", str(AGENTS / "poison.yaml"), "--resume", str(run_dir)
+    )
+    assert code == 0 and again == run_dir, output
+    assert "000001.json: unusable, the run counts as not run" in output
+    records, _ = _assert_consistent(run_dir)
+    assert [r["status"] for r in records] == ["success", "success"]
+    assert json.loads(damaged.read_text("utf-8"))["record"]["folder"] == "b-none"

@@ -126,16 +126,20 @@ class BatchResult:
     errors: list[str]
     # The signal that stopped the batch ("SIGINT", "SIGTERM"), if one did.
     interrupted_by: str | None = None
+    # Whether results.json, rows.json and manifest.json were written.
+    published: bool = True
 
     @property
     def exit_code(self) -> int:
         """1 if any run was flagged or gated; else 3 if the batch is incomplete (a run
-        errored or was interrupted, a run never started, a task was skipped); else 0.
+        errored or was interrupted, a run never started, a task was skipped, the files
+        could not be written); else 0.
         A finding wins: it must never be hidden behind an incomplete batch."""
         if any(row.catastrophic or row.integrity_status == "flagged" for row in self.rows):
             return EXIT_FINDINGS
         incomplete = (
-            self.interrupted_by is not None
+            not self.published
+            or self.interrupted_by is not None
             or self.manifest.not_run
             or self.manifest.skipped_tasks
             or any(record.status in NO_CREDIT_STATUSES for record in self.records)
@@ -677,15 +681,25 @@ def publish(
         errors.append(f"rows failed: {type(exc).__name__}: {exc}")
     document = results_document(raw, run_id=manifest.run_id, t=manifest.t, manifest=manifest)
     run_dir = journal.run_dir
-    write_files_atomic(
-        {
-            run_dir / RESULTS_FILE: dumps(document.to_json()),
-            run_dir / ROWS_FILE: dumps([row.to_json() for row in rows]),
-            run_dir / MANIFEST_FILE: dumps(
-                {**manifest.to_json(), "evidenceSources": list(settings.evidence_sources)}
-            ),
-        }
-    )
+    written = True
+    try:
+        write_files_atomic(
+            {
+                run_dir / RESULTS_FILE: dumps(document.to_json()),
+                run_dir / ROWS_FILE: dumps([row.to_json() for row in rows]),
+                run_dir / MANIFEST_FILE: dumps(
+                    {**manifest.to_json(), "evidenceSources": list(settings.evidence_sources)}
+                ),
+            }
+        )
+    except (OSError, ValueError) as exc:
+        # The runs are safe in the journal: --resume writes the files again.
+        written = False
+        errors.append(
+            f"{run_dir}: cannot write {RESULTS_FILE}, {ROWS_FILE} and {MANIFEST_FILE} "
+            f"({type(exc).__name__}: {exc}); the finished runs are in {run_dir / 'runs'}, "
+            f"and --resume {run_dir} writes them"
+        )
     return BatchResult(
         run_dir=run_dir,
         records=records,
@@ -693,4 +707,5 @@ def publish(
         manifest=manifest,
         errors=errors,
         interrupted_by=interrupted_by,
+        published=written,
     )
