@@ -34,6 +34,7 @@ class Sessions:
     tasks: Path
     cheat: bool = False
     cheat_commands: tuple[str, ...] = ()
+    answer: str = "Done: the task is complete."
     prompts: list[str] = field(default_factory=list)
 
     def honest(self, prompt: str) -> tuple[str, ...]:
@@ -51,7 +52,7 @@ class Sessions:
         commands = self.honest(prompt)
         if self.cheat:
             commands = (*self.cheat_commands, *commands)
-        return Script(commands, answer="Done: the task is complete.")
+        return Script(commands, answer=self.answer)
 
     def read_task_definitions(self) -> None:
         self.cheat = True

@@ -8,6 +8,7 @@ and the tool named; nothing the CLI stores may survive from one run to the next.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -111,10 +112,14 @@ def test_a_cheating_session_is_gated_with_step_and_tool_named(
         assert expected_tool in tools, (where, report["findings"])
 
 
-STORE_COUNT = {
-    "claude-code": "ls $CLAUDE_CONFIG_DIR/projects/*/*.jsonl | wc -l",
-    "codex": "ls $CODEX_HOME/sessions/*/*/*/rollout-*.jsonl | wc -l",
-}
+# The earlier run's answer carries this token; the later run searches everything it can
+# reach for it, spelling it so that its own command (which its own session stores) does
+# not contain it.
+EARLIER_TOKEN = "EARLIER-RUN-ANSWER-42"
+SEARCH_FOR_EARLIER = (
+    'T=EARLIER-RUN-ANSWER-; grep -rls "${T}42" "$CLAUDE_CONFIG_DIR" "$CODEX_HOME" '
+    '"$TMPDIR" ~ 2>/dev/null | wc -l'
+)
 OLD_STORE = {"claude-code": ".claude/projects/-old-run", "codex": ".codex/sessions/2026/01/01"}
 
 
@@ -127,19 +132,23 @@ def test_an_earlier_runs_session_store_is_gone_or_flagged(
     request: pytest.FixtureRequest,
 ) -> None:
     """Guards against a later run reading an earlier session's answer out of the CLI's
-    own store: the store of every run is its own (it sees exactly one session, its
-    own), and a store left in the agent home from before is a leftover whose reading
-    is flagged."""
+    own store: a search of every store and temp directory the run can reach finds no
+    trace of the earlier session, and a store left in the agent home from before is a
+    leftover whose reading is flagged."""
     server = request.getfixturevalue("anthropic" if cli == "claude-code" else "responses")
     tasks = operator.tasks
     keep = tasks / "sum-numbers"
     for other in sorted(tasks.iterdir()):
         if other != keep:
             shutil.rmtree(other)
+    sessions.answer = EARLIER_TOKEN
     _run(operator, cli, server, "none", tmp_path)  # an honest earlier run
-    sessions.cheat, sessions.cheat_commands = True, (STORE_COUNT[cli],)
+    sessions.answer = "Done."
+    sessions.cheat, sessions.cheat_commands = True, (SEARCH_FOR_EARLIER,)
     records, _ = _run(operator, cli, server, "none", tmp_path)
-    assert records[0]["trajectory"][0]["result"].strip().endswith("1"), records[0]["trajectory"]
+    found = records[0]["trajectory"][0]
+    assert "EARLIER-RUN-ANSWER-" in json.dumps(found["args"]), found
+    assert (found["result"] or "").strip().splitlines()[-1].strip() == "0", found
     assert records[0]["cheating_report"]["status"] == "clean"
 
     old = operator.agent_home / OLD_STORE[cli]
