@@ -7,16 +7,18 @@ Every case goes through ``benchguard run`` with a small agent of our own
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.helpers import GONE_WITHIN_S, Operator, eventually_gone, load_run
+from harness.helpers import GONE_WITHIN_S, Operator, alive, eventually_gone, load_run
 
 pytestmark = pytest.mark.slow
 
@@ -99,11 +101,13 @@ def test_each_poisoned_run_leaves_the_batch_and_every_other_run_intact(
     assert (run_dir / "results.json").stat().st_size < 64 << 20
 
 
-def _signal_batch(operator: Operator, tmp_path: Path, sig: signal.Signals) -> Path:
+def _signal_batch(
+    operator: Operator, tmp_path: Path, sig: signal.Signals, marker: str, *extra: str
+) -> Path:
     """Start a -j 2 batch of 16 sleeper runs, signal it after some runs finished, and
     return its run directory once the harness has exited."""
-    tasks = _tasks(tmp_path / "tasks", {f"t{i:02d}": "answer ok" for i in range(4)})
-    command = [sys.executable, "-m", "benchguard", "run", str(tasks)]
+    tasks = _tasks(tmp_path / "tasks", {f"t{i:02d}": f"answer ok {marker}" for i in range(4)})
+    command = [sys.executable, "-m", "benchguard", "run", str(tasks), *extra]
     command += ["--agent", str(AGENTS / "sleeper.yaml"), "-j", "2", "--iterations", "4"]
     command += ["--out", str(operator.results), "--home", str(operator.agent_home), "--quiet"]
     harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -134,7 +138,8 @@ def test_a_signal_mid_batch_keeps_every_finished_run_kills_every_agent_and_resum
     """Guards against Ctrl-C (or timeout/CI/Slurm's SIGTERM) losing the finished runs,
     being ignored until the batch ends, or leaving agents (and their detached children)
     running; and against --resume doing anything but completing the same batch."""
-    run_dir = _signal_batch(operator, tmp_path, sig)
+    marker = f"MARK-{uuid.uuid4().hex}"
+    run_dir = _signal_batch(operator, tmp_path, sig, marker)
     records, _ = _assert_consistent(run_dir)
     manifest = _strict_json(run_dir / "manifest.json")
     assert manifest["interruptedBy"] == sig.name
@@ -150,6 +155,7 @@ def test_a_signal_mid_batch_keeps_every_finished_run_kills_every_agent_and_resum
     pids = [int(p.name) for p in (operator.agent_home / "pids").iterdir()]
     assert pids
     assert all(eventually_gone(pid) for pid in pids), "an agent process outlived the batch"
+    assert _carrying(marker) == []
 
     code, output, resumed = operator.run(
         str(tmp_path / "tasks"),
@@ -192,6 +198,36 @@ def test_a_signal_mid_batch_keeps_every_finished_run_kills_every_agent_and_resum
     ]
     fresh_manifest = _strict_json(fresh / "manifest.json")
     assert {k for k in manifest} == {k for k in fresh_manifest}
+
+
+def _carrying(marker: str) -> list[int]:
+    """Live processes whose command line holds ``marker``, after a grace for reaping."""
+    deadline = time.monotonic() + GONE_WITHIN_S
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    cmdline = (entry / "cmdline").read_bytes()
+                except OSError:
+                    continue
+                if marker.encode() in cmdline and alive(int(entry.name)):
+                    found.append(int(entry.name))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_a_signal_kills_sandboxed_agents_too(operator: Operator, tmp_path: Path) -> None:
+    """Guards against a sandboxed agent (in its own pid namespace, as another uid when
+    the harness is root) surviving an interrupted batch."""
+    marker = f"MARK-{uuid.uuid4().hex}"
+    run_dir = _signal_batch(operator, tmp_path, signal.SIGINT, marker, "--sandbox", "bwrap")
+    records, _ = _assert_consistent(run_dir)
+    assert {r["status"] for r in records} <= {"success", "interrupted"}
+    assert all(r["sandboxed"] for r in records)
+    assert _carrying(marker) == []
 
 
 def test_resume_refuses_a_different_batch_and_a_directory_without_a_plan(
