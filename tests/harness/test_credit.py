@@ -83,11 +83,6 @@ def test_a_noop_agent_after_an_honest_batch_ranks_at_zero(operator: Operator) ->
     assert included["unverifiedPolicy"] == "include"
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="home-file checks pass only for files this run created or changed: owned by "
-    "issue 10 (harness/verification.py), not landed when this test was written",
-)
 def test_a_noop_agent_after_an_honest_batch_scores_zero_on_every_home_file_task(
     operator: Operator,
 ) -> None:

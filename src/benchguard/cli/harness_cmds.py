@@ -39,6 +39,7 @@ from benchguard.harness.sandbox import (
     probe_bwrap,
 )
 from benchguard.harness.tasks import TaskDirError, load_tasks
+from benchguard.harness.verification import CheckSandbox
 from benchguard.harness.workspace import (
     DEFAULT_AGENT_HOME,
     WorkspaceError,
@@ -261,6 +262,7 @@ def run(
         judge=_judge(judge, console),
         identity=identity,
         audit=audit_settings,
+        check_sandbox=_check_sandbox(console, bwrap if sandbox_mode == "bwrap" else None),
     )
     total = len(loaded.tasks) * iterations
     with Progress(
@@ -297,6 +299,21 @@ def run(
     typer.echo(str(result.run_dir))
     if result.exit_code != 0:
         raise typer.Exit(result.exit_code)
+
+
+def _check_sandbox(console: Console, bwrap: str | None) -> CheckSandbox | None:
+    """Command checks are sandboxed wherever bubblewrap works, whatever --sandbox says."""
+    try:
+        found = bwrap or probe_bwrap()
+        identity = agent_identity(os.environ)
+    except (SandboxUnavailable, IdentityError) as exc:
+        print_warning(
+            console,
+            f"verification commands run without a sandbox ({exc}); records say "
+            "checks_sandboxed: false",
+        )
+        return None
+    return CheckSandbox(found, identity)
 
 
 def _audit_settings(console: Console, mode: str, protect: list[Path]) -> AuditSettings:

@@ -60,7 +60,7 @@ from benchguard.harness.sandbox import (
 )
 from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture, read_tail
-from benchguard.harness.verification import run_checks
+from benchguard.harness.verification import CheckSandbox, HomeFiles, run_checks
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
 from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
 from benchguard.results.io import dumps, results_document, write_files_atomic
@@ -102,6 +102,8 @@ class BatchSettings:
     # Set when the harness is root: sandboxed agents run as this unprivileged uid.
     identity: AgentIdentity | None = None
     audit: AuditSettings = field(default_factory=AuditSettings)
+    # Command checks run in this sandbox; None where bubblewrap is unavailable.
+    check_sandbox: CheckSandbox | None = None
 
     @property
     def evidence_sources(self) -> tuple[str, ...]:
@@ -200,6 +202,7 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         "evidence_sources": list(settings.evidence_sources),
         # Replaced by the audit's summary when the audit is on; None says it was off.
         "system_audit": None,
+        "checks_sandboxed": settings.check_sandbox is not None,
     }
 
 
@@ -297,6 +300,7 @@ def run_job(
             audit.remove()
             audit = None
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
+        home_files = HomeFiles.snapshot(job.task, settings.home)
         finished = run_process(
             argv,
             cwd=scratch.workspace,
@@ -352,7 +356,11 @@ def run_job(
             record["status"] = "success"
         if record["status"] not in ("interrupted",) and finished.start_error is None:
             record["verification_report"] = run_checks(
-                job.task, workspace=scratch.workspace, home=settings.home
+                job.task,
+                workspace=scratch.workspace,
+                home=settings.home,
+                sandbox=settings.check_sandbox,
+                home_files=home_files,
             )
     except Exception as exc:  # a harness fault on one run must not lose the batch
         log.exception("run %s#%s failed in the harness", job.task.folder, job.iteration)

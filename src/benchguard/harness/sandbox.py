@@ -81,6 +81,8 @@ class SandboxSpec:
     writable_dirs: tuple[Path, ...] = ()
     read_only: tuple[Path, ...] = field(default_factory=tuple)
     network: bool = False
+    # False for verification: the check reads the workspace and cannot change it.
+    workspace_writable: bool = True
 
 
 def interpreter_paths() -> tuple[Path, ...]:
@@ -142,8 +144,13 @@ def bwrap_argv(
     args += _etc_args(spec.network)
     args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
     args += ["--dev", "/dev", "--tmpfs", "/tmp"]
-    read_only = sorted({*interpreter_paths(), *spec.read_only})
-    writable = [spec.home, spec.workspace, *spec.writable_dirs, *spec.writable_files]
+    read_only = sorted(
+        {*interpreter_paths(), *spec.read_only}
+        | (set() if spec.workspace_writable else {spec.workspace})
+    )
+    writable = [spec.home, *spec.writable_dirs, *spec.writable_files]
+    if spec.workspace_writable:
+        writable.insert(1, spec.workspace)
     if identity is not None:
         # bwrap copies a host parent's mode (``/root`` is 0700); the unprivileged agent
         # must be able to walk down to what is bound for it.
