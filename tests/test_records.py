@@ -99,3 +99,15 @@ def test_not_an_object_is_an_errored_record_not_a_crash() -> None:
     record = parse_record(["a", "list"])
     assert isinstance(record, RunRecord) and record.status == "error"
     assert record.error == "record is list, not an object"
+
+
+def test_an_oversized_field_is_kept_as_cut_text_and_a_typed_one_falls_back() -> None:
+    """Guards against one huge field (a foreign record's metadata, a forged report)
+    making a record unbounded."""
+    huge = {"blob": ["x" * 1024] * 5000}  # ~5 MiB of text
+    record = parse_record({"name": "t", "metadata": huge, "cheating_report": huge})
+    data = record.to_json(complete=False)
+    assert isinstance(data["metadata"], str) and len(data["metadata"]) <= 5 << 20
+    assert "[... cut by the harness ...]" in data["metadata"]
+    assert record.cheating_report == {}
+    assert sum("kept as cut text" in note for note in record.record_errors) == 2

@@ -16,7 +16,11 @@ What the edge parser guarantees, whatever the input was:
 - a trajectory keeps at most :data:`MAX_STEPS` steps and :data:`MAX_TRAJECTORY_BYTES`
   of step text (its head and its tail, as the transcript reader does for bytes); a cut
   sets ``transcript_truncated``, which the detector reads as an incomplete scan, and
-  says what was dropped in ``transcript_errors``. Padding never makes a record clean.
+  says what was dropped in ``transcript_errors``. Padding never makes a record clean;
+- the output keeps :data:`MAX_OUTPUT_CHARS` characters (head and tail, marked as a
+  cut); any other field past :data:`MAX_FIELD_CHARS` characters of text is kept as cut
+  text (a typed field then falls back to its default, noted), so a record's size is
+  bounded field by field.
 
 Foreign records (imported logs, older results files) may carry keys this model does not
 declare: they are kept (``extra="allow"``) after the same sanitising, and written back
@@ -59,6 +63,10 @@ MAX_TAIL_STEP_BYTES = 4 << 20
 MAX_TRAJECTORY_BYTES = MAX_HEAD_STEP_BYTES + MAX_TAIL_STEP_BYTES
 # A final output (one detector surface) longer than this keeps its head and tail.
 MAX_OUTPUT_CHARS = 7 << 20
+# Any other field (the prompt, a report, a foreign record's own keys) past this many
+# characters of text is kept as cut text: with the step and output caps, this bounds
+# the bytes of a record.
+MAX_FIELD_CHARS = 4 << 20
 # Leaf text kept from a value nested past MAX_DEPTH.
 MAX_FLATTENED_CHARS = 64 << 10
 # Notes kept per record about what the parser replaced (the rest are counted).
@@ -465,7 +473,18 @@ def parse_record(raw: Any) -> RunRecord:
     window = bound_steps(trajectory_raw if isinstance(trajectory_raw, list) else [], notes)
     if trajectory_raw is not None and not isinstance(trajectory_raw, list):
         notes.add(f"trajectory is {type(trajectory_raw).__name__}, not a list; dropped")
-    rest = sanitize_json({k: v for k, v in raw.items() if k != "trajectory"}, notes)
+    rest: dict[str, Any] = {}
+    for raw_key, raw_value in raw.items():
+        if raw_key == "trajectory":
+            continue
+        key = clean_text(str(raw_key))
+        before = notes.chars
+        rest[key] = sanitize_json(raw_value, notes, where=key)
+        if key != "output" and notes.chars - before > MAX_FIELD_CHARS:
+            # Bytes per record are bounded field by field: past the cap a field keeps
+            # its text, cut, as one string (a typed field then falls back to its default).
+            rest[key] = flatten_leaves(rest[key], MAX_FIELD_CHARS) + CUT_MARK.rstrip()
+            notes.add(f"{key}: more than {MAX_FIELD_CHARS} characters; kept as cut text")
     fields: dict[str, Any] = {}
     for key, value in rest.items():
         if key in _RECORD_FIELDS:
