@@ -107,8 +107,11 @@ def test_scan_cli_reports_the_bad_line_and_flags_the_valid_record(tmp_path: Path
         app, ["scan", str(path), "--profile", "devops-bench", "--json"], env=ENV
     )
     assert result.exit_code == 1, result.output
-    [entry] = json.loads(result.stdout)
+    entries = json.loads(result.stdout)
+    [entry] = [e for e in entries if e["report"] is not None]
     assert entry["report"]["status"] == "flagged"
+    [skipped] = [e for e in entries if e["report"] is None]
+    assert skipped["file"] == str(path) and "line 1" in skipped["skipped"]
     assert f"{path}: line 1" in result.stderr.replace("\n", "")
 
 

@@ -55,10 +55,12 @@ def test_a_line_past_the_decoders_limits_costs_only_that_line(
     result = CliRunner().invoke(app, ["scan", str(path), "--json"], env={"NO_COLOR": "1"})
     assert result.exit_code == 1, result.output
     entries = json.loads(result.stdout)
-    assert [(e["name"], e["report"]["status"]) for e in entries] == [
+    assert [(e["name"], e["report"]["status"]) for e in entries if e["report"]] == [
         ("honest", "clean"),
         ("cheat", "flagged"),
     ]
+    # The skipped line is listed with its reason (fail closed on input).
+    assert [e["skipped"] for e in entries if e["report"] is None] == [imported.problems[0]]
     assert f"{path}: line 2: not readable JSON" in result.stderr
 
 

@@ -6,8 +6,13 @@ dask), applies reviewed dismissals and prints in the chosen output format. Log f
 are detected by content (``--input-format`` forces one). Exit codes: 0 nothing flagged,
 1 at least one record flagged, 2 bad input (an unreadable or unknown-format file that
 was named, a missing path, a bad profile, rules or dismissals file, an unavailable
-engine); bad input wins over flagged, and every readable file is still scanned and
-reported.
+engine), 3 incomplete input (a skipped sample or line, a walked file that could not be
+read or was not a log format, a file without records, an empty input: each is listed
+with its reason, in the JSON output as an entry with ``"report": null`` and a
+``skipped`` reason). Bad input wins over flagged, flagged over incomplete, and every
+readable file is still scanned and reported. The summary names the profile and the
+ruleset digest, and warns when the input's framework (Inspect, verifiers, SWE-agent)
+has material the chosen profile does not cover.
 """
 
 from __future__ import annotations
@@ -34,11 +39,23 @@ from benchguard.cli._output import (
     print_error,
     print_warning,
 )
+from benchguard.cli._scan_gaps import (
+    EXIT_INCOMPLETE,
+    InputGap,
+    coverage_warnings,
+    input_gaps,
+    summary_line,
+)
 from benchguard.cli._settings import values
 from benchguard.cli._stdin import STDIN_LABEL, STDIN_NAME, spooled_stdin
 from benchguard.cli._view import print_table, printable
 from benchguard.detection.models import CheatingReport
-from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset
+from benchguard.detection.rules import (
+    DEFAULT_PROFILE,
+    RulesetError,
+    load_ruleset,
+    ruleset_digest,
+)
 from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, FileScan, scan_files
 from benchguard.errors import BadInputError
 from benchguard.importers.registry import FORMAT_NAMES
@@ -153,7 +170,8 @@ def scan(
 ) -> None:
     """Scan recorded agent runs for access to benchmark material.
 
-    Exit code 0 when nothing is flagged, 1 when any record is flagged, 2 for bad input.
+    Exit code 0 when nothing is flagged, 1 when any record is flagged, 2 for bad input,
+    3 when some input was skipped or could not be read (or there was none).
     """
     # Markup off: file names, record names and error texts print as themselves.
     err = plain_console(stderr=True)
@@ -236,11 +254,16 @@ def scan(
         err.print(
             labelled("skipped ", "dim", f"{skip.path}: not a log format we read"), soft_wrap=True
         )
+    gaps = input_gaps(scans, named=named, walked_roots=[str(p) for p in paths])
+    for warning in coverage_warnings(scans, profile):
+        print_warning(err, warning)
+    if not scans:
+        print_warning(err, gaps[0].file + ": " + gaps[0].reason)
 
     if out is not None:
         _write_out(err, out, scans, profile, engine)
     if chosen == "json":
-        typer.echo(json.dumps(_json_entries(scans), indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(_json_entries(scans, gaps), indent=2, ensure_ascii=False))
     elif chosen == "sarif":
         log = sarif_log(_reported(scans), rules, tool_version=__version__)
         typer.echo(json.dumps(log, indent=2, ensure_ascii=False))
@@ -252,11 +275,21 @@ def scan(
         _print_table(console, scans, show_all=show_all)
         if verbose:
             _print_findings(console, scans)
+        console.print(summary_line(profile, ruleset_digest(rules), gaps), soft_wrap=True)
 
     flagged = any(r.report.status == "flagged" for s in scans for r in s.records)
-    if missing or failed:
-        raise typer.Exit(EXIT_BAD_INPUT)
-    raise typer.Exit(EXIT_FLAGGED if flagged else EXIT_CLEAN)
+    raise typer.Exit(scan_exit_code(bad_input=bool(missing or failed), flagged=flagged, gaps=gaps))
+
+
+def scan_exit_code(*, bad_input: bool, flagged: bool, gaps: Sequence[InputGap]) -> int:
+    """2 bad input; else 1 a finding; else 3 an input gap (skipped, unread or empty
+    input: never 0 over what was not read); else 0. A finding is never hidden behind
+    an incomplete scan, as for ``run``."""
+    if bad_input:
+        return EXIT_BAD_INPUT
+    if flagged:
+        return EXIT_FLAGGED
+    return EXIT_INCOMPLETE if gaps else EXIT_CLEAN
 
 
 def _output_format(flag: str | None, value: str, as_json: bool) -> str:
@@ -324,19 +357,29 @@ def _shown(scanned: FileScan) -> bool:
     return bool(scanned.records) or not scanned.error
 
 
-def _json_entries(scans: list[FileScan]) -> list[dict[str, Any]]:
-    return [
-        {
-            "file": s.path,
-            "format": s.format,
-            "record": r.index,
-            "name": r.name,
-            "label": r.label,
-            "report": r.report.model_dump(mode="json"),
-        }
-        for s in scans
-        for r in s.records
-    ]
+def _json_entries(scans: list[FileScan], gaps: Sequence[InputGap] = ()) -> list[dict[str, Any]]:
+    """Each file's records, then its input gaps (``"report": null`` and the reason), in
+    walk order; a gap naming no scanned file (an empty input) comes last."""
+    by_file: dict[str, list[InputGap]] = {}
+    for gap in gaps:
+        by_file.setdefault(gap.file, []).append(gap)
+    entries: list[dict[str, Any]] = []
+    for s in scans:
+        entries.extend(
+            {
+                "file": s.path,
+                "format": s.format,
+                "record": r.index,
+                "name": r.name,
+                "label": r.label,
+                "report": r.report.model_dump(mode="json"),
+            }
+            for r in s.records
+        )
+        entries.extend(gap.json_entry() for gap in by_file.pop(s.path, []))
+    for rest in by_file.values():
+        entries.extend(gap.json_entry() for gap in rest)
+    return entries
 
 
 def _write_out(err: Console, out: Path, scans: list[FileScan], profile: str, engine: str) -> None:
