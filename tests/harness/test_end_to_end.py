@@ -128,7 +128,7 @@ def test_timed_out_cheater_keeps_its_partial_trajectory_and_is_gated(
     )
     [record], [row], _ = load_run(run_dir)
     assert record["status"] == "timeout"
-    assert "timed out after 2s" in record["error"]
+    assert "timed out after 2s and was stopped at the deadline" in record["error"]
     assert "task.yaml" in record["trajectory"][0]["args"]["command"]
     _assert_gated(record, row, "task-definition")
 

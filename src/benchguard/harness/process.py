@@ -89,6 +89,23 @@ def kill_group(process: subprocess.Popen[bytes], *, grace_s: float = TERM_GRACE_
         break
 
 
+def stop_at_deadline(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group at once: no grace period at a run's deadline.
+
+    A SIGTERM grace lets an agent keep working past its deadline (Claude Code answers
+    SIGTERM by killing the running tool and carrying on; a script can trap it and write
+    its answer), and whatever it wrote would be judged. Transcripts are written as the
+    agent goes, so nothing already recorded is lost. A process that left the group is
+    killed by the run-token sweep right after.
+    """
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        process.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=TERM_GRACE_S)
+
+
 def run_process(
     argv: Sequence[str],
     *,
@@ -143,7 +160,7 @@ def run_process(
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
         except subprocess.TimeoutExpired:
-            kill_group(process)
+            stop_at_deadline(process)
             code, timed_out = None, True
     strays = kill_run(token)
     if strays:

@@ -345,7 +345,11 @@ def run_job(
         elif finished.start_error is not None:
             record.update(status="error", error=f"agent could not start: {finished.start_error}")
         elif finished.timed_out:
-            record.update(status="timeout", error=f"agent timed out after {timeout:g}s")
+            record.update(
+                status="timeout",
+                error=f"agent timed out after {timeout:g}s and was stopped at the deadline "
+                "(no grace period): work after it does not count",
+            )
         elif finished.returncode != 0:
             tail = read_tail(scratch.stderr_file, STDERR_TAIL_CHARS)
             record.update(
