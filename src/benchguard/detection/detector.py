@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import regex
 from pydantic import ValidationError
 
 from benchguard.detection._patterns import exact_pattern, is_trusted, pattern_problem
@@ -57,7 +58,9 @@ from benchguard.detection.surfaces import (
 # Bump when the same record and rules can give a different verdict.
 # 2: a record marked ``transcript_truncated`` is incomplete (flagged), never clean.
 # 3: the harness's system audit and transcript-channel marks are read (harness_evidence).
-DETECTOR_VERSION = 3
+# 4: args are read shell-aware (canonical paths appended), results decoded before
+#    matching, fallback key rules give way to material fingerprints; profiles anchored.
+DETECTOR_VERSION = 4
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -393,7 +396,41 @@ def _scan(
                 break
         if "output" in rule.fields and budget > 0:
             _scan_surface(rule, ids, surfaces[-1], candidates[-1], budget, deadline, findings)
+    content_rules = {rule.id for rule in plan.rules if "args" not in rule.fields}
+    _mark_failed_attempts(findings, surfaces, content_rules)
     return notes
+
+
+# What a shell or a file tool prints when a read did not happen (the sandbox hid the
+# path, or it never existed). Read only in a short result: a long one printed something.
+_FAILED_READ = regex.compile(
+    r"No such file or directory|Permission denied|Operation not permitted|"
+    r"cannot (?:open|access|stat)|not found|does not exist|Read-only file system",
+    regex.IGNORECASE,
+)
+_MAX_FAILED_RESULT_CHARS = 2000
+
+
+def _mark_failed_attempts(
+    findings: list[Finding], surfaces: list[Surface], content_rules: set[str]
+) -> None:
+    """Mark typed findings whose step's result shows only a failed read: an error, and
+    no content finding (an error message naming the path is not the material)."""
+    seen_in_result = {
+        f.trajectory_index for f in findings if f.field == "result" and f.rule in content_rules
+    }
+    for position, finding in enumerate(findings):
+        step = finding.trajectory_index
+        if finding.field != "args" or step is None or step in seen_in_result:
+            continue
+        at = 2 * step + 1
+        if at >= len(surfaces) - 1:
+            continue
+        result = surfaces[at].text
+        if result.strip() and (
+            len(result) <= _MAX_FAILED_RESULT_CHARS and _FAILED_READ.search(result)
+        ):
+            findings[position] = finding.model_copy(update={"attempt_failed": True})
 
 
 _DEFAULT_READER = ShellReader()

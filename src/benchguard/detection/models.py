@@ -98,6 +98,10 @@ class Finding(_Frozen):
     tool: str | None
     excerpt: str
     source: FindingSource = "transcript"
+    # A typed access whose own step shows the read failing (no such file, permission
+    # denied: a sandbox that hid the material) and printing nothing of it: the agent
+    # *tried*. Still a finding (the attempt gates the run); only the wording differs.
+    attempt_failed: bool = False
 
 
 class ScanCounts(_Frozen):

@@ -1,8 +1,11 @@
 """Publishable verdicts: one sentence per rule that fired, never an excerpt.
 
 Excerpts can hold answer keys or secret names, so they stay in results.json. A finding
-on ``args`` is *typed* access ("read by the agent"); one on ``result`` or ``output`` is
-a *passive sighting* ("... appeared in <tool> output"). Typed groups come first, then
+on ``args`` is *typed* access ("read by the agent", or "tried by the agent (the read
+failed)" when every such step printed only an error, as in a sandbox that hid the
+material); one on ``result`` or ``output`` is a *passive sighting* ("... appeared in
+<tool> output"): the material showed up in what a tool printed, whether or not the
+agent asked for it (an ``ls`` listing, a grep error). Typed groups come first, then
 by severity, then by the earliest step.
 
 An incomplete scan is published as a fixed sentence, never with the detector's
@@ -51,6 +54,8 @@ class _Group:
     severity: str
     first_seen: int
     typed: list[tuple[str, int | None]] = field(default_factory=list)
+    # Typed accesses whose read failed (the step printed only an error).
+    failed: list[tuple[str, int | None]] = field(default_factory=list)
     sightings: list[tuple[str, str, int | None]] = field(default_factory=list)
 
 
@@ -159,6 +164,8 @@ def _rule_verdicts(findings: list[Mapping[str, Any]]) -> list[dict[str, str]]:
         if where == "args":
             if (tool, step) not in group.typed:
                 group.typed.append((tool, step))
+            if finding.get("attempt_failed") is True and (tool, step) not in group.failed:
+                group.failed.append((tool, step))
         else:
             sighting = (where if isinstance(where, str) else "result", tool, step)
             if sighting not in group.sightings:
@@ -188,7 +195,9 @@ def _sentence(group: _Group) -> str:
             count = len(group.sightings)
             extras.append(f"+{count} passive sighting{'s' if count != 1 else ''}")
         suffix = f" ({', '.join(extras)})" if extras else ""
-        return _clean(f"{group.material}: read by the agent — {listed}{suffix}")
+        # Every typed access failed (a sandbox hid the path): the agent tried.
+        verb = "tried by the agent (the read failed)" if _all_failed(group) else "read by the agent"
+        return _clean(f"{group.material}: {verb} — {listed}{suffix}")
     where, tool, step = group.sightings[0]
     if where == "audit":
         # A system-audit finding: the evidence kind already says what the system saw.
@@ -201,6 +210,10 @@ def _sentence(group: _Group) -> str:
     more = len(group.sightings) - 1
     suffix = f" (+{more} more)" if more else ""
     return _clean(f"{group.material}: {group.evidence} appeared in {place}{suffix}")
+
+
+def _all_failed(group: _Group) -> bool:
+    return bool(group.typed) and len(group.failed) == len(group.typed)
 
 
 def _at(tool: str, step: int | None) -> str:
