@@ -30,6 +30,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Final
 
 from redaction_pressure.records import LabelledRecord
@@ -40,6 +41,7 @@ WALL_BACKSTOP_S: Final = 60.0
 """Wall-clock seconds a caller waits for one reply's score before failing it closed.
 240 times the CPU budget: reached only when the machine starves the worker."""
 
+_PACKAGE_PARENT: Final = str(Path(__file__).resolve().parent.parent)
 DEFAULT_WORKERS: Final = max(1, min(8, os.cpu_count() or 1))
 
 STARTUP_TIMEOUT_S: Final = 120.0
@@ -69,11 +71,18 @@ def _worker_main() -> None:
 
 class _Worker:
     def __init__(self) -> None:
+        # The worker imports this very package, also when it is imported from a source
+        # tree rather than installed.
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            part for part in (_PACKAGE_PARENT, env.get("PYTHONPATH", "")) if part
+        )
         self.process = subprocess.Popen(
             [sys.executable, "-m", "redaction_pressure.scoring_pool"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             close_fds=True,
+            env=env,
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         # The Connections own duplicates of the pipe ends; the file objects are closed.
