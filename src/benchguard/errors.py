@@ -38,7 +38,16 @@ class BenchguardError(Exception):
 
     def __init__(self, message: str, *, reason: str | None = None) -> None:
         super().__init__(message)
-        self.reason = message if reason is None else reason
+        # Stored privately: a subclass may compute ``reason`` with its own property.
+        self._reason = message if reason is None else reason
+
+    @property
+    def reason(self) -> str:
+        return self._reason
+
+    @reason.setter
+    def reason(self, value: str) -> None:
+        self._reason = value
 
 
 class BadInputError(BenchguardError):

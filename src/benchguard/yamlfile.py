@@ -13,17 +13,20 @@ from typing import Any, Literal
 
 import yaml
 
+from benchguard.errors import BadInputError
+
 YamlFailure = Literal["missing", "unreadable", "invalid", "too_deep"]
 
 
-class YamlFileError(ValueError):
+class YamlFileError(BadInputError, ValueError):
     """A YAML file gave no data: ``kind`` says why, ``cause`` is the underlying error."""
 
     def __init__(self, path: Path, kind: YamlFailure, cause: BaseException) -> None:
         self.path = path
         self.kind: YamlFailure = kind
         self.cause = cause
-        super().__init__(f"{path}: {self.reason}")
+        reason = self._describe()
+        super().__init__(f"{path}: {reason}", reason=reason)
 
     @property
     def problem(self) -> str:
@@ -32,9 +35,8 @@ class YamlFileError(ValueError):
             return yaml_problem(self.cause)
         return str(self.cause)
 
-    @property
-    def reason(self) -> str:
-        """What went wrong, without the file name."""
+    def _describe(self) -> str:
+        """What went wrong, without the file name (the error's ``reason``)."""
         if self.kind == "invalid":
             return f"is not valid YAML ({self.problem})"
         if self.kind == "too_deep":

@@ -39,3 +39,16 @@ def test_layer_error_keeps_value_error_and_reason() -> None:
     assert isinstance(caught.value, BenchguardError)
     assert caught.value.reason == "bad key"
     assert BenchguardError("whole message").reason == "whole message"
+
+
+class _AssignedReason(BadInputError, ValueError):
+    """A layer's error that assigns its reason after init (like ResultsFileError)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.reason = message
+
+
+def test_subclasses_may_assign_their_reason() -> None:
+    assigned = _AssignedReason("r.json", "bad")
+    assert assigned.reason == "bad" and str(assigned) == "r.json: bad"

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from benchguard.detection._patterns import PatternError, pattern_problem
 from benchguard.detection.models import Rule
+from benchguard.errors import BadInputError
 from benchguard.yamlfile import YamlFailure, YamlFileError, load_yaml_file, yaml_problem
 
 DEFAULT_PROFILE = "benchguard"
@@ -53,7 +54,7 @@ _RULES_FILE_KEYS = frozenset({"rules"})
 _MAX_EXTENDS_DEPTH = 8
 
 
-class RulesetError(ValueError):
+class RulesetError(BadInputError, ValueError):
     """A profile or rules file that cannot be used; the message names file and rule."""
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from benchguard.detection.models import CheatingReport, Rule
 from benchguard.engines.work import FileScan, scan_one_file, scan_one_record
+from benchguard.errors import EngineError
 
 LOCAL_SCHEDULERS = ("processes", "threads", "synchronous")
 # How long a scheduler address is given to answer before the engine gives up.
@@ -30,7 +31,7 @@ _ADDRESS = re.compile(
 )
 
 
-class EngineUnavailableError(RuntimeError):
+class EngineUnavailableError(EngineError, RuntimeError):
     """The engine asked for needs a package that is not installed."""
 
 

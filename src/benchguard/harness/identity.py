@@ -25,11 +25,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchguard.errors import BadInputError
+
 AGENT_UID_ENV = "BENCHGUARD_AGENT_UID"
 DEFAULT_AGENT_ID = 65534
 
 
-class IdentityError(ValueError):
+class IdentityError(BadInputError, ValueError):
     """The agent uid cannot be used; the message names the setting and what is allowed."""
 
 

@@ -28,6 +28,7 @@ from benchguard.detection.inventory import (
 )
 from benchguard.detection.models import Rule
 from benchguard.detection.rules import RulesetError, load_ruleset, profile_baseline
+from benchguard.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ _FALSE = ("0", "false", "no", "off")
 _TRUE = ("1", "true", "yes", "on")
 
 
-class IntegrityConfigError(ValueError):
+class IntegrityConfigError(ConfigError, ValueError):
     """A toggle or the rules file is unusable; raised before any agent runs."""
 
 

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from benchguard.errors import BadInputError
 from benchguard.harness.agents.config import (
     DEFAULT_PATH,
     AgentConfig,
@@ -47,7 +48,7 @@ ENDPOINT_TIMEOUT_S = 10.0
 OUTPUT_TAIL_CHARS = 600
 
 
-class PreflightError(ValueError):
+class PreflightError(BadInputError, ValueError):
     """The agent cannot run here; the message names the agent, what failed and why."""
 
 

@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchguard.errors import BadInputError
 from benchguard.harness.identity import AgentIdentity, hand_over
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -63,7 +64,7 @@ NETWORK_ETC_ENTRIES = ("resolv.conf", "gai.conf")
 PROBE_TIMEOUT_S = 20.0
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(BadInputError, RuntimeError):
     """bwrap is missing or cannot create namespaces on this host."""
 
 

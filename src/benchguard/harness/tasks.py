@@ -28,6 +28,7 @@ from pydantic import (
     model_validator,
 )
 
+from benchguard.errors import BadInputError
 from benchguard.harness.model_file import load_model_file
 
 TASK_FILE = "task.yaml"
@@ -190,7 +191,7 @@ class LoadedTasks:
     errors: tuple[str, ...]
 
 
-class TaskDirError(ValueError):
+class TaskDirError(BadInputError, ValueError):
     """The tasks directory itself is unusable (missing, not a directory, no tasks)."""
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchguard.errors import BadInputError
 from benchguard.harness.tasks import Task
 
 DEFAULT_AGENT_HOME = Path("~/.benchguard/agent-home")
@@ -169,7 +170,7 @@ def make_scratch(task: Task) -> Scratch:
     return scratch
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(BadInputError):
     """A directory the harness needs cannot be used; the message names the path and why."""
 
 

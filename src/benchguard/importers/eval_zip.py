@@ -15,6 +15,8 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO
 
+from benchguard.errors import BadInputError
+
 METHOD_STORED = 0
 METHOD_DEFLATE = 8
 METHOD_ZSTD = 93
@@ -27,7 +29,7 @@ _LOCAL_SIGNATURE = b"PK\x03\x04"
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 
 
-class EvalArchiveError(ValueError):
+class EvalArchiveError(BadInputError, ValueError):
     """The archive or one of its members cannot be read."""
 
 

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchguard.errors import BadInputError
+
 StepStatus = Literal["called", "completed", "error"]
 
 
@@ -125,7 +127,7 @@ def json_lines(lines: Iterable[str]) -> Iterator[JsonLine]:
         yield JsonLine(number, value)
 
 
-class UnreadableLogError(ValueError):
+class UnreadableLogError(BadInputError, ValueError):
     """A whole file cannot be read in the format asked for; the message names the file."""
 
 

@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from benchguard.errors import BadInputError
 from benchguard.results.rows import Manifest, ResultRow
 
 # 3: records are ``records.RunRecord`` dumps (adds started_at, finished_at,
@@ -42,13 +43,12 @@ _DYNAMIC_RULES_KEY = "dynamic_rules"
 _REPORT_KEY = "cheating_report"
 
 
-class ResultsFileError(ValueError):
+class ResultsFileError(BadInputError, ValueError):
     """A results, rows or manifest file that cannot be used; the message names the file."""
 
     def __init__(self, path: Path | str, message: str) -> None:
-        super().__init__(f"{path}: {message}")
+        super().__init__(f"{path}: {message}", reason=message)
         self.path = Path(path)
-        self.reason = message  # what is wrong, without the file name
 
 
 @dataclass

@@ -38,6 +38,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from benchguard.errors import BadInputError
 from benchguard.harness.model_file import load_model_file
 from benchguard.suggest import did_you_mean
 from benchguard.yamlfile import YamlFileError
@@ -61,7 +62,7 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
-class AgentConfigError(ValueError):
+class AgentConfigError(BadInputError, ValueError):
     """An agent YAML (or name) that cannot be used; the message names file and field."""
 
 
