@@ -178,6 +178,32 @@ def test_scanner_equals_plain_regex_sub(rules: list[dict[str, str]], texts: list
         assert scan.text == _plain_chain(rules, record.text), (rules, record.text)
 
 
+_FLAT_ALPHABET = "aAbBx01 \n\té"
+_flat_atom = st.one_of(
+    st.sampled_from(_FLAT_ALPHABET).map(_escape_literal),
+    _escape,
+    st.sampled_from(_FLAT_ALPHABET).map(lambda c: f"\\{ord(c):03o}" if ord(c) >= 0o100 else c),
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    pattern=st.lists(_flat_atom, min_size=1, max_size=3).map("".join),
+    texts=st.lists(st.text(alphabet=_FLAT_ALPHABET, max_size=12), min_size=1, max_size=3),
+)
+def test_short_patterns_agree_with_plain_regex_sub(pattern: str, texts: list[str]) -> None:
+    """Dense version of the property above: short patterns over a small alphabet, so that
+    rules really match and a wrong required literal (the ``\\101`` bug) shows up."""
+    rules = [{"pattern": pattern, "replacement": "[REDACTED]"}]
+    parsed = parse_reply(json.dumps({"rules": rules}))
+    assume(parsed.valid)
+    records = [LabelledRecord(index=i, kind="property", text=text) for i, text in enumerate(texts)]
+    outcome = scan_records(parsed.rules, records, budget_s=30.0)
+    assume(outcome.valid)
+    for record, scan in zip(records, outcome.records, strict=True):
+        assert scan.text == _plain_chain(rules, record.text), (pattern, record.text)
+
+
 def test_octal_escape_rule_is_not_skipped() -> None:
     """The reported case: ``\\101`` is ``A``; a record holding ``A`` but no ``1`` must be
     redacted, not skipped by the literal pre-check."""
