@@ -13,8 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-# Exit code of every command for input it cannot use (a bad flag, file, field or value).
-EXIT_BAD_INPUT = 2
+from benchguard.errors import EXIT_BAD_INPUT, BenchguardError, exit_code_for
 
 
 def plain_console(*, stderr: bool = False, width: int | None = None) -> Console:
@@ -39,3 +38,21 @@ def bad_input(console: Console, message: str) -> typer.Exit:
     """Print ``message`` as an error and return the exit for bad input, to ``raise``."""
     print_error(console, message)
     return typer.Exit(code=EXIT_BAD_INPUT)
+
+
+def fail(console: Console, error: BenchguardError) -> typer.Exit:
+    """Print ``error`` and return the exit its kind maps to (see
+    :func:`benchguard.errors.exit_code_for`), to ``raise``."""
+    print_error(console, str(error))
+    return typer.Exit(code=exit_code_for(error))
+
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "bad_input",
+    "fail",
+    "labelled",
+    "plain_console",
+    "print_error",
+    "print_warning",
+]

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,37 +23,25 @@ from rich.text import Text
 
 from benchguard import __version__
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
-from benchguard.cli._inputs import collect_inputs
 from benchguard.cli._output import (
-    EXIT_BAD_INPUT,
     bad_input,
+    fail,
     plain_console,
     print_error,
     print_warning,
 )
 from benchguard.cli._settings import values
 from benchguard.cli._view import print_table
-from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
-from benchguard.detection.rules import DEFAULT_PROFILE, RulesetError, load_ruleset
-from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, scan_records
+from benchguard.detection.models import Rule
+from benchguard.detection.rules import DEFAULT_PROFILE, load_ruleset
+from benchguard.engines import ENGINE_NAMES
 from benchguard.engines.work import record_label
-from benchguard.errors import BadInputError
-from benchguard.importers.registry import detect_format, import_path
-from benchguard.importers.results_json import FORMAT_NAME as RESULTS_FORMAT
-from benchguard.importers.transcript import UnreadableLogError
+from benchguard.errors import BadInputError, BenchguardError
 from benchguard.results.aggregate import (
-    MANIFEST_FILENAME,
-    MANIFESTS_FILENAME,
     ROWS_FILENAME,
-    aggregate,
-    dedupe_latest,
-    find_rows_files,
-    iso_t,
-    new_run_id,
 )
 from benchguard.results.dismissals import (
     Dismissal,
-    DismissalFileError,
     append_dismissal,
     load_dismissals,
 )
@@ -66,41 +52,33 @@ from benchguard.results.formats import (
     parse_output_format,
     sarif_log,
 )
-from benchguard.results.imported import imported_document
 from benchguard.results.io import (
     ResultsDocument,
     ResultsFileError,
-    dumps,
-    read_manifest,
     read_results,
-    read_rows,
-    write_files_atomic,
-    write_text_atomic,
 )
 from benchguard.results.leaderboard import (
     DEFAULT_UNVERIFIED_POLICY,
-    UNVERIFIED_POLICIES,
-    build_leaderboard,
-    render_html,
     render_table,
     render_task_table,
 )
-from benchguard.results.rescore import (
-    BatchScan,
-    rescan_documents,
-    rescore_records,
-    unmatched_messages,
-)
 from benchguard.results.rows import (
     INTEGRITY_STATUSES,
-    Manifest,
     ResultRow,
-    build_rows,
     record_iteration,
     record_task_folder,
-    setup_id_for,
 )
 from benchguard.suggest import did_you_mean
+from benchguard.workflows.aggregate import aggregate_tree
+from benchguard.workflows.publish import parse_policy, publish
+from benchguard.workflows.score import (
+    RESULTS_FILENAME,
+    ScoreInput,
+    ScoreRequest,
+    read_score_input,
+    score_files,
+    stored_report,
+)
 
 DEFAULT_DISMISSALS_FILE = "dismissals.yaml"
 
@@ -114,22 +92,6 @@ def _warn(message: str) -> None:
 
 
 # ---- score ----------------------------------------------------------------------------
-
-RESULTS_FILENAME = "results.json"
-# Beside an imported log, the folder its scored outputs are written to.
-IMPORTED_SUFFIX = ".benchguard"
-
-
-@dataclass
-class _ScoreInput:
-    """One results file being scored, and the directory its outputs go to."""
-
-    path: Path
-    document: ResultsDocument
-    manifest: Manifest
-    target: Path
-    # Outputs of an imported log go to a folder of their own named after it.
-    subdir: str = ""
 
 
 def score(
@@ -210,93 +172,50 @@ def score(
                 "format": output_format,
             }
         )
-        engine, scheduler = settings["engine"], settings["scheduler"]
-        workers, dismissals = settings["workers"], settings["dismissals"]
         chosen = parse_output_format(settings["format"])
-        engine_problem = engine_choice_problem(engine, scheduler)
+        engine_problem = engine_choice_problem(settings["engine"], settings["scheduler"])
         if engine_problem is not None:
             raise BadInputError(engine_problem)
         ruleset = load_ruleset(settings["profile"], settings["rules"])
-        entries = load_dismissals(dismissals) if dismissals is not None else ()
-    except (BadInputError, RulesetError, ResultsFileError) as exc:
-        # An unknown profile's message already lists the built-in ones; a config
-        # file's error names the file and key.
-        raise bad_input(_err, str(exc)) from None
-
-    # A directory under -o is not walked: a second run must not score its own outputs.
-    found = collect_inputs(results, _is_results_file, exclude=out_dir)
-    bad = [f"{path}: no {RESULTS_FILENAME} files found" for path in found.empty_dirs]
-    inputs = _read_inputs([item.path for item in found.files], bad)
-    inputs = _assign_targets(inputs, out_dir, bad)
-    if not inputs:
-        for message in bad:
-            print_error(_err, message)
-        raise typer.Exit(code=EXIT_BAD_INPUT)
-
-    scan_batch = _engine_scan(engine, scheduler, workers)
-    try:
-        verdicts = rescan_documents([i.document.records for i in inputs], ruleset, scan_batch)
-    except (EngineUnavailableError, ValueError) as exc:
-        raise bad_input(_err, str(exc)) from None
-
-    attention: list[str] = []
-    used = [False] * len(entries)
-    summaries: list[tuple[str, list[ResultRow]]] = []
-    written: list[Path] = []
-    scored: list[tuple[_ScoreInput, list[ResultRow]]] = []
-    for item, fresh in zip(inputs, verdicts, strict=True):
-        document, manifest = item.document, item.manifest
-        for position in document.non_object_positions():
-            _warn(f"{item.path}: record {position} is not an object; kept as it is, with no row")
-        outcome = rescore_records(
-            document.records,
-            verdicts=fresh,
-            dismissals=entries,
-            run_id=manifest.run_id,
-        )
-        used = [a or b for a, b in zip(used, outcome.dismissals_used, strict=True)]
-        attention.extend(f"{item.path}: {m}" for m in (*outcome.errors, *outcome.stale_dismissals))
-        rows = build_rows(document.records, manifest)
-        if document.layout == "object":
-            document.manifest = manifest.to_json()
-            document.run_id, document.t = manifest.run_id, manifest.t
-        try:
-            write_files_atomic(
-                {
-                    item.target / RESULTS_FILENAME: dumps(document.to_json()),
-                    item.target / ROWS_FILENAME: dumps([row.to_json() for row in rows]),
-                    item.target / MANIFEST_FILENAME: dumps(manifest.to_json()),
-                }
+        entries = load_dismissals(settings["dismissals"]) if settings["dismissals"] else ()
+        outcome = score_files(
+            ScoreRequest(
+                paths=results,
+                rules=ruleset,
+                dismissals=entries,
+                out_dir=out_dir,
+                engine="dask" if settings["engine"] == "dask" else "serial",
+                scheduler=settings["scheduler"],
+                workers=settings["workers"],
             )
-        except OSError as exc:
-            bad.append(f"{item.target}: cannot write outputs: {exc.strerror or exc}")
-            continue
-        summaries.append((str(item.path), rows))
-        written.append(item.target)
-        scored.append((item, rows))
-    attention.extend(unmatched_messages(entries, used))
+        )
+    except BenchguardError as exc:
+        # Bad flags, config, rules or dismissals, or an engine that cannot run: nothing
+        # was scored. An unknown profile's message already lists the built-in ones.
+        raise fail(_err, exc) from None
 
+    for note in outcome.notes:
+        _warn(note)
     if chosen == "table":
-        if summaries:
-            print_table(_out, _score_summary(summaries))
-        for target in written:
+        if outcome.scored:
+            print_table(_out, _score_summary([(str(i.path), rows) for i, rows in outcome.scored]))
+        for item, _ in outcome.scored:
             _out.print(
-                f"wrote {target / RESULTS_FILENAME}, {target / ROWS_FILENAME}", soft_wrap=True
+                f"wrote {item.target / RESULTS_FILENAME}, {item.target / ROWS_FILENAME}",
+                soft_wrap=True,
             )
     else:
-        _print_scored(chosen, scored, ruleset)
-    for message in attention:
+        _print_scored(chosen, outcome.scored, ruleset)
+    for message in outcome.attention:
         _warn(message)
-    for message in bad:
+    for message in outcome.bad:
         print_error(_err, message)
-    if bad:
-        raise typer.Exit(code=EXIT_BAD_INPUT)
-    if attention:
-        raise typer.Exit(code=1)
+    if outcome.exit_code:
+        raise typer.Exit(code=outcome.exit_code)
 
 
 def _print_scored(
-    chosen: str, scored: Sequence[tuple[_ScoreInput, list[ResultRow]]], ruleset: Sequence[Rule]
+    chosen: str, scored: Sequence[tuple[ScoreInput, list[ResultRow]]], ruleset: Sequence[Rule]
 ) -> None:
     """The scored records as JSON rows, SARIF or JUnit (each naming its input file)."""
     if chosen == "json":
@@ -311,7 +230,7 @@ def _print_scored(
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
     reported = [
-        ReportedRecord(str(item.path), record_label(record, index), _stored_report(record))
+        ReportedRecord(str(item.path), record_label(record, index), stored_report(record))
         for item, _ in scored
         for index, record in enumerate(item.document.records)
         if isinstance(record, dict)
@@ -323,120 +242,8 @@ def _print_scored(
         sys.stdout.write(junit_xml(reported, name="benchguard score"))
 
 
-def _stored_report(record: dict[str, Any]) -> CheatingReport:
-    """The record's report as the gate left it; one that cannot be read is shown as a
-    flagged, incomplete report (fail closed)."""
-    try:
-        return CheatingReport.model_validate(record.get("cheating_report"))
-    except ValidationError:
-        return CheatingReport(
-            detector_version=0,
-            status="flagged",
-            categories=(SCAN_INCOMPLETE_CATEGORY,),
-            incomplete=True,
-            incomplete_reason="stored report unreadable",
-        )
-
-
-def _is_results_file(path: Path) -> bool:
-    """Whether a file found by walking a directory is one to score (never the
-    rows.json/manifest.json a previous run wrote beside it)."""
-    return path.name == RESULTS_FILENAME
-
-
 def _is_rows_file(path: Path) -> bool:
     return path.name == ROWS_FILENAME
-
-
-def _read_inputs(files: Sequence[Path], bad: list[str]) -> list[_ScoreInput]:
-    inputs = []
-    for path in files:
-        try:
-            inputs.append(_read_input(path))
-        except (ResultsFileError, UnreadableLogError) as exc:
-            bad.append(str(exc))
-    return inputs
-
-
-def _read_input(path: Path) -> _ScoreInput:
-    """A results.json as it is; any other log ``scan`` reads, imported (its outputs go
-    to ``<log name>.benchguard/`` beside it)."""
-    try:
-        log_format = detect_format(path)
-    except UnreadableLogError:
-        # Not a log we recognise: the results reader names exactly what is wrong.
-        log_format = RESULTS_FORMAT
-    if log_format == RESULTS_FORMAT:
-        document = read_results(path)
-        return _ScoreInput(path, document, _manifest_for(path, document), path.parent)
-    document, manifest = imported_document(import_path(path, log_format))
-    subdir = f"{path.name}{IMPORTED_SUFFIX}"
-    return _ScoreInput(path, document, manifest, path.parent / subdir, subdir)
-
-
-def _assign_targets(
-    inputs: list[_ScoreInput], out_dir: Path | None, bad: list[str]
-) -> list[_ScoreInput]:
-    """Each input's output directory: beside it, or under ``out_dir`` at its location
-    relative to the inputs' common directory. Two inputs that would write the same
-    directory are refused (the first keeps it): one would silently overwrite the other."""
-    if out_dir is not None and inputs:
-        parents = [Path(os.path.abspath(item.path.parent)) for item in inputs]
-        base = Path(os.path.commonpath(parents))
-        for item, parent in zip(inputs, parents, strict=True):
-            item.target = out_dir / parent.relative_to(base) / item.subdir
-    kept: list[_ScoreInput] = []
-    owners: dict[Path, Path] = {}
-    for item in inputs:
-        key = Path(os.path.abspath(item.target))
-        if key in owners:
-            bad.append(
-                f"{item.path}: its outputs would overwrite those of {owners[key]} in "
-                f"{item.target}; score it on its own with -o DIR"
-            )
-            continue
-        owners[key] = item.path
-        kept.append(item)
-    return kept
-
-
-def _engine_scan(engine: str, scheduler: str | None, workers: int | None) -> BatchScan:
-    def scan_batch(
-        records: Sequence[Mapping[str, Any]],
-        rules: Sequence[Rule],
-        dynamic_rules: Sequence[Sequence[Rule]],
-    ) -> list[CheatingReport]:
-        return scan_records(
-            records,
-            rules,
-            engine="dask" if engine == "dask" else "serial",
-            scheduler=scheduler,
-            workers=workers,
-            dynamic_rules=dynamic_rules,
-        )
-
-    return scan_batch
-
-
-def _manifest_for(results: Path, document: ResultsDocument) -> Manifest:
-    """The document's own manifest, else manifest.json beside it, else one derived from
-    the file (run id = directory name, t = the file's modification time)."""
-    if document.manifest is not None:
-        try:
-            return Manifest.model_validate(document.manifest)
-        except ValidationError as exc:
-            raise ResultsFileError(results, f"invalid manifest: {exc.errors()[0]['msg']}") from None
-    beside = results.parent / MANIFEST_FILENAME
-    if beside.is_file():
-        return read_manifest(beside)
-    modified = dt.datetime.fromtimestamp(results.stat().st_mtime, tz=dt.UTC)
-    return Manifest(
-        run_id=document.run_id or results.resolve().parent.name,
-        t=document.t or iso_t(modified),
-        setup_id=setup_id_for("unknown", "unknown"),
-        model="unknown",
-        harness="unknown",
-    )
 
 
 def _score_summary(summaries: Sequence[tuple[str, list[ResultRow]]]) -> Table:
@@ -490,35 +297,20 @@ def aggregate_cmd(
     ] = None,
 ) -> None:
     """Merge per-task rows.json files into one batch: rows.json and manifests.json."""
-    if not root.is_dir():
-        raise bad_input(_err, f"{root}: not a directory")
-    target = out_dir if out_dir is not None else root
-    files = find_rows_files(root, exclude=target / ROWS_FILENAME)
-    if not files:
-        raise bad_input(_err, f"{root}: no {ROWS_FILENAME} files found")
-    now = dt.datetime.now(dt.UTC)
-    result = aggregate(files, run_id=run_id or new_run_id(now, os.getpid()), t=t or iso_t(now))
-    if not result.sources:
-        for message in result.problems:
-            print_error(_err, message)
-        raise bad_input(_err, f"{root}: none of the {len(files)} rows files could be read")
     try:
-        write_files_atomic(
-            {
-                target / ROWS_FILENAME: dumps([row.to_json() for row in result.rows]),
-                target / MANIFESTS_FILENAME: dumps([m.to_json() for m in result.manifests]),
-            }
-        )
-    except OSError as exc:
-        raise bad_input(_err, f"{target}: cannot write outputs: {exc.strerror or exc}") from None
+        outcome = aggregate_tree(root, out_dir=out_dir, run_id=run_id, t=t)
+    except BenchguardError as exc:
+        raise fail(_err, exc) from None
+    result = outcome.result
     _out.print(
         f"merged {len(result.sources)} file(s) into {len(result.rows)} row(s) across "
-        f"{len(result.manifests)} setup(s): {target / ROWS_FILENAME}"
+        f"{len(result.manifests)} setup(s): {outcome.target / ROWS_FILENAME}",
+        soft_wrap=True,
     )
     for message in result.problems:
         _warn(f"skipped: {message}")
-    if result.problems:
-        raise typer.Exit(code=1)
+    if outcome.exit_code:
+        raise typer.Exit(code=outcome.exit_code)
 
 
 # ---- leaderboard ----------------------------------------------------------------------
@@ -553,27 +345,10 @@ def leaderboard(
     """Rank setups by mean outcome (± standard error), with gated runs shown as zeros
     with their kind. Runs nobody could verify count as 0 unless --unverified says
     otherwise; the table and the page say which policy ranked them."""
-    policy = next((p for p in UNVERIFIED_POLICIES if p == unverified), None)
-    if policy is None:
-        raise bad_input(
-            _err,
-            f"--unverified {unverified!r}: allowed values are {', '.join(UNVERIFIED_POLICIES)}",
-        )
-    found = collect_inputs(rows_files, _is_rows_file)
-    rows: list[ResultRow] = []
     try:
-        if found.empty_dirs:
-            raise ResultsFileError(found.empty_dirs[0], f"no {ROWS_FILENAME} files found")
-        for item in found.files:
-            rows.extend(read_rows(item.path))
-    except ResultsFileError as exc:
-        raise bad_input(_err, str(exc)) from None
-    board = build_leaderboard(dedupe_latest(rows), unverified_policy=policy)
-    if html_file is not None:
-        try:
-            write_text_atomic(html_file, render_html(board))
-        except OSError as exc:
-            raise bad_input(_err, f"{html_file}: cannot write: {exc.strerror or exc}") from None
+        board = publish(rows_files, policy=parse_policy(unverified), html_file=html_file)
+    except BenchguardError as exc:
+        raise fail(_err, exc) from None
     if as_json:
         sys.stdout.write(json.dumps(board.to_json(), indent=2, ensure_ascii=False) + "\n")
         return
@@ -621,8 +396,8 @@ def dismiss(
                 "date": date if date is not None else dt.date.today().isoformat(),
             }
         )
-    except (ResultsFileError, UnreadableLogError) as exc:
-        raise bad_input(_err, str(exc)) from None
+    except BenchguardError as exc:
+        raise fail(_err, exc) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         raise bad_input(_err, f"--{first['loc'][0]}: {first['msg']}") from None
@@ -636,8 +411,8 @@ def dismiss(
     target = file if file is not None else results.parent / DEFAULT_DISMISSALS_FILE
     try:
         append_dismissal(target, entry)
-    except DismissalFileError as exc:
-        raise bad_input(_err, str(exc)) from None
+    except BenchguardError as exc:
+        raise fail(_err, exc) from None
     except OSError as exc:
         raise bad_input(_err, f"{target}: cannot write: {exc.strerror or exc}") from None
     _out.print(
@@ -649,7 +424,7 @@ def dismiss(
 def _dismissable(results: Path) -> tuple[ResultsDocument, str]:
     """The scored document whose findings a dismissal names, and its run id: a results
     file as it is; for another tool's log, the results ``score`` wrote for it."""
-    item = _read_input(results)
+    item = read_score_input(results)
     if not item.subdir:
         return item.document, item.manifest.run_id
     scored = item.target / RESULTS_FILENAME

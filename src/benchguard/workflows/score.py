@@ -1,0 +1,250 @@
+"""The score workflow: rescan stored or imported records, apply reviewed dismissals,
+gate, finalize, and write results.json, rows.json and manifest.json per input.
+
+``benchguard score`` parses its options, calls :func:`score_files` and prints the
+:class:`ScoreOutcome`; nothing here prints. Inputs are results.json files (either
+layout; directories are walked for them) or any other log ``scan`` reads (imported, its
+outputs in ``<log name>.benchguard/``). A bad input is recorded in ``bad`` and every
+good one is still scored and written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
+from benchguard.engines import EngineName, scan_records
+from benchguard.importers.registry import detect_format, import_path
+from benchguard.importers.results_json import FORMAT_NAME as RESULTS_FORMAT
+from benchguard.importers.transcript import UnreadableLogError
+from benchguard.results.aggregate import MANIFEST_FILENAME, ROWS_FILENAME, iso_t
+from benchguard.results.dismissals import Dismissal
+from benchguard.results.imported import imported_document
+from benchguard.results.io import (
+    ResultsDocument,
+    ResultsFileError,
+    dumps,
+    read_manifest,
+    read_results,
+    write_files_atomic,
+)
+from benchguard.results.rescore import (
+    BatchScan,
+    rescan_documents,
+    rescore_records,
+    unmatched_messages,
+)
+from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
+from benchguard.workflows._inputs import collect_inputs
+
+RESULTS_FILENAME = "results.json"
+# Beside an imported log, the folder its scored outputs are written to.
+IMPORTED_SUFFIX = ".benchguard"
+
+
+@dataclass
+class ScoreInput:
+    """One results file (or imported log) being scored, and where its outputs go."""
+
+    path: Path
+    document: ResultsDocument
+    manifest: Manifest
+    target: Path
+    # Outputs of an imported log go to a folder of their own named after it.
+    subdir: str = ""
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    """What to score and how: the inputs, the rules and dismissals already loaded."""
+
+    paths: Sequence[Path]
+    rules: Sequence[Rule]
+    dismissals: Sequence[Dismissal] = ()
+    out_dir: Path | None = None
+    engine: EngineName = "serial"
+    scheduler: str | None = None
+    workers: int | None = None
+
+
+@dataclass
+class ScoreOutcome:
+    """What scoring did: each input written with its rows; ``notes`` (a record kept
+    without a row), ``attention`` (exit 1: a record not scored, a dismissal that matched
+    nothing, an incomplete rescan) and ``bad`` (exit 2: an input not scored)."""
+
+    scored: list[tuple[ScoreInput, list[ResultRow]]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    attention: list[str] = field(default_factory=list)
+    bad: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 2 if self.bad else 1 if self.attention else 0
+
+
+def score_files(request: ScoreRequest) -> ScoreOutcome:
+    """Score every input; raises only for a problem that stops all of them (an engine
+    that cannot run, as a :class:`benchguard.errors.EngineError`)."""
+    outcome = ScoreOutcome()
+    # A directory under -o is not walked: a second run must not score its own outputs.
+    found = collect_inputs(request.paths, is_results_file, exclude=request.out_dir)
+    outcome.bad.extend(f"{path}: no {RESULTS_FILENAME} files found" for path in found.empty_dirs)
+    inputs = _read_inputs([item.path for item in found.files], outcome.bad)
+    inputs = _assign_targets(inputs, request.out_dir, outcome.bad)
+    if not inputs:
+        return outcome
+    scan_batch = _engine_scan(request.engine, request.scheduler, request.workers)
+    verdicts = rescan_documents([i.document.records for i in inputs], request.rules, scan_batch)
+    entries = tuple(request.dismissals)
+    used = [False] * len(entries)
+    for item, fresh in zip(inputs, verdicts, strict=True):
+        document, manifest = item.document, item.manifest
+        outcome.notes.extend(
+            f"{item.path}: record {position} is not an object; kept as it is, with no row"
+            for position in document.non_object_positions()
+        )
+        rescored = rescore_records(
+            document.records, verdicts=fresh, dismissals=entries, run_id=manifest.run_id
+        )
+        used = [a or b for a, b in zip(used, rescored.dismissals_used, strict=True)]
+        outcome.attention.extend(
+            f"{item.path}: {m}" for m in (*rescored.errors, *rescored.stale_dismissals)
+        )
+        rows = build_rows(document.records, manifest)
+        if document.layout == "object":
+            document.manifest = manifest.to_json()
+            document.run_id, document.t = manifest.run_id, manifest.t
+        try:
+            write_files_atomic(
+                {
+                    item.target / RESULTS_FILENAME: dumps(document.to_json()),
+                    item.target / ROWS_FILENAME: dumps([row.to_json() for row in rows]),
+                    item.target / MANIFEST_FILENAME: dumps(manifest.to_json()),
+                }
+            )
+        except OSError as exc:
+            outcome.bad.append(f"{item.target}: cannot write outputs: {exc.strerror or exc}")
+            continue
+        outcome.scored.append((item, rows))
+    outcome.attention.extend(unmatched_messages(entries, used))
+    return outcome
+
+
+def is_results_file(path: Path) -> bool:
+    """Whether a file found by walking a directory is one to score (never the
+    rows.json/manifest.json a previous run wrote beside it)."""
+    return path.name == RESULTS_FILENAME
+
+
+def _read_inputs(files: Sequence[Path], bad: list[str]) -> list[ScoreInput]:
+    inputs = []
+    for path in files:
+        try:
+            inputs.append(read_score_input(path))
+        except (ResultsFileError, UnreadableLogError) as exc:
+            bad.append(str(exc))
+    return inputs
+
+
+def read_score_input(path: Path) -> ScoreInput:
+    """A results.json as it is; any other log ``scan`` reads, imported (its outputs go
+    to ``<log name>.benchguard/`` beside it)."""
+    try:
+        log_format = detect_format(path)
+    except UnreadableLogError:
+        # Not a log we recognise: the results reader names exactly what is wrong.
+        log_format = RESULTS_FORMAT
+    if log_format == RESULTS_FORMAT:
+        document = read_results(path)
+        return ScoreInput(path, document, manifest_for(path, document), path.parent)
+    document, manifest = imported_document(import_path(path, log_format))
+    subdir = f"{path.name}{IMPORTED_SUFFIX}"
+    return ScoreInput(path, document, manifest, path.parent / subdir, subdir)
+
+
+def _assign_targets(
+    inputs: list[ScoreInput], out_dir: Path | None, bad: list[str]
+) -> list[ScoreInput]:
+    """Each input's output directory: beside it, or under ``out_dir`` at its location
+    relative to the inputs' common directory. Two inputs that would write the same
+    directory are refused (the first keeps it): one would silently overwrite the other."""
+    if out_dir is not None and inputs:
+        parents = [Path(os.path.abspath(item.path.parent)) for item in inputs]
+        base = Path(os.path.commonpath(parents))
+        for item, parent in zip(inputs, parents, strict=True):
+            item.target = out_dir / parent.relative_to(base) / item.subdir
+    kept: list[ScoreInput] = []
+    owners: dict[Path, Path] = {}
+    for item in inputs:
+        key = Path(os.path.abspath(item.target))
+        if key in owners:
+            bad.append(
+                f"{item.path}: its outputs would overwrite those of {owners[key]} in "
+                f"{item.target}; score it on its own with -o DIR"
+            )
+            continue
+        owners[key] = item.path
+        kept.append(item)
+    return kept
+
+
+def _engine_scan(engine: str, scheduler: str | None, workers: int | None) -> BatchScan:
+    def scan_batch(
+        records: Sequence[Mapping[str, Any]],
+        rules: Sequence[Rule],
+        dynamic_rules: Sequence[Sequence[Rule]],
+    ) -> list[CheatingReport]:
+        return scan_records(
+            records,
+            rules,
+            engine="dask" if engine == "dask" else "serial",
+            scheduler=scheduler,
+            workers=workers,
+            dynamic_rules=dynamic_rules,
+        )
+
+    return scan_batch
+
+
+def manifest_for(results: Path, document: ResultsDocument) -> Manifest:
+    """The document's own manifest, else manifest.json beside it, else one derived from
+    the file (run id = directory name, t = the file's modification time)."""
+    if document.manifest is not None:
+        try:
+            return Manifest.model_validate(document.manifest)
+        except ValidationError as exc:
+            raise ResultsFileError(results, f"invalid manifest: {exc.errors()[0]['msg']}") from None
+    beside = results.parent / MANIFEST_FILENAME
+    if beside.is_file():
+        return read_manifest(beside)
+    modified = dt.datetime.fromtimestamp(results.stat().st_mtime, tz=dt.UTC)
+    return Manifest(
+        run_id=document.run_id or results.resolve().parent.name,
+        t=document.t or iso_t(modified),
+        setup_id=setup_id_for("unknown", "unknown"),
+        model="unknown",
+        harness="unknown",
+    )
+
+
+def stored_report(record: dict[str, Any]) -> CheatingReport:
+    """The record's report as the gate left it; one that cannot be read is shown as a
+    flagged, incomplete report (fail closed)."""
+    try:
+        return CheatingReport.model_validate(record.get("cheating_report"))
+    except ValidationError:
+        return CheatingReport(
+            detector_version=0,
+            status="flagged",
+            categories=(SCAN_INCOMPLETE_CATEGORY,),
+            incomplete=True,
+            incomplete_reason="stored report unreadable",
+        )
