@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from benchguard.harness.transcript_channel import RECORD_DIR_PREFIX
 from benchguard.harness.workspace import SCRATCH_PREFIX
 
 AuditMode = Literal["strace", "none"]
@@ -231,14 +232,15 @@ def protected_set(
             own=own_scratch.name,
         )
     )
-    roots.append(
-        ProtectedRoot(
-            os.path.realpath(tempfile.gettempdir()),
-            "harness-record",
-            "the harness's own record of a run",
-            prefix=AUDIT_DIR_PREFIX,
+    for private in (AUDIT_DIR_PREFIX, RECORD_DIR_PREFIX):
+        roots.append(
+            ProtectedRoot(
+                os.path.realpath(tempfile.gettempdir()),
+                "harness-record",
+                "the harness's own record of a run",
+                prefix=private,
+            )
         )
-    )
     for path in harness_installation():
         if any(path == tree or path.is_relative_to(tree) for tree in interpreter):
             continue

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_KEY
+from benchguard.detection.harness_evidence import TRANSCRIPT_PROBLEM_KEY
 from benchguard.detection.inventory import filter_rules_for_prompt
 from benchguard.detection.models import Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
@@ -60,6 +61,7 @@ from benchguard.harness.sandbox import (
 )
 from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture, read_tail
+from benchguard.harness.transcript_channel import TranscriptChannel
 from benchguard.harness.verification import CheckSandbox, HomeFiles, run_checks
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
 from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
@@ -232,12 +234,8 @@ def _command(
             read_only=read_only,
             network=job.task.network or agent.network,
         )
-        hand_over(
-            settings.identity,
-            scratch_paths.workspace,
-            scratch_paths.trajectory_file,
-            *state_dirs.values(),
-        )
+        # Not the transcript channel: it stays the harness's, write-only for the agent.
+        hand_over(settings.identity, scratch_paths.workspace, *state_dirs.values())
         argv = bwrap_argv(spec, argv, bwrap=settings.bwrap, identity=settings.identity)
     return argv, env, state_dirs
 
@@ -288,9 +286,12 @@ def run_job(
     record = seed_record(job, settings)
     record["started_at"] = _now()
     scratch: Scratch | None = None
+    channel: TranscriptChannel | None = None
     audit = RunAudit(settings.audit) if settings.audit.active else None
     try:
         scratch = make_scratch(job.task)
+        if settings.agent.trajectory == "jsonl":
+            channel = TranscriptChannel(scratch.trajectory_file)
         argv, env, state_dirs = _command(job, settings, scratch)
         if audit is not None and _findable(argv[0], env, scratch.workspace):
             argv = audit.wrap(argv)
@@ -301,6 +302,7 @@ def run_job(
             audit = None
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
         home_files = HomeFiles.snapshot(job.task, settings.home)
+        workspace_before = tree_state(scratch.workspace)
         finished = run_process(
             argv,
             cwd=scratch.workspace,
@@ -324,12 +326,22 @@ def run_job(
                 agent_own=sandbox_read_only(settings.agent, settings.home),
             )
             record["system_audit"] = summarise(audit.log, protected, start_cwd=scratch.workspace)
+        tampered = channel.close() if channel is not None else False
         taken = capture(
             settings.agent.trajectory,
             stdout_file=scratch.stdout_file,
-            trajectory_file=scratch.trajectory_file,
+            trajectory_file=channel.stored if channel is not None else scratch.trajectory_file,
             state_dirs=state_dirs,
         )
+        if tampered:
+            record[TRANSCRIPT_PROBLEM_KEY] = "tampered"
+        elif (
+            channel is not None
+            and not taken.trajectory
+            and tree_state(scratch.workspace) != workspace_before
+        ):
+            # Files appeared or changed, and not one step says how.
+            record[TRANSCRIPT_PROBLEM_KEY] = "missing"
         record.update(
             output=taken.output,
             trajectory=taken.trajectory,
@@ -370,6 +382,9 @@ def run_job(
         log.exception("run %s#%s failed in the harness", job.task.folder, job.iteration)
         record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")
     finally:
+        if channel is not None:
+            channel.close()
+            channel.remove()
         if audit is not None:
             audit.remove()
         if scratch is not None:
@@ -383,6 +398,27 @@ def run_job(
     record["finished_at"] = _now()
     # The edge: whatever the agent wrote is bounded and sanitised here, once.
     return parse_record(record)
+
+
+# A workspace with more entries than this reads as changed (fail closed).
+MAX_TREE_ENTRIES = 20_000
+
+
+def tree_state(root: Path) -> tuple[tuple[str, int, int], ...] | None:
+    """Every entry under ``root`` with its size and mtime, sorted; None past the bound."""
+    entries: list[tuple[str, int, int]] = []
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            entries.append((os.path.relpath(path, root), info.st_size, info.st_mtime_ns))
+            if len(entries) > MAX_TREE_ENTRIES:
+                return None
+    return tuple(entries)
 
 
 def _findable(program: str, env: dict[str, str], cwd: Path) -> bool:

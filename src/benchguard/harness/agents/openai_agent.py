@@ -81,12 +81,33 @@ def _clip(text: str) -> str:
     return text[:MAX_TOOL_OUTPUT_CHARS] + f"\n[... {len(text) - MAX_TOOL_OUTPUT_CHARS} chars cut]"
 
 
+# Never handed to the shell the model drives: the transcript channel, the harness's own
+# variables and the endpoint's credentials.
+_PRIVATE_PREFIXES = ("BENCHGUARD_", "OPENAI_")
+
+
+def shell_environment(parent: dict[str, str], private: tuple[str, ...] = ()) -> dict[str, str]:
+    """``parent`` without the harness's variables, the endpoint settings and ``private``
+    (the API key variable the agent was told to read)."""
+    return {
+        name: value
+        for name, value in parent.items()
+        if not name.startswith(_PRIVATE_PREFIXES) and name not in private
+    }
+
+
+# Set by main() once the key and channel are read; the shell sees only this.
+_SHELL_ENV: dict[str, str] | None = None
+
+
 def run_shell(command: str, workspace: Path) -> tuple[str, str]:
     """(result text, status) of one shell call."""
+    env = _SHELL_ENV if _SHELL_ENV is not None else shell_environment(dict(os.environ))
     try:
         done = subprocess.run(
             ["/bin/sh", "-c", command],
             cwd=workspace,
+            env=env,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=SHELL_TIMEOUT_S,
@@ -130,17 +151,25 @@ def call_tool(name: str, raw_arguments: str, workspace: Path) -> tuple[dict[str,
 
 
 class Transcript:
-    """Appends protocol lines; flushed per line so a killed run keeps what it did."""
+    """Appends protocol lines, one write per line, so a killed run keeps what it did.
+
+    The channel is opened once, close-on-exec: the shell the model drives neither
+    inherits it nor learns its name (it is not in the shell's environment).
+    """
 
     def __init__(self, path: str | None) -> None:
-        self._path = Path(path) if path else None
+        self._fd: int | None = None
+        if path:
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+            self._fd = os.open(path, flags, 0o600)
 
     def record(self, name: str, args: dict[str, Any], result: str, status: str) -> None:
-        if self._path is None:
+        if self._fd is None:
             return
         line = json.dumps({"name": name, "args": args, "result": result, "status": status})
-        with self._path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+        data = (line + "\n").encode("utf-8")
+        while data:
+            data = data[os.write(self._fd, data) :]
 
 
 def chat(base_url: str, api_key: str | None, payload: dict[str, Any]) -> dict[str, Any]:
@@ -224,15 +253,19 @@ def main(argv: list[str] | None = None) -> int:
     if not options.model:
         print("benchguard-agent: no model: pass --model or set OPENAI_MODEL", file=sys.stderr)
         return 2
+    global _SHELL_ENV
+    api_key = os.environ.get(options.api_key_env) or None
+    transcript = Transcript(options.trajectory)
+    _SHELL_ENV = shell_environment(dict(os.environ), (options.api_key_env,))
     try:
         answer = run_agent(
             prompt=options.prompt,
             workspace=Path(options.workspace).resolve(),
             base_url=options.base_url,
             model=options.model,
-            api_key=os.environ.get(options.api_key_env) or None,
+            api_key=api_key,
             max_steps=max(1, options.max_steps),
-            transcript=Transcript(options.trajectory),
+            transcript=transcript,
         )
     except EndpointError as exc:
         print(f"benchguard-agent: {exc}", file=sys.stderr)
