@@ -52,12 +52,22 @@ def test_an_agent_cannot_take_back_what_it_recorded(
     [record] = records(run_dir)
     report = record["cheating_report"]
     assert report["status"] == "flagged"
+    if attack == "steal" and (harness.identity == "user" or sandbox == "none"):
+        assert record["transcript_problem"] == "tampered"
     commands = [step["args"].get("command", "") for step in record["trajectory"]]
-    # The recorded read survived whatever the agent did afterwards.
-    assert any("task.yaml" in command for command in commands), record["trajectory"]
-    assert "task-definition" in report["categories"]
+    survived = any("task.yaml" in command for command in commands)
+    if survived:
+        # Prevented: the recorded read outlived whatever the agent did afterwards.
+        assert "task-definition" in report["categories"]
+    else:
+        # Only an agent that may re-mode the channel (the harness's own uid, or root
+        # without the sandbox) can race the harness for its lines: that is detected.
+        assert attack == "steal" and record["transcript_problem"] == "tampered", record
     if record.get("transcript_problem") == "tampered":
         assert report["incomplete"] is True
+    if harness.identity == "root":
+        # The agent ran as another uid or inside the sandbox: it could do nothing.
+        assert sandbox == "none" or record.get("transcript_problem") is None
 
 
 def test_a_silent_agent_that_produced_work_is_never_clean(harness: Harness) -> None:
