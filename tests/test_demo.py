@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +35,9 @@ def test_demo_prints_the_leaderboard_with_gated_zeros_and_the_redaction_table(
     assert "IntegrityCatastrophic" in text
     assert "split dev" in text and "oracle" in text and "first_character" in text
     assert str(out / "leaderboard" / "leaderboard.html") in text
+    if shutil.which("strace") is not None:
+        # One cheater records nothing of its peek: the system audit alone catches it.
+        assert "caught only by the audit" in text
 
     board = json.loads((out / "leaderboard" / "leaderboard.json").read_text("utf-8"))
     standings = {s["setupId"]: s for s in board["standings"]}

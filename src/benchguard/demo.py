@@ -4,8 +4,10 @@ It lays out an operator's tree the way a real benchmark host looks (tasks, a har
 checkout with its docs, a results directory, a persistent agent home), then runs the
 real ``benchguard`` commands one after another, printing each before it runs:
 
-1. the example benchmark with an honest agent and four scripted cheaters, several
-   iterations each, detection on, plus one cheater inside the bubblewrap sandbox;
+1. the example benchmark with an honest agent and five scripted cheaters, several
+   iterations each, detection and the system audit on, plus one cheater inside the
+   bubblewrap sandbox; one cheater (``cheat-silent``) records nothing of its peek, so
+   only the audit catches it, and the demo says so;
 2. ``aggregate`` and ``leaderboard`` (a table, JSON and a self-contained HTML page);
 3. redaction-pressure's dev split evaluated with the baseline policies.
 
@@ -17,6 +19,7 @@ exactly what a user would see typing them.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import shutil
@@ -87,6 +90,23 @@ def _last_run_dir(results: Path) -> Path:
     return runs[-1]
 
 
+def _explain_layers(run_dir: Path) -> None:
+    """Which evidence layer caught each run: the transcript rules, the audit, or both."""
+    records = json.loads((run_dir / "results.json").read_text("utf-8"))["records"]
+    for record in records:
+        findings = record.get("cheating_report", {}).get("findings", [])
+        sources = sorted({f.get("source", "transcript") for f in findings})
+        caught = " and ".join(sources) if sources else "nothing"
+        print(f"   {record['folder']}#{record['iteration']}: caught by {caught}")
+    if all(
+        {f.get("source") for f in r.get("cheating_report", {}).get("findings", [])} == {"audit"}
+        for r in records
+    ):
+        print("   caught only by the audit: the transcript shows honest work alone")
+    else:
+        print("   (the system audit is off or unavailable here: strace missing?)")
+
+
 def run_demo(out: Path) -> None:
     started = time.monotonic()
     if out.exists():
@@ -110,6 +130,11 @@ def run_demo(out: Path) -> None:
         DemoSetup("cheat-prior-results", str(prior_run), note="reads last run's results"),
         DemoSetup("cheat-leftover-report", None, note="reads ~/report.md left behind"),
         DemoSetup("cheat-grep-docs", str(tree["checkout"]), note="greps the harness docs"),
+        DemoSetup(
+            "cheat-silent",
+            str(tree["tasks"]),
+            note="reads task.yaml outside its tool loop: caught only by the audit",
+        ),
     ]
     try:
         probe_bwrap()
@@ -125,6 +150,8 @@ def run_demo(out: Path) -> None:
         env = {"CHEAT_HINT": setup.hint} if setup.hint else {}
         print(f"\n-- {setup.agent}: {setup.note}")
         _run(argv, env=env, ok=(0, 1))
+        if setup.agent == "cheat-silent":
+            _explain_layers(_last_run_dir(tree["results"]))
 
     print("\n== 2. Aggregate the runs and publish the leaderboard")
     board = out / "leaderboard"
