@@ -1,108 +1,15 @@
-"""What a scan could not read, and what its summary owes the reader.
-
-A scan fails closed on its input: a skipped sample, a file it could not read or did
-not recognise, a file with no records, or no input at all is an *input gap*. Gaps are
-listed (text: one warning each; JSON: one entry each, with ``"report": null`` and the
-``skipped`` reason) and make the exit code 3 (incomplete) unless bad input (2) wins.
-The summary also names the profile and ruleset used, and warns when the input's
-framework has material the chosen profile does not cover.
-"""
+"""The scan's input gaps live in the workflows layer (``workflows._scan_gaps``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
-
-from benchguard.engines import FileScan
-
-EXIT_INCOMPLETE = 3
-
-# The profile that covers each log format's own framework material.
-FORMAT_PROFILES: dict[str, str] = {
-    "inspect": "inspect",
-    "verifiers": "verifiers",
-    "swe-agent": "swe-bench",
-    "mini-swe-agent": "swe-bench",
-}
-_FRAMEWORK_NAMES = {
-    "inspect": "Inspect logs",
-    "verifiers": "verifiers traces",
-    "swe-agent": "SWE-agent trajectories",
-    "mini-swe-agent": "mini-swe-agent trajectories",
-}
-
-
-@dataclass(frozen=True)
-class InputGap:
-    """One thing the scan did not read: the file, the record if known, and why."""
-
-    file: str
-    reason: str
-    record: int | None = None
-
-    def json_entry(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "format": None,
-            "record": self.record,
-            "name": None,
-            "label": None,
-            "report": None,
-            "skipped": self.reason,
-        }
-
-
-def input_gaps(
-    scans: Sequence[FileScan], *, named: set[str], walked_roots: Sequence[str]
-) -> list[InputGap]:
-    """Every gap in what ``scans`` read, in file order.
-
-    ``named`` are files given on the command line (their read failures are bad input,
-    reported elsewhere, not gaps); ``walked_roots`` are the paths given, used to name
-    an input that held no log file at all.
-    """
-    gaps: list[InputGap] = []
-    for scanned in scans:
-        for problem in scanned.problems:
-            gaps.append(InputGap(scanned.path, problem))
-        if scanned.error_kind == "unknown-format" and scanned.path not in named:
-            gaps.append(InputGap(scanned.path, "not a log format we read; skipped"))
-        elif scanned.error and scanned.path not in named:
-            gaps.append(InputGap(scanned.path, scanned.error))
-        elif not scanned.error and not scanned.records:
-            gaps.append(InputGap(scanned.path, "the file holds no records"))
-    if not scans:
-        where = ", ".join(walked_roots) or "the input"
-        gaps.append(InputGap(where, "no log files found: nothing was scanned"))
-    return gaps
-
-
-def coverage_warnings(scans: Sequence[FileScan], profile: str) -> list[str]:
-    """Warnings for inputs whose framework's material the profile does not cover."""
-    warnings: list[str] = []
-    formats = sorted({s.format for s in scans if s.format and s.records})
-    for name in formats:
-        wanted = FORMAT_PROFILES.get(name)
-        if wanted is not None and wanted != profile:
-            warnings.append(
-                f"the input holds {_FRAMEWORK_NAMES[name]}, whose material (prior logs, "
-                f"answers, history) profile {profile!r} does not cover; "
-                f"scan again with --profile {wanted} as well"
-            )
-    return warnings
-
-
-def summary_line(profile: str, digest: str, gaps: Sequence[InputGap]) -> str:
-    """The scan's provenance line, and its incompleteness when there is any."""
-    line = f"profile {profile}, ruleset {digest[:19]}"
-    if gaps:
-        line += (
-            f"; INCOMPLETE: {len(gaps)} input problem(s) (skipped or unread), "
-            f"exit code {EXIT_INCOMPLETE}"
-        )
-    return line
-
+from benchguard.workflows._scan_gaps import (
+    EXIT_INCOMPLETE,
+    FORMAT_PROFILES,
+    InputGap,
+    coverage_warnings,
+    input_gaps,
+    summary_line,
+)
 
 __all__ = [
     "EXIT_INCOMPLETE",

@@ -30,20 +30,17 @@ from rich.text import Text
 
 from benchguard import __version__
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
-from benchguard.cli._inputs import collect_inputs
 from benchguard.cli._output import (
-    EXIT_BAD_INPUT,
     bad_input,
+    fail,
     labelled,
     plain_console,
     print_error,
     print_warning,
 )
 from benchguard.cli._scan_gaps import (
-    EXIT_INCOMPLETE,
     InputGap,
     coverage_warnings,
-    input_gaps,
     summary_line,
 )
 from benchguard.cli._settings import values
@@ -52,15 +49,13 @@ from benchguard.cli._view import print_table, printable
 from benchguard.detection.models import CheatingReport
 from benchguard.detection.rules import (
     DEFAULT_PROFILE,
-    RulesetError,
     load_ruleset,
     ruleset_digest,
 )
-from benchguard.engines import ENGINE_NAMES, EngineUnavailableError, FileScan, scan_files
-from benchguard.errors import BadInputError
+from benchguard.engines import ENGINE_NAMES, FileScan
+from benchguard.errors import BadInputError, BenchguardError
 from benchguard.importers.registry import FORMAT_NAMES
-from benchguard.results.aggregate import MANIFEST_FILENAME, MANIFESTS_FILENAME, ROWS_FILENAME
-from benchguard.results.dismissals import Dismissal, apply_dismissals, load_dismissals
+from benchguard.results.dismissals import load_dismissals
 from benchguard.results.formats import (
     OUTPUT_FORMATS,
     ReportedRecord,
@@ -68,13 +63,8 @@ from benchguard.results.formats import (
     parse_output_format,
     sarif_log,
 )
-from benchguard.results.io import ResultsFileError, write_text_atomic
-
-# Suffixes picked up when walking a directory; a file named on the command line is
-# read whatever its name.
-WALK_SUFFIXES = (".json", ".jsonl", ".eval", ".traj")
-# Files the harness and ``aggregate`` write beside results.json that hold no records.
-WALK_SKIP_NAMES = frozenset({ROWS_FILENAME, MANIFEST_FILENAME, MANIFESTS_FILENAME})
+from benchguard.results.io import write_text_atomic
+from benchguard.workflows.scan import ScanRequest, scan_logs
 
 EXIT_CLEAN, EXIT_FLAGGED = 0, 1
 
@@ -82,11 +72,6 @@ EXIT_CLEAN, EXIT_FLAGGED = 0, 1
 def register(app: typer.Typer) -> None:
     """Add this family's commands to ``app``."""
     app.command(name="scan")(scan)
-
-
-def _is_log_file(path: Path) -> bool:
-    """Whether a file found by walking a directory is one to scan."""
-    return path.suffix in WALK_SUFFIXES and path.name not in WALK_SKIP_NAMES
 
 
 def scan(
@@ -203,44 +188,30 @@ def scan(
             raise BadInputError("- (standard input) may be named only once")
         rules = load_ruleset(profile, rules_file)
         entries = load_dismissals(dismissals_file) if dismissals_file is not None else ()
-    except (BadInputError, RulesetError, ResultsFileError) as exc:
-        # A config file's error is a BadInputError naming the file and key.
-        # An unknown profile's message already lists the built-in ones.
-        raise bad_input(err, str(exc)) from None
-
-    with ExitStack() as stack:
-        stdin_path: str | None = None
-        if any(str(p) == STDIN_NAME for p in paths):
-            stdin_path = str(stack.enter_context(spooled_stdin()))
-        named_paths = [
-            Path(stdin_path) if str(p) == STDIN_NAME and stdin_path else p for p in paths
-        ]
-        inputs = collect_inputs(named_paths, _is_log_file).files
-        missing = [
-            f"{item.path}: no such file or directory"
-            for item in inputs
-            if item.named and not item.path.is_file()
-        ]
-        files = [str(item.path) for item in inputs if not item.named or item.path.is_file()]
-        named = {str(item.path) for item in inputs if item.named}
-        try:
-            scans = scan_files(
-                files,
-                rules,
-                format_name=input_format,
-                engine="dask" if engine == "dask" else "serial",
-                scheduler=scheduler,
-                workers=workers,
+        with ExitStack() as stack:
+            renamed: dict[str, str] = {}
+            if any(str(p) == STDIN_NAME for p in paths):
+                renamed[str(stack.enter_context(spooled_stdin()))] = STDIN_LABEL
+            spool = {label: path for path, label in renamed.items()}
+            outcome = scan_logs(
+                ScanRequest(
+                    paths=[Path(spool[STDIN_LABEL]) if str(p) == STDIN_NAME else p for p in paths],
+                    rules=rules,
+                    dismissals=entries,
+                    input_format=input_format,
+                    engine="dask" if engine == "dask" else "serial",
+                    scheduler=scheduler,
+                    workers=workers,
+                    renamed=renamed,
+                )
             )
-        except EngineUnavailableError as exc:
-            raise bad_input(err, str(exc)) from None
-        if stdin_path is not None:
-            scans = [_renamed(s, stdin_path, STDIN_LABEL) for s in scans]
-            named = {STDIN_LABEL if n == stdin_path else n for n in named}
+    except BenchguardError as exc:
+        # Bad flags, config, rules or dismissals, or an engine that cannot run: nothing
+        # was reported. An unknown profile's message already lists the built-in ones.
+        raise fail(err, exc) from None
 
-    scans, unmatched = _apply_dismissals(scans, entries)
-    skipped = [s for s in scans if s.error_kind == "unknown-format" and s.path not in named]
-    failed = [s for s in scans if s.error and s not in skipped]
+    scans, missing, failed = outcome.scans, outcome.missing, outcome.failed
+    skipped, unmatched, gaps = outcome.skipped, outcome.unmatched, outcome.gaps
     for problem in missing:
         print_error(err, problem)
     for bad in failed:
@@ -254,7 +225,6 @@ def scan(
         err.print(
             labelled("skipped ", "dim", f"{skip.path}: not a log format we read"), soft_wrap=True
         )
-    gaps = input_gaps(scans, named=named, walked_roots=[str(p) for p in paths])
     for warning in coverage_warnings(scans, profile):
         print_warning(err, warning)
     if not scans:
@@ -277,19 +247,7 @@ def scan(
             _print_findings(console, scans)
         console.print(summary_line(profile, ruleset_digest(rules), gaps), soft_wrap=True)
 
-    flagged = any(r.report.status == "flagged" for s in scans for r in s.records)
-    raise typer.Exit(scan_exit_code(bad_input=bool(missing or failed), flagged=flagged, gaps=gaps))
-
-
-def scan_exit_code(*, bad_input: bool, flagged: bool, gaps: Sequence[InputGap]) -> int:
-    """2 bad input; else 1 a finding; else 3 an input gap (skipped, unread or empty
-    input: never 0 over what was not read); else 0. A finding is never hidden behind
-    an incomplete scan, as for ``run``."""
-    if bad_input:
-        return EXIT_BAD_INPUT
-    if flagged:
-        return EXIT_FLAGGED
-    return EXIT_INCOMPLETE if gaps else EXIT_CLEAN
+    raise typer.Exit(outcome.exit_code)
 
 
 def _output_format(flag: str | None, value: str, as_json: bool) -> str:
@@ -306,42 +264,6 @@ def _output_format(flag: str | None, value: str, as_json: bool) -> str:
     if as_json and chosen not in ("table", "json"):
         raise BadInputError(f"--json and --format {chosen} disagree; give one of them")
     return "json" if as_json else chosen
-
-
-def _renamed(scanned: FileScan, old: str, new: str) -> FileScan:
-    """``scanned`` with its spool file's name replaced by how standard input is shown."""
-    if scanned.path != old:
-        return scanned
-    error = scanned.error.replace(old, new) if scanned.error else None
-    problems = tuple(p.replace(old, new) for p in scanned.problems)
-    return scanned.model_copy(update={"path": new, "error": error, "problems": problems})
-
-
-def _apply_dismissals(
-    scans: list[FileScan], entries: Sequence[Dismissal]
-) -> tuple[list[FileScan], list[Dismissal]]:
-    """Each record's report with the entries for its run, task and iteration applied;
-    and the entries that matched no finding. A file's run id is its directory's name
-    (a harness run folder), the way ``score`` names a run without a manifest."""
-    if not entries:
-        return scans, []
-    used = [False] * len(entries)
-    updated: list[FileScan] = []
-    for scanned in scans:
-        run_id = Path(scanned.path).resolve().parent.name
-        records = []
-        for rec in scanned.records:
-            chosen = [
-                (i, e)
-                for i, e in enumerate(entries)
-                if e.applies_to(run_id=run_id, task=rec.task, iteration=rec.iteration)
-            ]
-            report, matched = apply_dismissals(rec.report, [e for _, e in chosen])
-            for i, entry in chosen:
-                used[i] = used[i] or entry.rule in matched
-            records.append(rec.model_copy(update={"report": report}))
-        updated.append(scanned.model_copy(update={"records": tuple(records)}))
-    return updated, [e for e, was_used in zip(entries, used, strict=True) if not was_used]
 
 
 def _reported(scans: list[FileScan]) -> list[ReportedRecord]:

@@ -1,0 +1,147 @@
+"""The scan workflow: collect log files (named, standard input, directory trees), scan
+them with an engine, apply reviewed dismissals, and say what could not be read.
+
+``benchguard scan`` parses its options, calls :func:`scan_logs` and prints the
+:class:`ScanOutcome`; nothing here prints. The exit policy (2 bad input, 1 flagged,
+3 an input gap, 0) is :attr:`ScanOutcome.exit_code`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchguard.detection.models import Rule
+from benchguard.engines import EngineName, FileScan, scan_files
+from benchguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS
+from benchguard.results.aggregate import MANIFEST_FILENAME, MANIFESTS_FILENAME, ROWS_FILENAME
+from benchguard.results.dismissals import Dismissal, apply_dismissals
+from benchguard.workflows._inputs import collect_inputs
+from benchguard.workflows._scan_gaps import EXIT_INCOMPLETE, InputGap, input_gaps
+
+# Suffixes picked up when walking a directory; a file named on the command line is
+# read whatever its name.
+WALK_SUFFIXES = (".json", ".jsonl", ".eval", ".traj")
+# Files the harness and ``aggregate`` write beside results.json that hold no records.
+WALK_SKIP_NAMES = frozenset({ROWS_FILENAME, MANIFEST_FILENAME, MANIFESTS_FILENAME})
+
+
+@dataclass(frozen=True)
+class ScanRequest:
+    """What to scan and how. ``renamed`` maps a path to the name output shows for it
+    (standard input's spool file to ``<stdin>``)."""
+
+    paths: Sequence[Path]
+    rules: Sequence[Rule]
+    dismissals: Sequence[Dismissal] = ()
+    input_format: str | None = None
+    engine: EngineName = "serial"
+    scheduler: str | None = None
+    workers: int | None = None
+    renamed: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ScanOutcome:
+    """Every file's verdicts, and what went wrong: ``missing`` named paths, ``failed``
+    named files that could not be read, ``skipped`` walked files in no format we read,
+    dismissal entries that matched nothing, and the input gaps."""
+
+    scans: list[FileScan]
+    named: set[str]
+    missing: list[str] = field(default_factory=list)
+    failed: list[FileScan] = field(default_factory=list)
+    skipped: list[FileScan] = field(default_factory=list)
+    unmatched: list[Dismissal] = field(default_factory=list)
+    gaps: list[InputGap] = field(default_factory=list)
+
+    @property
+    def flagged(self) -> bool:
+        return any(r.report.status == "flagged" for s in self.scans for r in s.records)
+
+    @property
+    def exit_code(self) -> int:
+        return scan_exit_code(
+            bad_input=bool(self.missing or self.failed), flagged=self.flagged, gaps=self.gaps
+        )
+
+
+def scan_exit_code(*, bad_input: bool, flagged: bool, gaps: Sequence[InputGap]) -> int:
+    """2 bad input; else 1 a finding; else 3 an input gap (skipped, unread or empty
+    input: never 0 over what was not read); else 0. A finding is never hidden behind
+    an incomplete scan, as for ``run``."""
+    if bad_input:
+        return EXIT_BAD_INPUT
+    if flagged:
+        return EXIT_FINDINGS
+    return EXIT_INCOMPLETE if gaps else 0
+
+
+def is_log_file(path: Path) -> bool:
+    """Whether a file found by walking a directory is one to scan."""
+    return path.suffix in WALK_SUFFIXES and path.name not in WALK_SKIP_NAMES
+
+
+def scan_logs(request: ScanRequest) -> ScanOutcome:
+    """Scan every input; raises only for an engine that cannot run (an ``EngineError``)."""
+    inputs = collect_inputs(request.paths, is_log_file).files
+    missing = [
+        f"{request.renamed.get(str(item.path), item.path)}: no such file or directory"
+        for item in inputs
+        if item.named and not item.path.is_file()
+    ]
+    files = [str(item.path) for item in inputs if not item.named or item.path.is_file()]
+    scans = scan_files(
+        files,
+        request.rules,
+        format_name=request.input_format,
+        engine=request.engine,
+        scheduler=request.scheduler,
+        workers=request.workers,
+    )
+    for old, new in request.renamed.items():
+        scans = [_renamed(s, old, new) for s in scans]
+    named = {request.renamed.get(str(item.path), str(item.path)) for item in inputs if item.named}
+    scans, unmatched = _apply_dismissals(scans, request.dismissals)
+    skipped = [s for s in scans if s.error_kind == "unknown-format" and s.path not in named]
+    failed = [s for s in scans if s.error and s not in skipped]
+    roots = [request.renamed.get(str(p), str(p)) for p in request.paths]
+    gaps = input_gaps(scans, named=named, walked_roots=roots)
+    return ScanOutcome(scans, named, missing, failed, skipped, unmatched, gaps)
+
+
+def _renamed(scanned: FileScan, old: str, new: str) -> FileScan:
+    """``scanned`` with its spool file's name replaced by how standard input is shown."""
+    if scanned.path != old:
+        return scanned
+    error = scanned.error.replace(old, new) if scanned.error else None
+    problems = tuple(p.replace(old, new) for p in scanned.problems)
+    return scanned.model_copy(update={"path": new, "error": error, "problems": problems})
+
+
+def _apply_dismissals(
+    scans: list[FileScan], entries: Sequence[Dismissal]
+) -> tuple[list[FileScan], list[Dismissal]]:
+    """Each record's report with the entries for its run, task and iteration applied;
+    and the entries that matched no finding. A file's run id is its directory's name
+    (a harness run folder), the way ``score`` names a run without a manifest."""
+    if not entries:
+        return scans, []
+    used = [False] * len(entries)
+    updated: list[FileScan] = []
+    for scanned in scans:
+        run_id = Path(scanned.path).resolve().parent.name
+        records = []
+        for rec in scanned.records:
+            chosen = [
+                (i, e)
+                for i, e in enumerate(entries)
+                if e.applies_to(run_id=run_id, task=rec.task, iteration=rec.iteration)
+            ]
+            report, matched = apply_dismissals(rec.report, [e for _, e in chosen])
+            for i, entry in chosen:
+                used[i] = used[i] or entry.rule in matched
+            records.append(rec.model_copy(update={"report": report}))
+        updated.append(scanned.model_copy(update={"records": tuple(records)}))
+    return updated, [e for e, was_used in zip(entries, used, strict=True) if not was_used]
