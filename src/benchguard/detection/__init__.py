@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from benchguard.detection.detector import (
     DEFAULT_RECORD_BUDGET_S,
+    Detector,
     DETECTOR_VERSION,
     MAX_FINDINGS_PER_RULE,
     annotate_records,
@@ -60,6 +61,7 @@ __all__ = [
     "SCAN_INCOMPLETE_CATEGORY",
     "BatchInventory",
     "CheatingReport",
+    "Detector",
     "DismissedFinding",
     "Finding",
     "Profile",

@@ -4,8 +4,9 @@
 the material, just not as itself; ``gzip | base64`` too. :func:`decoded_views` returns
 the plain text such a result carries, so content rules and fingerprints see it:
 
-* base64 and plain hex blobs anywhere in a result are decoded (gzip is undone), kept
-  when the outcome is printable UTF-8;
+* base64 and plain hex blobs in a result are decoded (gzip is undone), kept when the
+  outcome is printable UTF-8, when the step's command could have encoded anything (an
+  encoder, an interpreter, ``eval`` or a command substitution: :data:`_ENCODER_HINT`);
 * the transforms a command names are undone on its result: ``xxd`` dumps, ``od -c``,
   ``rev`` (per line), rot13 through ``tr``, ``fold`` (lines joined).
 
@@ -27,8 +28,20 @@ MAX_DECODE_INPUT_CHARS = 256 * 1024
 MAX_DECODED_OUTPUT_CHARS = 256 * 1024
 _MIN_BLOB = 24
 
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}(?:\s*\n[A-Za-z0-9+/]{4,}={0,2})*")
-_HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){12,}(?:\s*\n(?:[0-9a-fA-F]{2})+)*")
+# Anchored at the start of a run (the lookbehind), so a long text of short words is
+# passed over in one step per word instead of one attempt per character.
+_BASE64_RUN = re.compile(
+    r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,}={0,2}(?:[ \t]*\n[A-Za-z0-9+/]{4,}={0,2})*"
+)
+_HEX_RUN = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?:[ \t]*\n(?:[0-9a-fA-F]{2})+)*")
+# Blobs are looked for only in the result of a step whose command could have encoded
+# something: an encoder, an interpreter, eval or a command substitution. Plain reads
+# (cat, kubectl, git) print text as it is, and skipping them keeps the scan fast.
+_ENCODER_HINT = re.compile(
+    r"base64|b64|xxd|hexdump|\bod\b|openssl|hex|encode|gzip|zlib|compress|bz2|lzma|"
+    r"\bpython|\bperl|\bruby|\bnode\b|\bphp\b|\beval\b|\$\(|`",
+    re.IGNORECASE,
+)
 _XXD_LINE = re.compile(r"^[0-9a-f]{7,8}: ((?:[0-9a-f]{2,4} ?){1,16})", re.M)
 _OD_LINE = re.compile(r"^[0-7]{7}((?:\s+\S{1,4})+)\s*$", re.M)
 _ROT13 = re.compile(r"\btr\b[^|;&\n]*(?:N-ZA-M|n-za-m)|\brot13\b")
@@ -48,7 +61,8 @@ def decoded_views(result: str, command: str) -> str:
         views.append(codecs.decode(text, "rot13"))
     if re.search(r"\bfold\b", command):
         views.append(text.replace("\n", ""))
-    views.extend(_blobs(text))
+    if _ENCODER_HINT.search(command):
+        views.extend(_blobs(text))
     joined = "\n".join(view for view in views if view)
     return joined[:MAX_DECODED_OUTPUT_CHARS]
 

@@ -84,6 +84,174 @@ class _BoundHit(Exception):
     """The record's scan reached a bound; the message is the report's reason."""
 
 
+class Detector:
+    """One detector: its compiled plans and prefilters, shared rule dumps, shell reader
+    and record budget, held here and nowhere else.
+
+    A plan (the ruleset's prefilter, pattern ids and digest) is remembered by the
+    identity of the rule objects it was built from and keeps them alive, so an id is
+    never reused while its plan is cached; the lookup re-checks identity. Two
+    detectors share no state, so a scan is reproducible from its inputs alone; the
+    module functions :func:`scan_record` and :func:`annotate_records` use one default
+    detector.
+    """
+
+    MAX_PLANS = 64
+    MAX_RECENT_PREFILTERS = 4
+
+    def __init__(
+        self,
+        *,
+        reader: ShellReader | None = None,
+        time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
+    ) -> None:
+        self.reader = reader if reader is not None else ShellReader()
+        self.time_budget_s = time_budget_s
+        self._plans: dict[tuple[int, ...], _Plan] = {}
+        self._recent_prefilters: list[Prefilter] = []
+        self._dumps = _DynamicRuleDumps()
+
+    def scan(
+        self,
+        record: Mapping[str, Any],
+        rules: Sequence[Rule],
+        *,
+        dynamic_rules: Sequence[Rule] = (),
+        time_budget_s: float | None = None,
+        reader: ShellReader | None = None,
+        workdir: str | None = None,
+    ) -> CheatingReport:
+        """Scan ``record`` with the static ``rules`` then ``dynamic_rules`` (in order).
+
+        ``reader`` (default: the detector's) reads each step's arguments as the agent's
+        shell would (the home as the agent sees it, the paths the harness knows, for
+        globs); ``workdir`` is where the agent's shell starts. Without them, any
+        ``/home/<user>`` counts as a home and relative paths are resolved only after an
+        absolute ``cd``. The report stores the dynamic rules and the digest of the full
+        ruleset, so a later rescan with the same inputs reproduces the verdict.
+        """
+        if not isinstance(record, Mapping):
+            raise TypeError(f"a record must be a JSON object, got {type(record).__name__}")
+        budget = self.time_budget_s if time_budget_s is None else time_budget_s
+        deadline = time.monotonic() + max(0.0, budget)
+        all_rules = tuple(rules) + tuple(dynamic_rules)
+        if any(rule.category == MATERIAL_CATEGORY for rule in dynamic_rules):
+            all_rules = tuple(rule for rule in all_rules if not rule.fallback)
+        plan = self.plan(all_rules)
+        digest = plan.digest
+        entries = dict_entries(record)
+        output = output_surface(record)
+        counts = ScanCounts(trajectory_entries=len(entries), output_chars=len(output.text))
+        truncated = is_marked_truncated(record)
+        # The harness's own evidence (system audit, transcript channel) counts even when
+        # the transcript is empty: a silent agent is exactly what it exists to catch.
+        harness = harness_evidence(record)
+        if has_no_data(entries, record) and not truncated and not harness.present:
+            return CheatingReport(
+                detector_version=DETECTOR_VERSION,
+                status="no_data",
+                scanned=counts,
+                ruleset_digest=digest,
+                dynamic_rules=tuple(dynamic_rules),
+            )
+
+        findings: list[Finding] = []
+        incomplete_reason: str | None = None
+        notes = [TRANSCRIPT_TRUNCATED_REASON] if truncated else []
+        try:
+            notes += _scan(
+                entries, output, plan, deadline, findings, reader or self.reader, workdir
+            )
+        except _BoundHit as hit:
+            notes.append(str(hit))
+        findings += harness.findings
+        notes += harness.notes
+        if notes:
+            incomplete_reason = "; ".join(notes)
+
+        categories = {finding.category for finding in findings}
+        if incomplete_reason is not None:
+            categories.add(SCAN_INCOMPLETE_CATEGORY)
+        return CheatingReport(
+            detector_version=DETECTOR_VERSION,
+            status="flagged" if categories else "clean",
+            categories=tuple(sorted(categories)),
+            findings=tuple(findings),
+            scanned=counts,
+            ruleset_digest=digest,
+            dynamic_rules=tuple(dynamic_rules),
+            incomplete=incomplete_reason is not None,
+            incomplete_reason=incomplete_reason,
+        )
+
+    def annotate(
+        self,
+        records: list[dict[str, Any]],
+        rules: Sequence[Rule],
+        *,
+        dynamic_rules_for: Callable[[int, dict[str, Any]], Sequence[Rule]] | None = None,
+    ) -> list[str]:
+        """See :func:`annotate_records`."""
+        errors: list[str] = []
+        for index, record in enumerate(records):
+            try:
+                dynamic = tuple(dynamic_rules_for(index, record)) if dynamic_rules_for else ()
+                report = self.scan(record, rules, dynamic_rules=dynamic)
+                record["cheating_report"] = self._dumps.report_json(report)
+            except Exception as exc:  # one bad record must never sink the batch
+                errors.append(f"record {index}: {type(exc).__name__}: {exc}")
+                try:
+                    record["cheating_report"] = {}
+                except Exception as inner:
+                    errors.append(f"record {index}: cannot store a report: {inner}")
+        return errors
+
+    def plan(self, rules: tuple[Rule, ...]) -> _Plan:
+        """The plan for ``rules``, remembered by the identity of the rule objects."""
+        key = tuple(id(rule) for rule in rules)
+        cached = self._plans.get(key)
+        if (
+            cached is not None
+            and len(cached.rules) == len(rules)
+            and all(a is b for a, b in zip(cached.rules, rules, strict=True))
+        ):
+            return cached
+        plan = _build_plan(rules, self._reusable_prefilter)
+        if len(self._plans) >= self.MAX_PLANS:
+            self._plans.clear()
+        self._plans[key] = plan
+        return plan
+
+    def _reusable_prefilter(self, patterns: tuple[str, ...]) -> Prefilter:
+        """A recent prefilter covering ``patterns``, one extended to cover them, or a new one.
+
+        Per-record prompt authorization drops a few inventory rules, so consecutive
+        records use subsets of one pattern list; a prefilter over a superset answers for
+        a subset (candidates of patterns a ruleset lacks belong to no rule and are
+        ignored). A home that changes between tasks adds a few patterns: the recent Sets
+        are kept and only the new patterns are compiled.
+        """
+        best: tuple[Prefilter, tuple[str, ...]] | None = None
+        for recent in self._recent_prefilters:
+            missing = tuple(dict.fromkeys(p for p in patterns if p not in recent.index))
+            if not missing:
+                return recent
+            if best is None or len(missing) < len(best[1]):
+                best = (recent, missing)
+        if (
+            best is not None
+            and len(best[1]) <= _MAX_EXTENSION_PATTERNS
+            and len(best[1]) * 4 <= len(patterns)
+            and len(best[0].sets) < _MAX_EXTENDED_SETS
+        ):
+            built = best[0].extended(best[1])
+        else:
+            built = build_prefilter(patterns)
+        self._recent_prefilters.insert(0, built)
+        del self._recent_prefilters[self.MAX_RECENT_PREFILTERS :]
+        return built
+
+
 def scan_record(
     record: Mapping[str, Any],
     rules: Sequence[Rule],
@@ -93,67 +261,14 @@ def scan_record(
     reader: ShellReader | None = None,
     workdir: str | None = None,
 ) -> CheatingReport:
-    """Scan ``record`` with the static ``rules`` then ``dynamic_rules`` (in that order).
-
-    ``reader`` reads each step's arguments as the agent's shell would (the home as the
-    agent sees it, the paths the harness knows, for globs); ``workdir`` is where the
-    agent's shell starts. Without them, any ``/home/<user>`` counts as a home and
-    relative paths are resolved only after an absolute ``cd``.
-
-    The report stores the dynamic rules and the digest of the full ruleset, so a later
-    rescan with the same inputs reproduces the verdict.
-    """
-    if not isinstance(record, Mapping):
-        raise TypeError(f"a record must be a JSON object, got {type(record).__name__}")
-    deadline = time.monotonic() + max(0.0, time_budget_s)
-    all_rules = tuple(rules) + tuple(dynamic_rules)
-    if any(rule.category == MATERIAL_CATEGORY for rule in dynamic_rules):
-        all_rules = tuple(rule for rule in all_rules if not rule.fallback)
-    plan = _plan(all_rules)
-    digest = plan.digest
-    entries = dict_entries(record)
-    output = output_surface(record)
-    counts = ScanCounts(trajectory_entries=len(entries), output_chars=len(output.text))
-    truncated = is_marked_truncated(record)
-    # The harness's own evidence (system audit, transcript channel) counts even when
-    # the transcript is empty: a silent agent is exactly what it exists to catch.
-    harness = harness_evidence(record)
-    if has_no_data(entries, record) and not truncated and not harness.present:
-        return CheatingReport(
-            detector_version=DETECTOR_VERSION,
-            status="no_data",
-            scanned=counts,
-            ruleset_digest=digest,
-            dynamic_rules=tuple(dynamic_rules),
-        )
-
-    findings: list[Finding] = []
-    incomplete_reason: str | None = None
-    notes = [TRANSCRIPT_TRUNCATED_REASON] if truncated else []
-    try:
-        notes += _scan(
-            entries, output, plan, deadline, findings, reader or _DEFAULT_READER, workdir
-        )
-    except _BoundHit as hit:
-        notes.append(str(hit))
-    findings += harness.findings
-    notes += harness.notes
-    if notes:
-        incomplete_reason = "; ".join(notes)
-
-    categories = {finding.category for finding in findings}
-    if incomplete_reason is not None:
-        categories.add(SCAN_INCOMPLETE_CATEGORY)
-    return CheatingReport(
-        detector_version=DETECTOR_VERSION,
-        status="flagged" if categories else "clean",
-        categories=tuple(sorted(categories)),
-        findings=tuple(findings),
-        scanned=counts,
-        ruleset_digest=digest,
-        dynamic_rules=tuple(dynamic_rules),
-        incomplete=incomplete_reason is not None,
-        incomplete_reason=incomplete_reason,
+    """:meth:`Detector.scan` on the default detector (see there)."""
+    return DEFAULT_DETECTOR.scan(
+        record,
+        rules,
+        dynamic_rules=dynamic_rules,
+        time_budget_s=time_budget_s,
+        reader=reader,
+        workdir=workdir,
     )
 
 
@@ -179,19 +294,7 @@ def annotate_records(
     the same rule dicts): a thousand-entry home would otherwise be dumped, and later
     encoded, once per record. Treat stored rules as read-only.
     """
-    errors: list[str] = []
-    for index, record in enumerate(records):
-        try:
-            dynamic = tuple(dynamic_rules_for(index, record)) if dynamic_rules_for else ()
-            report = scan_record(record, rules, dynamic_rules=dynamic)
-            record["cheating_report"] = _DYNAMIC_DUMPS.report_json(report)
-        except Exception as exc:  # one bad record must never sink the batch
-            errors.append(f"record {index}: {type(exc).__name__}: {exc}")
-            try:
-                record["cheating_report"] = {}
-            except Exception as inner:
-                errors.append(f"record {index}: cannot store a report: {inner}")
-    return errors
+    return DEFAULT_DETECTOR.annotate(records, rules, dynamic_rules_for=dynamic_rules_for)
 
 
 _REPORT_FIELDS = tuple(CheatingReport.model_fields)
@@ -242,9 +345,6 @@ class _DynamicRuleDumps:
                 self._rules.clear()
             self._rules[id(rule)] = cached
         return cached[1]
-
-
-_DYNAMIC_DUMPS = _DynamicRuleDumps()
 
 
 def report_from_record(record: Mapping[str, Any]) -> CheatingReport | None:
@@ -433,9 +533,6 @@ def _mark_failed_attempts(
             findings[position] = finding.model_copy(update={"attempt_failed": True})
 
 
-_DEFAULT_READER = ShellReader()
-
-
 def read_entry(
     index: int, entry: Mapping[str, Any], reader: ShellReader, shell: ShellState
 ) -> tuple[Surface, Surface]:
@@ -567,62 +664,18 @@ class _Plan:
     notes: tuple[str, ...]
 
 
-# Keyed by the rule objects' identities; the plan keeps the rules alive, so an id
-# cannot be reused while its plan is cached (and the lookup re-checks identity anyway).
-_PLANS: dict[tuple[int, ...], _Plan] = {}
-_MAX_PLANS = 64
-
-
-_RECENT_PREFILTERS: list[Prefilter] = []
-_MAX_RECENT_PREFILTERS = 4
 # A recent prefilter lacking at most this many of a ruleset's patterns is extended
 # rather than rebuilt; one that has grown to this many Sets is rebuilt in one piece.
 _MAX_EXTENSION_PATTERNS = 256
 _MAX_EXTENDED_SETS = 24
 
 
-def _reusable_prefilter(patterns: tuple[str, ...]) -> Prefilter:
-    """A recent prefilter covering ``patterns``, one extended to cover them, or a new one.
-
-    Per-record prompt authorization drops a few inventory rules, so consecutive records
-    use subsets of one pattern list; a prefilter over a superset answers for a subset
-    (candidates of patterns a ruleset lacks belong to no rule and are ignored). A home
-    that changes between tasks adds a few patterns: the recent Sets are kept and only
-    the new patterns are compiled.
-    """
-    best: tuple[Prefilter, tuple[str, ...]] | None = None
-    for recent in _RECENT_PREFILTERS:
-        missing = tuple(dict.fromkeys(p for p in patterns if p not in recent.index))
-        if not missing:
-            return recent
-        if best is None or len(missing) < len(best[1]):
-            best = (recent, missing)
-    if (
-        best is not None
-        and len(best[1]) <= _MAX_EXTENSION_PATTERNS
-        and len(best[1]) * 4 <= len(patterns)
-        and len(best[0].sets) < _MAX_EXTENDED_SETS
-    ):
-        built = best[0].extended(best[1])
-    else:
-        built = build_prefilter(patterns)
-    _RECENT_PREFILTERS.insert(0, built)
-    del _RECENT_PREFILTERS[_MAX_RECENT_PREFILTERS:]
-    return built
-
-
-def _plan(rules: tuple[Rule, ...]) -> _Plan:
-    """The plan for ``rules``, remembered by the identity of the rule objects."""
-    key = tuple(id(rule) for rule in rules)
-    cached = _PLANS.get(key)
-    if (
-        cached is not None
-        and len(cached.rules) == len(rules)
-        and all(a is b for a, b in zip(cached.rules, rules, strict=True))
-    ):
-        return cached
+def _build_plan(
+    rules: tuple[Rule, ...], prefilter_for: Callable[[tuple[str, ...]], Prefilter]
+) -> _Plan:
+    """Everything about ``rules`` that does not depend on the record."""
     distinct = tuple(dict.fromkeys(pattern for rule in rules for pattern in rule.patterns))
-    prefilter = _reusable_prefilter(distinct)
+    prefilter = prefilter_for(distinct)
     rule_pattern_ids = tuple(
         tuple(prefilter.index[pattern] for pattern in rule.patterns) for rule in rules
     )
@@ -641,7 +694,7 @@ def _plan(rules: tuple[Rule, ...]) -> _Plan:
                 notes.append(
                     f"rule {rule.id!r} has an unusable pattern {pattern[:80]!r}: {problem}"
                 )
-    plan = _Plan(
+    return _Plan(
         rules=rules,
         digest=ruleset_digest(rules),
         prefilter=prefilter,
@@ -650,18 +703,19 @@ def _plan(rules: tuple[Rule, ...]) -> _Plan:
         unusable=frozenset(unusable),
         notes=tuple(notes),
     )
-    if len(_PLANS) >= _MAX_PLANS:
-        _PLANS.clear()
-    _PLANS[key] = plan
-    return plan
+
+
+DEFAULT_DETECTOR = Detector()
 
 
 __all__ = [
+    "DEFAULT_DETECTOR",
     "DEFAULT_RECORD_BUDGET_S",
     "DETECTOR_VERSION",
     "MAX_FINDINGS_PER_RULE",
     "TRANSCRIPT_TRUNCATED_KEY",
     "TRANSCRIPT_TRUNCATED_REASON",
+    "Detector",
     "annotate_records",
     "is_marked_truncated",
     "lenient_report",

@@ -50,6 +50,12 @@ _HEX_BLOB = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
 _ESCAPED_BYTES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\[0-7]{3})+")
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "(", ")", "|&", ";;"})
 _GLOB_CHARS = re.compile(r"[*?\[]")
+# Anything a shell would rewrite or that hides a path: quotes, escapes, expansions,
+# globs, relative or doubled separators, a home, /proc, cd, or a blob to decode.
+_REWRITES = re.compile(
+    r"""[~$\\{}*?\[`'"]|\.\.?/|//|/home/|/root\b|/proc/|\b(?:cd|pushd)\b|[A-Za-z0-9+]{16,}"""
+)
+_MAX_CACHED_COMMANDS = 4096
 
 
 @dataclass
@@ -72,12 +78,34 @@ class ShellReader:
     home: str | None = None
     known_paths: tuple[str, ...] = ()
     _known_sorted: tuple[str, ...] = field(default=(), init=False, repr=False)
+    _cache: dict[tuple[str, str | None], tuple[list[str], str | None]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_known_sorted", tuple(sorted(set(self.known_paths))))
 
     def read(self, command: str, state: ShellState) -> list[str]:
-        """Canonical words of ``command``; updates ``state.cwd`` on ``cd``."""
+        """Canonical words of ``command``; updates ``state.cwd`` on ``cd``.
+
+        Results are remembered per (command, working directory): agents repeat commands
+        (``ls``, ``git status``) and a scan reads many runs with one reader. A command
+        with nothing a shell would rewrite, read where no working directory is known,
+        names its paths as typed: it is skipped (the raw args already hold them).
+        """
+        if state.cwd is None and _REWRITES.search(command) is None:
+            return []
+        key = (command, state.cwd)
+        cached = self._cache.get(key)
+        if cached is None:
+            words = self._read(command, state)
+            if len(self._cache) >= _MAX_CACHED_COMMANDS:
+                self._cache.clear()
+            self._cache[key] = cached = (words, state.cwd)
+        state.cwd = cached[1]
+        return list(cached[0])
+
+    def _read(self, command: str, state: ShellState) -> list[str]:
         text = _CONTINUATION.sub("", command[:MAX_COMMAND_CHARS])
         decoded = decoded_blobs(text)
         text = _ANSI_C.sub(lambda m: "'" + _ansi_c(m.group(1)).replace("'", "") + "'", text)
@@ -211,20 +239,52 @@ def _ansi_c(body: str) -> str:
         return body
 
 
+# One piece of a shell word, or an operator: single-quoted, double-quoted, a backslash
+# escape, a run of plain characters; operators and line breaks separate commands. An
+# unbalanced quote runs to the end of the text, as a shell reading more input would.
+_PIECE = re.compile(
+    r"(?P<single>'[^']*(?:'|$))"
+    r'|(?P<double>"(?:[^"\\]|\\.)*(?:"|$))'
+    r"|(?P<escape>\\.)"
+    r"|(?P<plain>[^\s'\"\\;&|()<>]+)"
+    r"|(?P<operator>[;&|()<>]+|\n)"
+    r"|(?P<space>[ \t\r\f\v]+)"
+    r"|(?P<stray>\\$)",
+    re.S,
+)
+_DOUBLE_ESCAPE = re.compile(r'\\([\\"$`])')
+
+
 def _tokens(text: str) -> list[str]:
-    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
+    """Shell words with quotes removed, and ``;`` for each operator between commands."""
     tokens: list[str] = []
-    try:
-        for token in lexer:
-            tokens.append(token)
+    word: list[str] | None = None
+    for match in _PIECE.finditer(text):
+        kind = match.lastgroup
+        piece = match.group(0)
+        if kind in ("space", "operator", "stray"):
+            if word is not None:
+                tokens.append("".join(word))
+                word = None
+            if kind == "operator":
+                tokens.append(";")
             if len(tokens) > MAX_WORDS:
                 break
-    except ValueError:  # unbalanced quotes: read what the shell would at best
-        tokens = text.replace('"', " ").replace("'", " ").split()
-    # Redirections and the newline inside a here-document read as separators.
-    return [";" if set(t) <= set("<>") else t for t in tokens]
+            continue
+        if kind == "single":
+            piece = piece[1:-1] if len(piece) > 1 and piece.endswith("'") else piece[1:]
+        elif kind == "double":
+            inner = piece[1:-1] if len(piece) > 1 and piece.endswith('"') else piece[1:]
+            piece = _DOUBLE_ESCAPE.sub(r"\1", inner)
+        elif kind == "escape":
+            piece = piece[1:]
+        if word is None:
+            word = [piece]
+        else:
+            word.append(piece)
+    if word is not None:
+        tokens.append("".join(word))
+    return tokens
 
 
 def brace_expand(word: str) -> list[str]:
