@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from benchguard.detection.detector import (
     DEFAULT_RECORD_BUDGET_S,
-    Detector,
     DETECTOR_VERSION,
     MAX_FINDINGS_PER_RULE,
+    Detector,
     annotate_records,
     report_from_record,
     scan_record,
