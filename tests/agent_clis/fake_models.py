@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class _Server:
     def port(self) -> int:
         return int(self._httpd.server_address[1])
 
-    def start(self) -> _Server:
+    def start(self) -> Self:
         self._thread.start()
         return self
 

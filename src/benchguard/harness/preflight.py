@@ -40,6 +40,7 @@ from benchguard.harness.agents.config import (
     render_argv,
 )
 from benchguard.harness.identity import AgentIdentity, hand_over
+from benchguard.harness.model_proxy import ModelNetworkError, model_endpoint
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
 
 CHECK_TIMEOUT_S = 60.0
@@ -73,7 +74,7 @@ def preflight(
             f"agent's PATH ({path}); install it there or set set_env.PATH in the agent file"
         )
     _check_runs(agent, program, sandbox, home, read_only, bwrap, identity, env_in, where)
-    _check_endpoint(agent, env_in, where)
+    _check_endpoint(agent, env_in, where, sandbox)
 
 
 def program_path(agent: AgentConfig, home: Path) -> Path | None:
@@ -134,7 +135,8 @@ def _check_runs(
                 writable_files=(channel,),
                 writable_dirs=tuple(state_dirs.values()),
                 read_only=read_only,
-                network=bool(agent.network),
+                # The check runs no model call: only the host network needs asking for.
+                network=agent.network is True,
             )
             command = bwrap_argv(spec, command, bwrap=bwrap, identity=identity)
         try:
@@ -184,17 +186,24 @@ def _shown(command: list[str], agent: AgentConfig) -> str:
     return repr(list(agent.check_argv) if agent.check_argv else command[-1:])
 
 
-def _check_endpoint(agent: AgentConfig, parent: Mapping[str, str], where: str) -> None:
+def _check_endpoint(
+    agent: AgentConfig, parent: Mapping[str, str], where: str, sandbox: str
+) -> None:
     if agent.endpoint_env is None:
         return
     url = agent.endpoint(parent)
     if url is None:
-        if any("{endpoint}" in arg for arg in agent.argv):
+        if any("{endpoint}" in arg for arg in agent.argv) or agent.network == "model":
             raise PreflightError(
                 f"{where}: the model endpoint variable {agent.endpoint_env} is not set; "
                 "set it to the endpoint's URL (e.g. http://127.0.0.1:8000/v1)"
             )
         return  # the CLI's own default endpoint; nothing configured to check
+    if agent.network == "model" and sandbox == "bwrap":
+        try:
+            model_endpoint(url)
+        except ModelNetworkError as exc:
+            raise PreflightError(f"{where}: {exc}") from None
     problem = endpoint_problem(url)
     if problem is not None:
         raise PreflightError(f"{where}: model endpoint {url} ({agent.endpoint_env}) {problem}")

@@ -25,6 +25,7 @@ import logging
 import os
 import shutil
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +53,7 @@ from benchguard.harness.agents.config import (
 from benchguard.harness.audit import AuditSettings, RunAudit, protected_set, summarise
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.journal import BATCH_FILE, BatchPlan, Journal, JournalError, PlannedRun
+from benchguard.harness.model_proxy import ModelProxy, bridge_script, model_endpoint
 from benchguard.harness.process import ChildBaseline, become_subreaper, run_process
 from benchguard.harness.sandbox import (
     SandboxSpec,
@@ -210,7 +212,7 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
 
 def _command(
     job: Job, settings: BatchSettings, scratch_paths: Scratch
-) -> tuple[list[str], dict[str, str], dict[str, Path]]:
+) -> tuple[list[str], dict[str, str], dict[str, Path], ModelProxy | None]:
     agent = settings.agent
     argv = render_argv(
         agent, prompt=job.task.prompt, workspace=scratch_paths.workspace, home=settings.home
@@ -224,20 +226,44 @@ def _command(
         parent=os.environ,
         state_dirs=state_dirs,
     )
+    proxy: ModelProxy | None = None
     if settings.sandbox == "bwrap":
         read_only = sandbox_read_only(agent, settings.home)
+        sockets: tuple[Path, ...] = ()
+        if agent.network == "model" and not job.task.network:
+            # Model-only network: no network namespace of its own but a bridge from the
+            # endpoint's loopback port to a socket the harness serves (model_proxy).
+            endpoint = model_endpoint(agent.endpoint(os.environ) or "")
+            socket_path = scratch_paths.root / "model.sock"
+            proxy = ModelProxy(
+                socket_path,
+                endpoint,
+                owner=settings.identity.uid if settings.identity is not None else None,
+            )
+            sockets = (socket_path,)
+            argv = [
+                sys.executable,
+                "-I",
+                str(bridge_script()),
+                "--port",
+                str(endpoint.port),
+                "--socket",
+                str(socket_path),
+                "--",
+                *argv,
+            ]
         spec = SandboxSpec(
             workspace=scratch_paths.workspace,
             home=settings.home,
-            writable_files=(scratch_paths.trajectory_file,),
+            writable_files=(scratch_paths.trajectory_file, *sockets),
             writable_dirs=tuple(state_dirs.values()),
             read_only=read_only,
-            network=job.task.network or agent.network,
+            network=bool(job.task.network or agent.network is True),
         )
         # Not the transcript channel: it stays the harness's, write-only for the agent.
         hand_over(settings.identity, scratch_paths.workspace, *state_dirs.values())
         argv = bwrap_argv(spec, argv, bwrap=settings.bwrap, identity=settings.identity)
-    return argv, env, state_dirs
+    return argv, env, state_dirs, proxy
 
 
 def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
@@ -253,6 +279,8 @@ def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
         paths.append(agent.agent_dir)
     if agent.uses_builtin_agent():
         paths.append(builtin_agent_script())
+    if agent.network == "model":
+        paths.append(bridge_script())  # the in-sandbox half of the model-only network
     return tuple(p for p in paths if p.exists())
 
 
@@ -287,12 +315,13 @@ def run_job(
     record["started_at"] = _now()
     scratch: Scratch | None = None
     channel: TranscriptChannel | None = None
+    proxy: ModelProxy | None = None
     audit = RunAudit(settings.audit) if settings.audit.active else None
     try:
         scratch = make_scratch(job.task)
         if settings.agent.trajectory == "jsonl":
             channel = TranscriptChannel(scratch.trajectory_file)
-        argv, env, state_dirs = _command(job, settings, scratch)
+        argv, env, state_dirs, proxy = _command(job, settings, scratch)
         if audit is not None and _findable(argv[0], env, scratch.workspace):
             argv = audit.wrap(argv)
         elif audit is not None:
@@ -385,6 +414,8 @@ def run_job(
         if channel is not None:
             channel.close()
             channel.remove()
+        if proxy is not None:
+            proxy.close()
         if audit is not None:
             audit.remove()
         if scratch is not None:

@@ -77,7 +77,9 @@ class AgentConfig(BaseModel):
     set_env: dict[str, str] = Field(default_factory=dict)
     timeout: float | None = Field(default=None, gt=0, le=24 * 3600)
     trajectory: TrajectoryAdapter = "jsonl"
-    network: bool = False
+    # false: no network under the sandbox; true: the host's network; "model": only the
+    # model endpoint (endpoint_env), through harness.model_proxy.
+    network: bool | Literal["model"] = False
     model: str = ""
     skills: tuple[str, ...] = ()
     # Variables pointed at fresh per-run directories (see the module doc).
@@ -153,6 +155,8 @@ class AgentConfig(BaseModel):
 
     @model_validator(mode="after")
     def _endpoint_is_passed(self) -> AgentConfig:
+        if self.network == "model" and self.endpoint_env is None:
+            raise ValueError("network: model needs endpoint_env (the endpoint it may reach)")
         if self.endpoint_env is not None and self.endpoint_env not in self.env:
             raise ValueError(
                 f"endpoint_env {self.endpoint_env!r} must also be listed in env, "
