@@ -131,3 +131,27 @@ def test_inventory_roots_from_the_file_relative_to_it(project: Path) -> None:
     missing = invoke("inventory", str(home))
     exited(missing, 2)
     assert str(project / "nope") in missing.stderr
+
+
+def test_run_reads_profile_and_rules_from_the_file(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bad profile or rules named in the file stop ``run`` before any agent starts,
+    naming what the file said; a flag still wins over the file."""
+    from cli.helpers import NOOP, TASKS
+
+    monkeypatch.delenv("BENCHGUARD_CHEAT_RULES", raising=False)
+    out = project / "results-run"
+    args = ("run", str(TASKS), "--agent", NOOP, "--out", str(out), "--quiet")
+    (project / "benchguard.toml").write_text('profile = "no-such-profile"\n')
+    bad_profile = invoke(*args)
+    exited(bad_profile, 2)
+    assert "no-such-profile" in bad_profile.stderr
+    (project / "benchguard.toml").write_text('rules = "extra.yaml"\n')
+    (project / "extra.yaml").write_text("rules: [{id: x}]\n")
+    bad_rules = invoke(*args)
+    exited(bad_rules, 2)
+    assert str(project / "extra.yaml") in bad_rules.stderr.replace("\n", "")
+    assert not out.exists()  # nothing ran
+    shown = json.loads(invoke("config", "--json").stdout)
+    assert shown["settings"]["rules"]["value"] == str(project / "extra.yaml")

@@ -16,8 +16,10 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from benchguard.cli._output import bad_input, labelled, plain_console, print_warning
+from benchguard.cli._output import bad_input, fail, labelled, plain_console, print_warning
+from benchguard.cli._settings import values
 from benchguard.detection.rules import DEFAULT_PROFILE
+from benchguard.errors import ConfigError
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfigError, resolve_agent
 from benchguard.harness.audit import AUDIT_MODES, AuditSettings, AuditUnavailable, probe_strace
@@ -62,6 +64,19 @@ def _home_source(home: Path | None) -> tuple[str, Path]:
     return "the default agent home", DEFAULT_AGENT_HOME
 
 
+def _configured(
+    profile: str | None, rules: Path | None, roots: list[Path] | None
+) -> tuple[str, Path | None, list[Path] | None]:
+    """Profile, extra rules and inventory roots: flags, then the environment, then the
+    configuration file (benchguard.toml or [tool.benchguard]), then the defaults."""
+    configured = values({"profile": profile})
+    if rules is None and not os.environ.get(integrity.RULES_ENV):
+        rules = configured["rules"]
+    if not roots and not os.environ.get(integrity.INVENTORY_ROOTS_ENV, "").strip():
+        roots = list(configured["inventory_roots"]) or None
+    return str(configured["profile"]), rules, roots
+
+
 def run(
     tasks_dir: Annotated[Path, typer.Argument(help="Directory of <folder>/task.yaml files.")],
     agent: Annotated[
@@ -81,8 +96,13 @@ def run(
         typer.Option("--home", help=f"Persistent agent home (env {HOME_ENV}).", show_default=False),
     ] = None,
     profile: Annotated[
-        str, typer.Option("--profile", help="Detection rule profile.")
-    ] = DEFAULT_PROFILE,
+        str | None,
+        typer.Option(
+            "--profile",
+            help=f"Detection rule profile (default: {DEFAULT_PROFILE}, or the config file's).",
+            show_default=False,
+        ),
+    ] = None,
     rules: Annotated[
         Path | None, typer.Option("--rules", help="Extra rules YAML (env BENCHGUARD_CHEAT_RULES).")
     ] = None,
@@ -157,6 +177,10 @@ def run(
         raise bad_input(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
     sandbox_mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
     audit_settings = _audit_settings(console, audit, protect or [])
+    try:
+        profile, rules, inventory_roots = _configured(profile, rules, inventory_roots)
+    except ConfigError as exc:
+        raise fail(console, exc) from None
     try:
         settings_integrity = integrity.IntegritySettings.resolve(
             os.environ,
