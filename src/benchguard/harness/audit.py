@@ -47,7 +47,7 @@ from benchguard.harness.workspace import SCRATCH_PREFIX
 AuditMode = Literal["strace", "none"]
 AUDIT_MODES: tuple[AuditMode, ...] = ("strace", "none")
 # The syscall classes that stop the tracee; everything else runs at full speed.
-TRACE_SET = "%file,%process,getdents,getdents64,fchdir"
+TRACE_SET = "%file,clone,clone3,fork,vfork,execve,execveat,getdents,getdents64,fchdir"
 # The log is read up to this size; a larger log makes the audit incomplete.
 MAX_LOG_BYTES = 256 << 20
 # Distinct protected accesses kept on the record; the rest are counted.
@@ -59,7 +59,8 @@ AUDIT_DIR_PREFIX = "bg-audit-"
 _LINE = re.compile(r"^(\d+) +(.*)$")
 _CALL = re.compile(r"^(\w+)\((.*)\) += (.*)$", re.DOTALL)
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
-_FD_PATH = re.compile(r"^(?:AT_FDCWD|-?\d+)<([^>]*)>")
+# A descriptor argument: AT_FDCWD or a number, with the path strace -y would add.
+_FD_ARG = re.compile(r"^(AT_FDCWD|-?\d+)(?:<([^>]*)>)?")
 _RETURN = re.compile(r"^(-?\d+)(?:<([^>]*)>)?(?: (E[A-Z0-9]+))?")
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)")
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", '"': '"', "\\": "\\"}
@@ -157,8 +158,15 @@ class ProtectedSet:
     # around one of these (the checkout holding examples/agents) yields to it, a
     # protected root inside one (a leftover in the home) does not.
     allowed: tuple[str, ...] = ()
+    # Every root's path: most traced paths (the interpreter, /usr) are rejected at once.
+    _prefixes: tuple[str, ...] = field(init=False, default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_prefixes", tuple(root.path for root in self.roots))
 
     def match(self, target: str, *, writing: bool, operation: str) -> ProtectedRoot | None:
+        if not target.startswith(self._prefixes):
+            return None
         for root in self.roots:
             if root.writes_only and not writing:
                 continue
@@ -327,7 +335,6 @@ def strace_prefix(strace: str, log: Path) -> list[str]:
         "-f",
         "--seccomp-bpf",
         "-qq",
-        "-y",
         "-s",
         str(STRING_LIMIT),
         "-e",
@@ -345,6 +352,9 @@ class _Parser:
     protected: ProtectedSet
     start_cwd: str
     cwd: dict[int, str] = field(default_factory=dict)
+    # What each process's descriptors name (from its successful opens): strace's own
+    # fd decoding (-y) doubles the tracing cost, so the log is decoded here instead.
+    fds: dict[int, dict[int, str]] = field(default_factory=dict)
     pending: dict[int, str] = field(default_factory=dict)
     events: int = 0
     found: dict[tuple[str, str, str], dict[str, str]] = field(default_factory=dict)
@@ -380,30 +390,39 @@ class _Parser:
             return
         value, ret_path, errno = int(ret.group(1)), ret.group(2), ret.group(3)
         result = _result(value, errno)
-        dirfd = _FD_PATH.match(args)
-        if dirfd is not None and args.startswith("AT_FDCWD"):
-            self.cwd[pid] = _unescape(dirfd.group(1))
-        if name in _FORKS and value > 0:
-            self.cwd[value] = self.cwd.get(pid, self.start_cwd)
+        if name in _FORKS:
+            if value > 0:
+                self.cwd[value] = self.cwd.get(pid, self.start_cwd)
+                self.fds[value] = dict(self.fds.get(pid, {}))
             return
-        base = self.cwd.get(pid, self.start_cwd)
-        if dirfd is not None and not args.startswith("AT_FDCWD"):
-            base = _unescape(dirfd.group(1))
+        cwd = self.cwd.get(pid, self.start_cwd)
+        fd_arg = _FD_ARG.match(args)
+        fd_path: str | None = None
+        if fd_arg is not None:
+            if fd_arg.group(2) is not None:
+                fd_path = _unescape(fd_arg.group(2))
+            elif fd_arg.group(1) == "AT_FDCWD":
+                fd_path = cwd
+            else:
+                fd_path = self.fds.get(pid, {}).get(int(fd_arg.group(1)))
+        base = fd_path if fd_path is not None else cwd
         strings = [_unescape(s) for s in _STRING.findall(args)]
-        if name in ("chdir", "fchdir") and value == 0:
-            target = strings[0] if strings else (_unescape(dirfd.group(1)) if dirfd else "")
-            if target:
-                self.cwd[pid] = _absolute(target, base)
+        if name in ("chdir", "fchdir"):
+            target = strings[0] if name == "chdir" and strings else fd_path
+            if value == 0 and target:
+                self.cwd[pid] = _absolute(target, cwd)
             return
         if name in _LIST:
-            if dirfd is not None:
-                self._access(_unescape(dirfd.group(1)), "listed", result, writing=False)
+            if fd_path is not None:
+                self._access(fd_path, "listed", result, writing=False)
             return
         if not strings:
             return
         if name in _OPEN:
             writing = any(flag in args for flag in _WRITE_FLAGS)
             spelled = _absolute(strings[0], base)
+            if result == "ok" and value >= 0:
+                self.fds.setdefault(pid, {})[value] = _unescape(ret_path) if ret_path else spelled
             if "O_CREAT" in args and result == "ok":
                 self.created.add(spelled)
                 if ret_path:
