@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from benchguard.cli._output import bad_input, plain_console
+from benchguard.cli._output import fail, plain_console
 from benchguard.cli._settings import effective
 from benchguard.cli._view import print_table, printable
 from benchguard.config import ALLOWED_KEYS, KEYS, find_config
@@ -37,7 +37,7 @@ def config(
         found = find_config()
         settings = effective({})
     except ConfigError as exc:
-        raise bad_input(err, str(exc)) from None
+        raise fail(err, exc) from None
     shown = {key: _jsonable(settings[key].value) for key in ALLOWED_KEYS}
     if as_json:
         document = {

@@ -192,11 +192,11 @@ def run(
         )
         static_rules = integrity.load_static_rules(settings_integrity)
     except integrity.IntegrityConfigError as exc:
-        raise bad_input(console, str(exc)) from None
+        raise fail(console, exc) from None
     try:
         loaded = load_tasks(tasks_dir)
     except TaskDirError as exc:
-        raise bad_input(console, str(exc)) from None
+        raise fail(console, exc) from None
     for message in loaded.errors:
         console.print(labelled("skipped task: ", "yellow", message), soft_wrap=True)
     if not loaded.tasks:
@@ -206,7 +206,7 @@ def run(
             agent, search_dirs=(Path("agents"), tasks_dir.parent / "agents")
         )
     except AgentConfigError as exc:
-        raise bad_input(console, str(exc)) from None
+        raise fail(console, exc) from None
     bwrap = "bwrap"
     identity = None
     if sandbox_mode == "bwrap":
@@ -214,7 +214,7 @@ def run(
             bwrap = probe_bwrap()
             identity = agent_identity(os.environ)
         except (SandboxUnavailable, IdentityError) as exc:
-            raise bad_input(console, str(exc)) from None
+            raise fail(console, exc) from None
     # Both directories are checked (and created) before any agent starts: a regular file
     # in the way would otherwise fail the batch halfway, with a traceback.
     home_source, home_path = _home_source(home)
@@ -229,7 +229,7 @@ def run(
     try:
         integrity.check_roots_against_home(settings_integrity.inventory_roots, home_dir)
     except integrity.IntegrityConfigError as exc:
-        raise bad_input(console, str(exc)) from None
+        raise fail(console, exc) from None
     if sandbox_mode == "bwrap":
         # The home is bound read-write: a home that holds the tasks would expose them.
         binds = (*sandbox_read_only(agent_config, home_dir), home_dir)
@@ -316,7 +316,7 @@ def run(
         except JournalError as exc:
             raise bad_input(console, f"--resume {exc}") from None
         except SandboxSelfCheckFailed as exc:
-            raise bad_input(console, str(exc)) from None
+            raise fail(console, exc) from None
     for message in result.errors:
         print_warning(console, message)
     _summary(console, result)

@@ -19,7 +19,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from benchguard.cli._output import bad_input, plain_console
+from benchguard.cli._output import fail, plain_console
 from benchguard.cli._settings import values
 from benchguard.cli._view import print_table
 from benchguard.detection.inventory import (
@@ -32,14 +32,12 @@ from benchguard.detection.inventory import (
 from benchguard.detection.models import Rule
 from benchguard.detection.rules import (
     DEFAULT_PROFILE,
-    RulesetError,
     profile_baseline,
 )
-from benchguard.errors import ConfigError
+from benchguard.errors import BadInputError, BenchguardError
 from benchguard.harness.integrity import (
     INVENTORY_ROOT_FLAG,
     INVENTORY_ROOTS_ENV,
-    IntegrityConfigError,
     check_roots_against_home,
     resolve_inventory_roots,
 )
@@ -92,30 +90,24 @@ def inventory(
     ] = False,
 ) -> None:
     """Show the prior-run rules a home would generate: path rules and content fingerprints."""
+    absolute = Path(os.path.abspath(home))
     try:
         settings = values({"profile": profile})
-    except ConfigError as exc:
-        raise bad_input(_err, str(exc)) from None
-    profile = str(settings["profile"])
-    if not roots and not os.environ.get(INVENTORY_ROOTS_ENV, "").strip():
-        # Flags, then the environment, then the config file's inventory_roots.
-        roots = list(settings["inventory_roots"])
-    absolute = Path(os.path.abspath(home))
-    problem = unreadable_home(absolute)
-    if problem is not None:
-        raise bad_input(_err, problem)
-    try:
+        profile = str(settings["profile"])
+        if not roots and not os.environ.get(INVENTORY_ROOTS_ENV, "").strip():
+            # Flags, then the environment, then the config file's inventory_roots.
+            roots = list(settings["inventory_roots"])
+        problem = unreadable_home(absolute)
+        if problem is not None:
+            raise BadInputError(problem)
+        # An unknown profile's message already lists the built-in ones.
         baseline = profile_baseline(profile) | baseline_from_granted_paths(
             absolute, [str(path) for path in granted or ()]
         )
-    except RulesetError as exc:
-        # An unknown profile's message already lists the built-in ones.
-        raise bad_input(_err, str(exc)) from None
-    try:
         extra_roots = resolve_inventory_roots(os.environ, roots)
         check_roots_against_home(extra_roots, absolute)
-    except IntegrityConfigError as exc:
-        raise bad_input(_err, str(exc)) from None
+    except BenchguardError as exc:
+        raise fail(_err, exc) from None
     rules = build_inventory_rules(absolute, baseline=baseline, extra_roots=extra_roots)
     if as_json:
         typer.echo(json.dumps([rule.model_dump(mode="json") for rule in rules], indent=2))
