@@ -31,12 +31,12 @@ def cli_path(name: str) -> Path:
     return path
 
 
-def runnable_agent(name: str, target: Path) -> Path:
+def runnable_agent(name: str, target: Path, *, cli_bin: Path = CLI_BIN) -> Path:
     """The shipped ``examples/agents/<name>.yaml``, unchanged but for ``PATH``, which
     gains the pinned install (the shipped file expects the CLI in /usr/local/bin)."""
     cli_path("claude" if name == "claude-code" else "codex")
     config = yaml.safe_load((EXAMPLES / "agents" / f"{name}.yaml").read_text("utf-8"))
-    config["set_env"]["PATH"] = f"{CLI_BIN}:{config['set_env']['PATH']}"
+    config["set_env"]["PATH"] = f"{cli_bin}:{config['set_env']['PATH']}"
     target.mkdir(parents=True, exist_ok=True)
     path = target / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config), "utf-8")
