@@ -83,3 +83,38 @@ def test_self_check_refuses_a_sandbox_that_keeps_root_capabilities(tmp_path: Pat
     identity = AgentIdentity(65534, 65534)
     hand_over(identity, workspace, home)
     self_check(spec, identity)
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
+def test_without_the_sandbox_a_planted_trojan_is_flagged_by_the_audit(harness: Harness) -> None:
+    """Guards against an unsandboxed agent writing an executable into a directory on
+    the harness's PATH or a .pth into its site-packages unnoticed: nothing prevents it
+    (as root the write lands; as a user it is denied), so the audit must flag it."""
+    targets = _targets()
+    planted = [t / name for t in targets for name in ("bg-trojan", "bg-trojan.pth")]
+    config = write_agent(
+        harness.operator.root / "agents",
+        "escape",
+        ADVERSARIES / "escape.py",
+        env=("ATTACK_TARGETS",),
+    )
+    tasks = only_tasks(harness.operator, "sum-numbers")
+    try:
+        run_dir = harness.run_ok(
+            str(tasks),
+            "--agent",
+            str(config),
+            "--audit",
+            "strace",
+            env={"ATTACK_TARGETS": os.pathsep.join(map(str, targets))},
+        )
+    finally:
+        for path in planted:
+            path.unlink(missing_ok=True)
+    [record] = records(run_dir)
+    found = [f for f in record["cheating_report"]["findings"] if f.get("source") == "audit"]
+    # The interpreter (root's venv) or the checkout around it (a user harness runs the
+    # system Python, so the test's venv is just part of the checkout): flagged either way.
+    assert found and {f["category"] for f in found} <= {"harness-install", "harness-repo"}
+    assert any("bg-trojan" in f["excerpt"] for f in found)
+    assert record["scores"]["OutcomeScore"]["score"] == 0.0

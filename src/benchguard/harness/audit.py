@@ -423,13 +423,13 @@ class _Parser:
             spelled = _absolute(strings[0], base)
             if result == "ok" and value >= 0:
                 self.fds.setdefault(pid, {})[value] = _unescape(ret_path) if ret_path else spelled
+            self._access(
+                spelled, "opened", result, writing=writing, directory="O_DIRECTORY" in args
+            )
             if "O_CREAT" in args and result == "ok":
                 self.created.add(spelled)
                 if ret_path:
                     self.created.add(_unescape(ret_path))
-            self._access(
-                spelled, "opened", result, writing=writing, directory="O_DIRECTORY" in args
-            )
             if ret_path and result == "ok" and ret_path != spelled:
                 self._access(_unescape(ret_path), "opened", result, writing=writing)
         elif name in _EXEC:
@@ -445,6 +445,8 @@ class _Parser:
             for path in paths:
                 self._access(path, "changed", result, writing=True)
             if result == "ok" and name.startswith(("mkdir", "rename")):
+                # Checked above first: creating inside a protected tree is the finding;
+                # what the run then does with its own file is not.
                 self.created.add(paths[-1])
 
     def _access(
