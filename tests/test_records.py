@@ -102,12 +102,16 @@ def test_not_an_object_is_an_errored_record_not_a_crash() -> None:
 
 
 def test_an_oversized_field_is_kept_as_cut_text_and_a_typed_one_falls_back() -> None:
-    """Guards against one huge field (a foreign record's metadata, a forged report)
-    making a record unbounded."""
+    """Guards against one huge field (a foreign record's metadata, a forged check list)
+    making a record unbounded; the report alone is never cut (losing its rules could
+    clear a cheat on rescan)."""
     huge = {"blob": ["x" * 1024] * 5000}  # ~5 MiB of text
-    record = parse_record({"name": "t", "metadata": huge, "cheating_report": huge})
+    record = parse_record(
+        {"name": "t", "metadata": huge, "verification_report": [huge], "cheating_report": huge}
+    )
     data = record.to_json(complete=False)
     assert isinstance(data["metadata"], str) and len(data["metadata"]) <= 5 << 20
-    assert "[... cut by the harness ...]" in data["metadata"]
-    assert record.cheating_report == {}
+    assert data["metadata"].endswith("[... cut by the harness ...]")
+    assert record.verification_report == []
+    assert record.cheating_report == huge
     assert sum("kept as cut text" in note for note in record.record_errors) == 2

@@ -18,9 +18,9 @@ What the edge parser guarantees, whatever the input was:
   sets ``transcript_truncated``, which the detector reads as an incomplete scan, and
   says what was dropped in ``transcript_errors``. Padding never makes a record clean;
 - the output keeps :data:`MAX_OUTPUT_CHARS` characters (head and tail, marked as a
-  cut); any other field past :data:`MAX_FIELD_CHARS` characters of text is kept as cut
-  text (a typed field then falls back to its default, noted), so a record's size is
-  bounded field by field.
+  cut); any other field but the report past :data:`MAX_FIELD_CHARS` characters of text
+  is kept as cut text (a typed field then falls back to its default, noted), so a
+  record's size is bounded field by field.
 
 Foreign records (imported logs, older results files) may carry keys this model does not
 declare: they are kept (``extra="allow"``) after the same sanitising, and written back
@@ -480,7 +480,7 @@ def parse_record(raw: Any) -> RunRecord:
         key = clean_text(str(raw_key))
         before = notes.chars
         rest[key] = sanitize_json(raw_value, notes, where=key)
-        if key != "output" and notes.chars - before > MAX_FIELD_CHARS:
+        if key not in _UNCAPPED_FIELDS and notes.chars - before > MAX_FIELD_CHARS:
             # Bytes per record are bounded field by field: past the cap a field keeps
             # its text, cut, as one string (a typed field then falls back to its default).
             rest[key] = flatten_leaves(rest[key], MAX_FIELD_CHARS) + CUT_MARK.rstrip()
@@ -512,6 +512,10 @@ def parse_record(raw: Any) -> RunRecord:
 
 
 _INVALID = object()
+# Bounded elsewhere: the output by its own head-and-tail cap; the report by the
+# detector (findings are capped) and by its dynamic rules being the harness's own home
+# inventory. A report must never be cut: losing its rules could clear a cheat on rescan.
+_UNCAPPED_FIELDS = frozenset({"output", "cheating_report"})
 
 
 def _field_value(key: str, value: Any, notes: _Notes) -> Any:
@@ -547,6 +551,20 @@ def bounded_record_dict(raw: Any) -> dict[str, Any]:
     """The edge function for importers: a foreign record dict, bounded and sanitised,
     keeping only the keys it had (plus the marks a cut added)."""
     return parse_record(raw).to_json(complete=False)
+
+
+def sanitized_record_dict(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON-safe copy of a stored record: text, numbers and depth as the edge parser
+    makes them, what was replaced appended to ``record_errors``, and nothing else
+    changed (no typing, no step caps). For readers of our own files, which must give
+    back exactly what was written when nothing needed replacing."""
+    notes = _Notes()
+    clean: dict[str, Any] = sanitize_json(raw, notes)
+    found = notes.result()
+    if found:
+        kept = clean.get("record_errors")
+        clean["record_errors"] = [*(kept if isinstance(kept, list) else []), *found]
+    return clean
 
 
 def dumps_strict(value: Any, *, indent: int | None = None) -> str:

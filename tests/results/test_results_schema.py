@@ -40,3 +40,34 @@ def test_writing_refuses_non_finite_numbers() -> None:
     """Guards against bare NaN/Infinity tokens, which strict JSON readers reject."""
     with pytest.raises(ValueError):
         dumps({"score": math.nan})
+
+
+def test_score_rewrites_a_hand_edited_file_with_nan_and_surrogates_as_strict_json(
+    tmp_path: Path,
+) -> None:
+    """Guards against a results.json holding NaN or a lone surrogate (hand-edited, or
+    written by another tool) crashing ``score`` with a traceback when it writes back."""
+    from typer.testing import CliRunner
+
+    from benchguard.cli import app
+
+    path = tmp_path / "results.json"
+    path.write_text(
+        '{"schema_version": 2, "run_id": "r", "t": "2026-01-01T00:00:00Z", "records": [{'
+        '"name": "t", "folder": "t", "iteration": 1, "status": "success", '
+        '"output": "x \\ud800", "trajectory": [{"name": "bash", "args": {"n": NaN}}], '
+        '"scores": {"VerificationCorrectness": {"score": Infinity}}}]}',
+        "utf-8",
+    )
+    result = CliRunner().invoke(app, ["score", str(path)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"non-standard JSON token {token} written")
+
+    written = json.loads(path.read_text("utf-8"), parse_constant=refuse)
+    [record] = written["records"]
+    assert record["output"] == "x \ufffd"
+    assert record["trajectory"][0]["args"]["n"] is None
+    assert len(record["record_errors"]) == 2

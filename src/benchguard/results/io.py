@@ -14,7 +14,12 @@ thousand leftovers every record carries ~1,900 rules, nearly the same from recor
 record, which would otherwise be most of the file. This is an on-disk shape only:
 :func:`read_results` (and the results importer, through :func:`inflate_records`) puts
 every list back, so in memory a report is a ``CheatingReport`` dump as before. Schema
-1 files (rules inline) are read as they are.
+1 files (rules inline) are read as they are. Schema 3 records are ``RunRecord`` dumps.
+
+Every record read is made JSON-safe first (``records.sanitized_record_dict``: lone
+surrogates, ``NaN``/``Infinity`` and runaway nesting replaced and noted in
+``record_errors``), so nothing read can make a later strict write fail; a clean file
+reads back exactly as it was written.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from benchguard.errors import BadInputError
+from benchguard.records import sanitize_json, sanitized_record_dict
 from benchguard.results.rows import Manifest, ResultRow
 
 # 3: records are ``records.RunRecord`` dumps (adds started_at, finished_at,
@@ -346,7 +352,7 @@ def read_results(path: Path) -> ResultsDocument:
     """Read a results.json in either layout (see module doc)."""
     data = read_json(path)
     if isinstance(data, list):
-        return ResultsDocument(records=data, layout="list")
+        return ResultsDocument(records=_at_the_edge(data), layout="list")
     if not isinstance(data, dict):
         raise ResultsFileError(
             path,
@@ -377,6 +383,13 @@ def read_results(path: Path) -> ResultsDocument:
             f"the '{DYNAMIC_RULESETS_KEY}' field is not an object with a 'rules' list and "
             "a 'sets' object",
         )
+    # The edge (benchguard.records): a hand-edited or foreign file may hold lone
+    # surrogates, NaN or runaway nesting, which must never reach a writer. Records are
+    # made safe before their rule references are resolved, and the table once, so
+    # records naming the same list still share it.
+    records = _at_the_edge(records)
+    if table is not None:
+        table = sanitize_json(table)
     problems = inflate_records(records, table)
     if problems:
         # Rescanning such a record without its leftover rules could clear a cheat.
@@ -393,6 +406,12 @@ def read_results(path: Path) -> ResultsDocument:
         layout="object",
         extra={k: v for k, v in data.items() if k not in known},
     )
+
+
+def _at_the_edge(records: list[Any]) -> list[Any]:
+    """Each record object made JSON-safe (``records.sanitized_record_dict``: a clean
+    file reads back exactly as written); anything else left for the caller to report."""
+    return [sanitized_record_dict(r) if isinstance(r, dict) else r for r in records]
 
 
 def read_rows(path: Path) -> list[ResultRow]:
