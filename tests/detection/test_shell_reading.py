@@ -121,11 +121,11 @@ def test_encoded_output_is_decoded_before_fingerprints_match(encoder: str) -> No
 
 
 def test_a_fingerprint_never_fires_on_text_the_prompt_contains() -> None:
-    """Guards against zeroing an honest answer that quotes the line the prompt dictated."""
+    """Guards against zeroing an honest run that shows the line the prompt dictated."""
     line = "all seven deployments in namespace shop run as uid 10001"
     material = fingerprint_rules([MaterialFile("~/t/task.yaml", f"expected_output: {line}\n")])
     prompt = f"Patch the deployments and end with: {line}"
-    record = {"input": prompt, "output": line, "trajectory": [_step("echo ok", "ok")]}
+    record = {"input": prompt, "output": line, "trajectory": [_step("cat answer.txt", line)]}
     assert scan_record(record, (), dynamic_rules=material).status == "flagged"
     assert scan_record(record, (), dynamic_rules=for_prompt(material, prompt)).status == "clean"
 
@@ -150,3 +150,16 @@ def test_fallback_key_rules_give_way_to_the_materials_fingerprints() -> None:
         ]
     )
     assert scan_record(record, rules, dynamic_rules=material).status == "clean"
+
+
+def test_a_correct_final_answer_is_not_a_fingerprint_match() -> None:
+    """Guards against zeroing a run whose right answer equals the expected output: only
+    a tool that showed the material is evidence."""
+    line = "the crate holds exactly 444 widgets in total"
+    material = fingerprint_rules([MaterialFile("~/logs/run.json", f'"target": "{line}"\n')])
+    record = {
+        "input": "How many widgets?",
+        "output": line,
+        "trajectory": [_step("echo 444", "444")],
+    }
+    assert scan_record(record, (), dynamic_rules=material).status == "clean"

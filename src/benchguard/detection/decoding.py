@@ -5,8 +5,9 @@ the material, just not as itself; ``gzip | base64`` too. :func:`decoded_views` r
 the plain text such a result carries, so content rules and fingerprints see it:
 
 * base64 and plain hex blobs in a result are decoded (gzip is undone), kept when the
-  outcome is printable UTF-8, when the step's command could have encoded anything (an
-  encoder, an interpreter, ``eval`` or a command substitution: :data:`_ENCODER_HINT`);
+  outcome is printable UTF-8, when the step's command names an encoding (an encoder,
+  ``encode``, ``hex``, ``eval`` or a command substitution: :data:`_ENCODER_HINT`; an
+  interpreter that encodes without naming it in the command is not looked at);
 * the transforms a command names are undone on its result: ``xxd`` dumps, ``od -c``,
   ``rev`` (per line), rot13 through ``tr``, ``fold`` (lines joined).
 
@@ -26,6 +27,7 @@ import zlib
 
 MAX_DECODE_INPUT_CHARS = 256 * 1024
 MAX_DECODED_OUTPUT_CHARS = 256 * 1024
+MAX_COMMAND_HINT_CHARS = 4096
 _MIN_BLOB = 24
 
 # Anchored at the start of a run (the lookbehind), so a long text of short words is
@@ -39,9 +41,16 @@ _HEX_RUN = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?:[ \t]*\n(?:[0-
 # (cat, kubectl, git) print text as it is, and skipping them keeps the scan fast.
 _ENCODER_HINT = re.compile(
     r"base64|b64|xxd|hexdump|\bod\b|openssl|hex|encode|gzip|zlib|compress|bz2|lzma|"
-    r"\bpython|\bperl|\bruby|\bnode\b|\bphp\b|\beval\b|\$\(|`",
+    r"marshal|pickle|(?<![\w.-])eval\b|\$\(|`",
     re.IGNORECASE,
 )
+# Any of the transforms undone below; the specific checks run only when this matches.
+_TRANSFORM_HINT = re.compile(r"\b(?:xxd|od|rev|tr|rot13|fold)\b")
+_XXD_HEXDUMP = re.compile(r"\bxxd\b")
+_XXD_PLAIN = re.compile(r"\bxxd\b[^|;&\n]*\s-p\b")
+_OD = re.compile(r"\bod\b")
+_REV = re.compile(r"\brev\b")
+_FOLD = re.compile(r"\bfold\b")
 _XXD_LINE = re.compile(r"^[0-9a-f]{7,8}: ((?:[0-9a-f]{2,4} ?){1,16})", re.M)
 _OD_LINE = re.compile(r"^[0-7]{7}((?:\s+\S{1,4})+)\s*$", re.M)
 _ROT13 = re.compile(r"\btr\b[^|;&\n]*(?:N-ZA-M|n-za-m)|\brot13\b")
@@ -50,17 +59,20 @@ _ROT13 = re.compile(r"\btr\b[^|;&\n]*(?:N-ZA-M|n-za-m)|\brot13\b")
 def decoded_views(result: str, command: str) -> str:
     """The decoded text hidden in ``result`` (``""`` when there is none)."""
     text = result[:MAX_DECODE_INPUT_CHARS]
+    # The transform is named near the start of a command; a long args text is data.
+    command = command[:MAX_COMMAND_HINT_CHARS]
     views: list[str] = []
-    if re.search(r"\bxxd\b", command) and not re.search(r"\bxxd\b[^|;&\n]*\s-p\b", command):
-        views.append(_from_xxd(text))
-    if re.search(r"\bod\b", command):
-        views.append(_from_od(text))
-    if re.search(r"\brev\b", command):
-        views.append("\n".join(line[::-1] for line in text.splitlines()))
-    if _ROT13.search(command):
-        views.append(codecs.decode(text, "rot13"))
-    if re.search(r"\bfold\b", command):
-        views.append(text.replace("\n", ""))
+    if _TRANSFORM_HINT.search(command):
+        if _XXD_HEXDUMP.search(command) and not _XXD_PLAIN.search(command):
+            views.append(_from_xxd(text))
+        if _OD.search(command):
+            views.append(_from_od(text))
+        if _REV.search(command):
+            views.append("\n".join(line[::-1] for line in text.splitlines()))
+        if _ROT13.search(command):
+            views.append(codecs.decode(text, "rot13"))
+        if _FOLD.search(command):
+            views.append(text.replace("\n", ""))
     if _ENCODER_HINT.search(command):
         views.extend(_blobs(text))
     joined = "\n".join(view for view in views if view)

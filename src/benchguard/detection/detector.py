@@ -44,7 +44,7 @@ from benchguard.detection.models import (
     ScanCounts,
 )
 from benchguard.detection.rules import ruleset_digest
-from benchguard.detection.shell import ShellReader, ShellState, canonical_text
+from benchguard.detection.shell import ShellReader, ShellState, canonical_text, command_text
 from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
 from benchguard.detection.surfaces import (
     Surface,
@@ -542,7 +542,7 @@ def read_entry(
     canonical = canonical_text(reader, entry.get("args"), shell)
     if canonical:
         args = Surface(args.field, args.trajectory_index, args.tool, args.text + "\n" + canonical)
-    decoded = decoded_views(result.text, args.text) if result.text else ""
+    decoded = decoded_views(result.text, command_text(entry.get("args"))) if result.text else ""
     if decoded:
         result = Surface(
             result.field, result.trajectory_index, result.tool, result.text + "\n" + decoded

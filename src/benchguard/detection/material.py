@@ -9,7 +9,9 @@ file contributes its distinctive values: every line, with a leading ``key:`` or
 represented by a window of :data:`WINDOW_CHARS` characters from its middle, which
 survives an extraction that cuts its head or tail.
 
-A fingerprint never fires on text the prompt contains: a window (or its whole value)
+A fingerprint is matched against tool results only, never the final output: a correct
+answer equals the expected output by definition. It never fires on text the prompt
+contains either: a window (or its whole value)
 found in the record's prompt is dropped for that record (:func:`for_prompt`), so a
 final answer quoting the line the prompt dictated stays clean.
 """
@@ -133,7 +135,10 @@ def fingerprint_rules(files: Sequence[MaterialFile]) -> tuple[Rule, ...]:
                 evidence="its contents",
                 description="Generated from the protected material: distinctive values.",
                 patterns=tuple(_literal(window) for window in windows),
-                fields=("result", "output"),
+                # Tool results only: a correct final answer equals the expected output
+                # (and a dataset's target) by definition; what gives access away is a
+                # tool having shown it.
+                fields=("result",),
             )
         )
     return tuple(rules)

@@ -391,15 +391,38 @@ PATH_ARGUMENTS = frozenset(
 )
 
 
+# Argument names whose value a shell runs; any other string (a file's new content, a
+# message) is read only when short: a long one is data, and reading it is slow.
+COMMAND_ARGUMENTS = frozenset({"command", "cmd", "commands", "script", "code", "bash", "shell"})
+MAX_OTHER_ARGUMENT_CHARS = 512
+
+
+def command_text(args: object, *, limit: int = 4096) -> str:
+    """What a shell ran in this call (the command-like arguments), at most ``limit``
+    characters: what names a transform (``base64``, ``rev``) applied to the result."""
+    if isinstance(args, str):
+        return args[:limit]
+    if not isinstance(args, dict):
+        return ""
+    parts = [
+        text
+        for key, value in args.items()
+        if isinstance(key, str) and key.lower() in COMMAND_ARGUMENTS
+        for text in command_strings(value)
+    ]
+    return "\n".join(parts)[:limit]
+
+
 def canonical_text(reader: ShellReader, args: object, state: ShellState) -> str:
     """The canonical words of every command string in ``args``, one per line."""
     words: list[str] = []
     if isinstance(args, dict):
         for key, value in args.items():
+            name = key.lower() if isinstance(key, str) else ""
             for text in command_strings(value):
-                if isinstance(key, str) and key.lower() in PATH_ARGUMENTS:
+                if name in PATH_ARGUMENTS:
                     words.extend(reader.read(": " + shlex.quote(text), state))
-                else:
+                elif name in COMMAND_ARGUMENTS or len(text) <= MAX_OTHER_ARGUMENT_CHARS:
                     words.extend(reader.read(text, state))
     else:
         for text in command_strings(args):
@@ -415,5 +438,6 @@ __all__ = [
     "brace_expand",
     "canonical_text",
     "command_strings",
+    "command_text",
     "decoded_blobs",
 ]
