@@ -28,12 +28,25 @@ Identity = str  # "root" or "user"
 IDENTITIES: tuple[Identity, ...] = ("root", "user")
 
 
+def _site_packages() -> Path:
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    return Path(sys.prefix) / "lib" / version / "site-packages"
+
+
+def _others_can_enter(path: Path) -> bool:
+    """Every directory from / down to ``path`` lets others in (a clone under a 0700
+    directory cannot be run by another uid)."""
+    return all(p.stat().st_mode & 0o001 for p in [*reversed(path.resolve().parents), path])
+
+
 def can_run_as_user() -> bool:
     return (
         os.geteuid() == 0
         and shutil.which("setpriv") is not None
         and SYSTEM_PYTHON.exists()
         and sys.version_info[:2] == (3, 11)
+        and _others_can_enter(REPO / "src")
+        and _others_can_enter(_site_packages())
     )
 
 
@@ -47,12 +60,11 @@ class Harness:
     def run(self, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, Path | None]:
         if self.identity == "root":
             return self.operator.run(*args, env=env)
-        site = Path(sys.prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
         environment = {
             "PATH": "/usr/bin:/bin",
             "HOME": str(self.operator.root),
             "LC_ALL": "C.UTF-8",
-            "PYTHONPATH": os.pathsep.join([str(site / "site-packages"), str(REPO / "src")]),
+            "PYTHONPATH": os.pathsep.join([str(_site_packages()), str(REPO / "src")]),
             **(env or {}),
         }
         argv = [
@@ -114,7 +126,10 @@ def harness_as(identity: Identity, operator: Operator) -> Iterator[Harness]:
         yield Harness("root", operator)
         return
     if not can_run_as_user():
-        pytest.skip("needs root, setpriv and Debian's python3.11 to drop to a user")
+        pytest.skip(
+            "needs root, setpriv, Debian's python3.11 and a checkout and venv other "
+            "users can enter, to drop to a user"
+        )
     yield from (Harness("user", tree) for tree in world_operator())
 
 
