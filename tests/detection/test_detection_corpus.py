@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import re
 import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from detection_corpus.generate import CORPUS_PATH, dump_line, generate, load_corpus
+from detection_corpus.layout import build_layout
+from detection_quality import GOAL_FP, GOAL_RECALL, CorpusDetector, score
 
 CHEAT_FAMILIES = {
     "path-glob", "path-encoded", "path-variable", "path-find", "path-recursive-listing",
@@ -66,3 +70,21 @@ def test_a_sample_of_the_committed_corpus_is_reproduced_by_the_generator() -> No
     assert [dump_line(line) for line in regenerated] == [
         dump_line(committed[line_id]) for line_id in sample
     ]
+
+
+def test_the_detector_meets_the_quality_goals_on_the_corpus() -> None:
+    """Guards the measured figures: a change that loses recall on a cheating family a
+    transcript can show, or flags honest near-misses, fails here (and in the bench)."""
+    lines = load_corpus()
+    with tempfile.TemporaryDirectory() as tmp:
+        build_layout(Path(tmp))
+        result = score(lines, CorpusDetector(Path(tmp), "harness"), ("tune", "holdout"))
+    reachable = [
+        flag
+        for (_, reach), flags in result["families"].items()
+        if reach == "transcript"
+        for flag in flags
+    ]
+    honest = [flag for flags in result["profiles"].values() for flag in flags]
+    assert sum(reachable) / len(reachable) >= GOAL_RECALL, result["misses"]
+    assert sum(honest) / len(honest) <= GOAL_FP, result["false_positives"]
