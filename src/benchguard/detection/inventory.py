@@ -35,7 +35,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
 
 from benchguard.detection._patterns import trust_generated
@@ -233,7 +233,8 @@ class EntryRuleCache:
 
     def __init__(self) -> None:
         self._path_rules: dict[tuple[str, str], Rule] = {}
-        self._content: dict[tuple[str, str], tuple[_StatKey, Rule | None]] = {}
+        # A file's identity is its lstat key; a folder's is its walk (paths and keys).
+        self._content: dict[tuple[str, str], tuple[Hashable, Rule | None]] = {}
         self._prefixes: dict[str, tuple[str, str]] = {}
         # Entries whose fingerprint was computed afresh (tests and the benchmark read it).
         self.refreshed = 0
@@ -311,23 +312,37 @@ class EntryRuleCache:
         except OSError:
             info = None
         cached = self._content.get(key)
-        if cached is not None and info is not None and cached[0] == _stat_key(info):
+        walk: _FolderWalk | None = None
+        if info is not None and stat.S_ISDIR(info.st_mode):
+            walk = _walk_folder(Path(entry.path))
+            identity: Hashable = walk.signature
+        else:
+            identity = _stat_key(info) if info is not None else None
+        if cached is not None and identity is not None and cached[0] == identity:
             return cached[1]
         self.refreshed += 1
-        read = _read_fingerprint(Path(entry.path), info)
+        read = (
+            _read_folder_fingerprint(walk)
+            if walk is not None
+            else _read_fingerprint(Path(entry.path), info)
+        )
         rule = None
         if read.lines:
+            description = "Generated from the pre-run inventory: lines of the stale file."
+            if read.capped:
+                description += " " + NESTED_CAP_NOTE
             rule = _leftover_rule(
                 label,
                 "content",
                 shown,
                 evidence="its contents",
-                description="Generated from the pre-run inventory: lines of the stale file.",
+                description=description,
                 patterns=tuple(_literal_pattern(line) for line in read.lines),
                 fields=("result", "output"),
             )
-        if read.key is not None and read.settled:
-            self._content[key] = (read.key, rule)
+        stored: Hashable = walk.signature if walk is not None else read.key
+        if stored is not None and read.settled:
+            self._content[key] = (stored, rule)
         else:
             self._content.pop(key, None)
         return rule
@@ -375,14 +390,20 @@ def _relaxed_prefix(prefix: str) -> str:
 class _FingerprintRead:
     """What one fingerprint read saw: the lines, the file's identity, whether settled."""
 
-    __slots__ = ("key", "lines", "settled")
+    __slots__ = ("capped", "key", "lines", "settled")
 
     def __init__(
-        self, lines: tuple[str, ...] = (), key: _StatKey | None = None, settled: bool = True
+        self,
+        lines: tuple[str, ...] = (),
+        key: _StatKey | None = None,
+        settled: bool = True,
+        capped: bool = False,
     ) -> None:
         self.lines = lines
         self.key = key
         self.settled = settled
+        # A folder walk stopped at a bound: the rule says so.
+        self.capped = capped
 
 
 def _read_fingerprint(path: Path, info: os.stat_result | None) -> _FingerprintRead:
@@ -420,7 +441,79 @@ def _read_fingerprint(path: Path, info: os.stat_result | None) -> _FingerprintRe
     return _FingerprintRead(select_fingerprint_lines(text.splitlines()), key, settled)
 
 
-def select_fingerprint_lines(lines: Iterable[str]) -> tuple[str, ...]:
+# A leftover folder (a prior run's workspace, a notes tree, an agent CLI's dot-directory)
+# is walked for its small text files: sorted, never following symlinks, at most this
+# deep and this many files. A capped walk says so in the rule (never a silent drop).
+MAX_NESTED_DEPTH = 4
+MAX_NESTED_FILES = 32
+NESTED_FINGERPRINT_LINES = 6
+NESTED_CAP_NOTE = (
+    f"incomplete: the folder holds more than {MAX_NESTED_FILES} files or is deeper "
+    f"than {MAX_NESTED_DEPTH} levels; only the first files in sorted order are fingerprinted"
+)
+
+
+class _FolderWalk:
+    """The small regular files of a leftover folder, sorted, with their identities."""
+
+    __slots__ = ("capped", "files", "signature")
+
+    def __init__(self, files: list[tuple[Path, os.stat_result]], capped: bool) -> None:
+        self.files = files
+        self.capped = capped
+        self.signature: Hashable = (
+            tuple((str(path), _stat_key(info)) for path, info in files),
+            capped,
+        )
+
+
+def _walk_folder(root: Path) -> _FolderWalk:
+    """List (never read) a folder's files, depth-first in sorted order, within bounds."""
+    files: list[tuple[Path, os.stat_result]] = []
+    capped = False
+    stack: list[tuple[Path, int]] = [(root, 0)]
+    while stack and not capped:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if depth + 1 >= MAX_NESTED_DEPTH:
+                        capped = True
+                    else:
+                        stack.append((Path(entry.path), depth + 1))
+                    continue
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if len(files) >= MAX_NESTED_FILES:
+                capped = True
+                break
+            files.append((Path(entry.path), info))
+    return _FolderWalk(files, capped)
+
+
+def _read_folder_fingerprint(walk: _FolderWalk) -> _FingerprintRead:
+    """Fingerprint lines of the small UTF-8 files a folder walk found."""
+    lines: list[str] = []
+    settled = True
+    for path, info in walk.files:
+        read = _read_fingerprint(path, info)
+        lines.extend(read.lines)
+        settled = settled and read.settled
+    chosen = select_fingerprint_lines(lines, count=NESTED_FINGERPRINT_LINES)
+    return _FingerprintRead(chosen, None, settled=settled, capped=walk.capped)
+
+
+def select_fingerprint_lines(
+    lines: Iterable[str], *, count: int = FINGERPRINT_LINES
+) -> tuple[str, ...]:
     """The longest distinct stripped lines (ties lexicographic), each capped in length."""
     candidates = {line.strip() for line in lines}
     ranked = sorted(
@@ -434,7 +527,7 @@ def select_fingerprint_lines(lines: Iterable[str]) -> tuple[str, ...]:
         head = line[:MAX_FINGERPRINT_LINE_CHARS].strip()
         if head not in chosen:
             chosen.append(head)
-        if len(chosen) == FINGERPRINT_LINES:
+        if len(chosen) == count:
             break
     return tuple(chosen)
 
@@ -470,13 +563,33 @@ def filter_rules_for_prompt(rules: Sequence[Rule], prompt: str) -> tuple[Rule, .
     ``report`` does not authorize ``report.md``, ``workspace-repo`` does not authorize
     ``workspace``; a sentence-ending period is tolerated. An extra-root entry's source
     is its full path, so only that path authorizes it. Rules without ``source``
-    (static rules, content fingerprints) always stay.
+    (static rules, content fingerprints) stay, except the fingerprint of a home folder
+    the prompt names a file in (``~/fixtures/orders.csv``): an input fixture.
     """
     text = prompt if isinstance(prompt, str) else ""
     if not text:
         return tuple(rules)
     named = PromptNames(text)
-    return tuple(rule for rule in rules if rule.source is None or not named(rule.source))
+    return tuple(
+        rule
+        for rule in rules
+        if (rule.source is None or not named(rule.source)) and not _names_as_input(text, rule)
+    )
+
+
+_HOME_CONTENT_ID = re.compile(rf"^{CATEGORY}/(?!root:)(?P<name>.+)/content$")
+
+
+def _names_as_input(prompt: str, rule: Rule) -> bool:
+    """Whether the prompt names a file inside a home folder (``~/fixtures/orders.csv``):
+    the folder is then input the task hands over and its fingerprint is dropped. The
+    top-level entry itself named (``~/report.md``, a deliverable to write) keeps its
+    fingerprint: a stale copy is still an answer key. A bare name is never enough."""
+    match = _HOME_CONTENT_ID.match(rule.id)
+    if match is None:
+        return False
+    name = re.escape(match.group("name"))
+    return re.search(rf"(?:~|\$HOME|\$\{{HOME\}})/{name}/[\w.-]", prompt) is not None
 
 
 # A whole token names an entry when it is not preceded by [\w.-] and not followed by
