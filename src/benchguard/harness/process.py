@@ -214,7 +214,9 @@ def _run_traced(
             time.sleep(_POLL_S)
         # Everything the tracer still traces is this run's: stop and kill it all, then
         # the tracer exits with the agent's status.
-        strays = _sweep(lambda table: _traced_by(tracer.pid, table), SWEEP_BUDGET_S)
+        strays = _sweep(
+            lambda table: _traced_by(tracer.pid, table), SWEEP_BUDGET_S, stop_first=False
+        )
         try:
             code: int | None = tracer.wait(timeout=TERM_GRACE_S + SWEEP_BUDGET_S)
         except subprocess.TimeoutExpired:
@@ -442,9 +444,18 @@ class ChildBaseline:
 
 
 def _sweep(
-    select: Callable[[Mapping[int, ProcessInfo]], list[ProcessInfo]], budget_s: float
+    select: Callable[[Mapping[int, ProcessInfo]], list[ProcessInfo]],
+    budget_s: float,
+    *,
+    stop_first: bool = True,
 ) -> int:
-    """Stop then kill what ``select`` picks, until it picks nothing; reap our own."""
+    """Stop then kill what ``select`` picks, until it picks nothing; reap our own.
+
+    ``stop_first=False`` for traced processes: a SIGSTOP makes the tracer handle a
+    group-stop of a process that is being killed, which strace reports as its own
+    failure; a traced process cannot escape the tracer by forking anyway (its
+    children are traced, so the next round picks them).
+    """
     me = os.getpid()
     killed: dict[int, ProcessInfo] = {}
     deadline = time.monotonic() + budget_s
@@ -461,7 +472,7 @@ def _sweep(
             log.warning("gave up killing %d stray process(es) after %.0fs", len(targets), budget_s)
             break
         # Stopped first, so none of them forks while the others are being killed.
-        for sig in (signal.SIGSTOP, signal.SIGKILL):
+        for sig in (signal.SIGSTOP, signal.SIGKILL) if stop_first else (signal.SIGKILL,):
             for info in targets:
                 if _signal(info, sig) and sig == signal.SIGKILL:
                     killed.setdefault(info.pid, info)

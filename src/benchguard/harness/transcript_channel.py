@@ -58,6 +58,7 @@ class TranscriptChannel:
         self._thread = threading.Thread(target=self._drain, name="transcript", daemon=True)
         self._thread.start()
         self.tampered = False
+        self._closed = False
 
     def _drain(self) -> None:
         with self.stored.open("wb") as out:
@@ -82,7 +83,11 @@ class TranscriptChannel:
 
     def close(self) -> bool:
         """Stop draining (call after the agent's processes are gone); whether the
-        channel was tampered with (replaced, or its mode changed)."""
+        channel was tampered with (replaced, or its mode changed). Idempotent: a second
+        call must not close descriptor numbers another run may have reused."""
+        if self._closed:
+            return self.tampered
+        self._closed = True
         self._stop.set()
         self._thread.join()
         for fd in (self._keep_fd, self._read_fd):
