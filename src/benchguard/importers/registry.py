@@ -26,7 +26,7 @@ from benchguard.importers import (
     verifiers_traces,
 )
 from benchguard.importers.eval_zip import is_zip
-from benchguard.importers.transcript import ImportedFile, UnreadableLogError
+from benchguard.importers.transcript import ImportedFile, UnreadableLogError, predecoded
 from benchguard.records import bounded_record_dict
 
 # A line longer than this is not sniffed line-wise; the document is parsed whole.
@@ -92,7 +92,13 @@ def formats_help() -> str:
 
 
 def detect_format(path: Path) -> str:
-    """The name of the format ``path`` is in; raises :class:`UnknownFormatError`.
+    """The name of the format ``path`` is in; raises :class:`UnknownFormatError`."""
+    return _detect(path)[0]
+
+
+def _detect(path: Path) -> tuple[str, Any]:
+    """The format of ``path``, and the whole document when detection had to decode it
+    (handed to the importer so the file is decoded once), else :data:`_UNDECODABLE`.
 
     One undecodable line must not hide a JSONL file's format (its valid records are
     still to be scanned), so when neither the first line nor the whole document parses,
@@ -102,7 +108,7 @@ def detect_format(path: Path) -> str:
     try:
         if is_zip(path):
             if inspect_eval.archive_is_eval_log(path):
-                return inspect_eval.FORMAT_NAME
+                return inspect_eval.FORMAT_NAME, _UNDECODABLE
             raise _unknown(path, "a zip archive that is not an Inspect .eval log")
         with path.open("rb") as handle:
             return _detect_json_format(path, _nonblank_lines(handle))
@@ -110,19 +116,20 @@ def detect_format(path: Path) -> str:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
 
 
-def _detect_json_format(path: Path, lines: Iterator[bytes]) -> str:
+def _detect_json_format(path: Path, lines: Iterator[bytes]) -> tuple[str, Any]:
     first = next(lines, b"")
     if not first:
         raise _unknown(path, "empty")
-    document = _decode(first)
+    document = first_value = _decode(first)
     if document is _UNDECODABLE and _opens_a_list_of_objects(first):
         # Only our records come as a list: the reader parses it (and names a broken
         # one's JSON error and position), so it is not parsed here as well.
-        return results_json.FORMAT_NAME
+        return results_json.FORMAT_NAME, _UNDECODABLE
+    whole: Any = _UNDECODABLE
     if document is _UNDECODABLE and first.startswith((b"{", b"[")):
         # A pretty-printed document: its first line is just ``{`` (or a list's start).
         try:
-            document = json.loads(path.read_bytes())
+            document = whole = json.loads(path.read_bytes())
         except (ValueError, RecursionError):
             # Malformed, not UTF-8, or past the decoder's limits (huge integers, deep
             # nesting): fall back to sniffing line by line.
@@ -136,16 +143,19 @@ def _detect_json_format(path: Path, lines: Iterator[bytes]) -> str:
     if document is _UNDECODABLE:
         if first.startswith(b"["):
             # The benchguard reader names the exact JSON error and position.
-            return results_json.FORMAT_NAME
+            return results_json.FORMAT_NAME, _UNDECODABLE
         raise _unknown(
             path, f"not JSON: none of the first {SNIFF_LINES} lines decodes to a JSON object"
         )
     if isinstance(document, list):
-        return results_json.FORMAT_NAME
+        return results_json.FORMAT_NAME, whole
     name = _match_document(document)
     if name is None:
         raise _unknown(path, f"unrecognised JSON object (keys: {', '.join(sorted(document)[:8])})")
-    return name
+    if whole is _UNDECODABLE and document is first_value and next(lines, None) is None:
+        # A one-line document (minified JSON): the line decoded is the whole file.
+        whole = document
+    return name, whole
 
 
 def _nonblank_lines(handle: BinaryIO) -> Iterator[bytes]:
@@ -208,8 +218,13 @@ def import_path(path: Path, format_name: str | None = None) -> ImportedFile:
         raise ValueError(
             f"unknown format {format_name!r}; choose one of: {', '.join(FORMAT_NAMES)}"
         )
-    name = format_name or detect_format(path)
-    imported = FORMATS[name].read(path)
+    name, document = (format_name, _UNDECODABLE) if format_name else _detect(path)
+    if document is _UNDECODABLE:
+        imported = FORMATS[name].read(path)
+    else:
+        # Detection decoded the whole document: the importer gets it, not a re-parse.
+        with predecoded(path, document):
+            imported = FORMATS[name].read(path)
     # The edge: every foreign record is bounded and sanitised once, here, as the
     # harness's own records are (benchguard.records).
     return dataclasses.replace(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
@@ -131,11 +133,33 @@ class UnreadableLogError(BadInputError, ValueError):
     """A whole file cannot be read in the format asked for; the message names the file."""
 
 
+# The document format detection already decoded, handed to the importer that reads the
+# same file next (decode once). Scoped to one ``import_path`` call by :func:`predecoded`.
+_PREDECODED: ContextVar[tuple[Path, Any] | None] = ContextVar(
+    "benchguard_predecoded_document", default=None
+)
+
+
+@contextmanager
+def predecoded(path: Path, document: Any) -> Iterator[None]:
+    """While inside, :func:`read_json_document` of ``path`` returns ``document``."""
+    token = _PREDECODED.set((path, document))
+    try:
+        yield
+    finally:
+        _PREDECODED.reset(token)
+
+
 def read_json_document(path: Path, *, what: str) -> Any:
     """The whole file as one JSON value (UTF-8, -16 or -32, a BOM allowed).
 
-    ``UnreadableLogError`` when it cannot be: the message names the file, why (the
-    decoder's own words and position) and ``what`` it was read as."""
+    Decoded once per import: when format detection already decoded this file, its
+    value is returned (:func:`predecoded`). ``UnreadableLogError`` when it cannot be
+    read: the message names the file, why (the decoder's own words and position) and
+    ``what`` it was read as."""
+    handed = _PREDECODED.get()
+    if handed is not None and handed[0] == path:
+        return handed[1]
     try:
         data = path.read_bytes()
     except OSError as exc:

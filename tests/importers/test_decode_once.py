@@ -1,0 +1,51 @@
+"""A whole JSON document is decoded once per import: format detection hands the value
+it decoded to the importer instead of the importer parsing the file again."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchguard.importers import registry, transcript
+from benchguard.importers.registry import import_path
+from importers.conftest import FIXTURES
+
+
+@pytest.mark.parametrize("name", ["inspect_log.json", "swe_agent.traj", "mini_swe_agent.traj.json"])
+def test_a_whole_document_log_is_decoded_once(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / name
+    shutil.copy(FIXTURES / name, path)
+    size = path.stat().st_size
+    whole_decodes: list[int] = []
+    real_loads = json.loads
+
+    def counting_loads(data: Any, *args: Any, **kwargs: Any) -> Any:
+        if len(data) >= size - 4:
+            whole_decodes.append(len(data))
+        return real_loads(data, *args, **kwargs)
+
+    monkeypatch.setattr(registry.json, "loads", counting_loads)
+    monkeypatch.setattr(transcript.json, "loads", counting_loads)
+    imported = import_path(path)
+    assert imported.records
+    assert len(whole_decodes) == 1, whole_decodes
+
+
+def test_outside_an_import_the_document_is_read_from_disk(tmp_path: Path) -> None:
+    """The hand-over is scoped to one import: a later read of another file (or of the
+    same path after it changed) parses what is on disk."""
+    path = tmp_path / "log.json"
+    shutil.copy(FIXTURES / "swe_agent.traj", path)
+    first = import_path(path)
+    data = json.loads(path.read_text("utf-8"))
+    data["trajectory"] = data["trajectory"][:1]
+    path.write_text(json.dumps(data, indent=2), "utf-8")
+    second = import_path(path)
+    assert len(second.records[0]["trajectory"]) <= len(first.records[0]["trajectory"])
+    assert transcript._PREDECODED.get() is None
