@@ -99,3 +99,48 @@ def test_parallel_jobs_keep_records_in_batch_order(operator: Operator) -> None:
         (f, i) for i in (1, 2) for f in folders
     ]
     assert all(row["outcomeScore"] == 1.0 for row in rows)
+
+
+def test_a_run_that_cannot_be_journaled_is_errored_with_no_credit(operator: Operator) -> None:
+    """Guards against a failure while writing one run's record keeping its credit (or
+    losing the run): it is written again, errored, its outcome the no-credit zero."""
+    from benchguard.harness.runner import _journal, open_journal
+
+    tasks = load_tasks(only_tasks(operator, "sum-numbers")).tasks
+    settings = BatchSettings(
+        agent=resolve_agent(str(AGENTS / "honest.yaml")),
+        home=prepare_home(operator.agent_home),
+        out_dir=operator.results,
+    )
+    [job] = plan(tasks, 1)
+    finished = finish_run(run_job(job, settings), static_rules=(), rules=(), settings=settings)
+    assert finished.scores["OutcomeScore"]["score"] == 1.0
+    journal = open_journal([job], settings, None)
+    # Built past the edge parser, a lone surrogate cannot be encoded: the write fails.
+    poisoned = finished.model_copy(update={"scores": {**finished.scores, "x": "\ud800"}})
+    written = _journal(journal, job.position, poisoned)
+    assert written.status == "error" and written.error is not None
+    assert written.error.startswith("harness error while writing the record: UnicodeEncodeError")
+    assert written.scores["OutcomeScore"]["score"] == 0.0
+    assert journal.finished()[0][job.position].status == "error"
+
+
+def test_closing_a_transcript_channel_twice_closes_nothing_of_anyone_else(
+    tmp_path: Path,
+) -> None:
+    """Guards against a second close() closing descriptor numbers another thread (a
+    concurrent run's journal write) had opened in between: under -j 2 that failed a
+    run's journal write with EBADF."""
+    from benchguard.harness.transcript_channel import TranscriptChannel
+
+    channel = TranscriptChannel(tmp_path / "channel")
+    assert channel.close() is False
+    reused = [os.open(tmp_path, os.O_RDONLY) for _ in range(4)]
+    try:
+        assert channel.close() is False
+        for fd in reused:
+            os.fstat(fd)  # EBADF if the second close took it
+    finally:
+        for fd in reused:
+            os.close(fd)
+        channel.remove()

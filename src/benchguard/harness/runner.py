@@ -70,7 +70,8 @@ from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
 from benchguard.results.io import dumps, results_document, write_files_atomic
 from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
 from benchguard.scoring.judge import Judge, NullJudge
-from benchguard.scoring.pipeline import score_record
+from benchguard.scoring.keys import OUTCOME_SCORE
+from benchguard.scoring.pipeline import no_credit_entry, score_record
 from benchguard.scoring.verification import verification_scores
 
 log = logging.getLogger(__name__)
@@ -472,12 +473,22 @@ def _sweep_orphans(orphans: ChildBaseline, when: str) -> int:
 
 
 def _failed(record: RunRecord, stage: str, exc: BaseException) -> RunRecord:
-    """``record`` marked errored by a failure while finishing it (its reason kept)."""
+    """``record`` marked errored by a failure while finishing it (its reason kept); an
+    outcome it was already given becomes the no-credit zero."""
     log.error("run %s: %s failed: %s: %s", record.label, stage, type(exc).__name__, exc)
     reason = f"harness error while {stage}: {type(exc).__name__}: {exc}"
-    return record.model_copy(
-        update={"status": "error", "error": reason, "errors": [reason, *record.errors]}
-    )
+    update: dict[str, Any] = {
+        "status": "error",
+        "error": reason,
+        "errors": [reason, *record.errors],
+    }
+    if OUTCOME_SCORE in record.scores:
+        scores = dict(record.scores)
+        entry = no_credit_entry({"status": "error", "error": reason}, scores)
+        if entry is not None:
+            scores[OUTCOME_SCORE] = entry
+        update["scores"] = scores
+    return record.model_copy(update=update)
 
 
 def finish_run(
@@ -659,19 +670,20 @@ def run_batch(
 
 def _journal(journal: Journal, position: int, record: RunRecord) -> RunRecord:
     """Write ``record``; if it cannot be written, write it errored, without its
-    transcript (a record too strange to encode must not cost the run's place)."""
+    transcript and through the edge parser again (a record too strange to encode must
+    not cost the run its place)."""
     try:
         journal.write(position, record)
         return record
     except Exception as exc:
-        failed = _failed(record, "writing the record", exc).model_copy(
-            update={"trajectory": [], "output": "", TRANSCRIPT_TRUNCATED_KEY: True}
-        )
+        failed = _failed(record, "writing the record", exc).to_json()
+        failed.update(trajectory=[], output="", **{TRANSCRIPT_TRUNCATED_KEY: True})
+        safe = parse_record(failed)
         try:
-            journal.write(position, failed)
+            journal.write(position, safe)
         except Exception:
             log.exception("run %s: cannot be journaled", record.label)
-        return failed
+        return safe
 
 
 def _run_jobs(
