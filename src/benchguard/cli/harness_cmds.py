@@ -17,64 +17,17 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchguard.cli._output import bad_input, fail, labelled, plain_console, print_warning
-from benchguard.cli._settings import values
 from benchguard.detection.rules import DEFAULT_PROFILE
-from benchguard.errors import ConfigError
+from benchguard.errors import BenchguardError
 from benchguard.harness import integrity
-from benchguard.harness.agents.config import AgentConfigError, resolve_agent
 from benchguard.harness.audit import AUDIT_MODES, AuditSettings, AuditUnavailable, probe_strace
-from benchguard.harness.identity import IdentityError, agent_identity
-from benchguard.harness.journal import JournalError
-from benchguard.harness.preflight import PreflightError, preflight
 from benchguard.harness.runner import (
     BatchResult,
-    BatchSettings,
     Job,
     SandboxMode,
-    run_batch,
-    sandbox_read_only,
-)
-from benchguard.harness.sandbox import (
-    SandboxSelfCheckFailed,
-    SandboxUnavailable,
-    exposure_problems,
-    probe_bwrap,
-)
-from benchguard.harness.tasks import TaskDirError, load_tasks
-from benchguard.harness.verification import CheckSandbox
-from benchguard.harness.workspace import (
-    DEFAULT_AGENT_HOME,
-    WorkspaceError,
-    ensure_directory,
-    prepare_home,
 )
 from benchguard.records import RunRecord
-from benchguard.scoring.judge import Judge, judge_or_null
-
-HOME_ENV = "BENCHGUARD_AGENT_HOME"
-
-
-def _home_source(home: Path | None) -> tuple[str, Path]:
-    """Where the agent home comes from (flag, environment or default) and its path."""
-    if home is not None:
-        return "--home", home
-    from_env = os.environ.get(HOME_ENV)
-    if from_env:
-        return HOME_ENV, Path(from_env)
-    return "the default agent home", DEFAULT_AGENT_HOME
-
-
-def _configured(
-    profile: str | None, rules: Path | None, roots: list[Path] | None
-) -> tuple[str, Path | None, list[Path] | None]:
-    """Profile, extra rules and inventory roots: flags, then the environment, then the
-    configuration file (benchguard.toml or [tool.benchguard]), then the defaults."""
-    configured = values({"profile": profile})
-    if rules is None and not os.environ.get(integrity.RULES_ENV):
-        rules = configured["rules"]
-    if not roots and not os.environ.get(integrity.INVENTORY_ROOTS_ENV, "").strip():
-        roots = list(configured["inventory_roots"]) or None
-    return str(configured["profile"]), rules, roots
+from benchguard.workflows.run import HOME_ENV, NoticeKind, RunRequest, prepare_run, run_prepared
 
 
 def run(
@@ -177,118 +130,34 @@ def run(
         raise bad_input(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
     sandbox_mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
     audit_settings = _audit_settings(console, audit, protect or [])
-    try:
-        profile, rules, inventory_roots = _configured(profile, rules, inventory_roots)
-    except ConfigError as exc:
-        raise fail(console, exc) from None
-    try:
-        settings_integrity = integrity.IntegritySettings.resolve(
-            os.environ,
-            detect=detect,
-            inventory=inventory,
-            profile=profile,
-            rules_file=rules,
-            inventory_roots=inventory_roots,
-        )
-        static_rules = integrity.load_static_rules(settings_integrity)
-    except integrity.IntegrityConfigError as exc:
-        raise fail(console, exc) from None
-    try:
-        loaded = load_tasks(tasks_dir)
-    except TaskDirError as exc:
-        raise fail(console, exc) from None
-    for message in loaded.errors:
-        console.print(labelled("skipped task: ", "yellow", message), soft_wrap=True)
-    if not loaded.tasks:
-        raise bad_input(console, f"{tasks_dir}: no valid task to run")
-    try:
-        agent_config = resolve_agent(
-            agent, search_dirs=(Path("agents"), tasks_dir.parent / "agents")
-        )
-    except AgentConfigError as exc:
-        raise fail(console, exc) from None
-    bwrap = "bwrap"
-    identity = None
-    if sandbox_mode == "bwrap":
-        try:
-            bwrap = probe_bwrap()
-            identity = agent_identity(os.environ)
-        except (SandboxUnavailable, IdentityError) as exc:
-            raise fail(console, exc) from None
-    # Both directories are checked (and created) before any agent starts: a regular file
-    # in the way would otherwise fail the batch halfway, with a traceback.
-    home_source, home_path = _home_source(home)
-    try:
-        home_dir = prepare_home(home_path)
-    except WorkspaceError as exc:
-        raise bad_input(console, f"{home_source} {exc}") from None
-    try:
-        ensure_directory(out)
-    except WorkspaceError as exc:
-        raise bad_input(console, f"--out {exc}") from None
-    try:
-        integrity.check_roots_against_home(settings_integrity.inventory_roots, home_dir)
-    except integrity.IntegrityConfigError as exc:
-        raise fail(console, exc) from None
-    if sandbox_mode == "bwrap":
-        # The home is bound read-write: a home that holds the tasks would expose them.
-        binds = (*sandbox_read_only(agent_config, home_dir), home_dir)
-        problems = exposure_problems(binds, (tasks_dir, out))
-        if problems:
-            raise bad_input(console, "; ".join(problems))
-    try:
-        preflight(
-            agent_config,
-            sandbox=sandbox_mode,
-            home=home_dir,
-            read_only=sandbox_read_only(agent_config, home_dir),
-            bwrap=bwrap,
-            identity=identity,
-        )
-    except PreflightError as exc:
-        raise bad_input(console, f"pre-flight refused the batch: {exc}") from None
-    if sandbox_mode == "none" or not audit_settings.active:
-        missing = [
-            n
-            for n, on in (("sandbox", sandbox_mode == "bwrap"), ("audit", audit_settings.active))
-            if not on
-        ]
-        # Once per batch: rows say it too (sandboxed, evidence sources).
-        print_warning(
-            console,
-            f"running without the {' and the '.join(missing)}: "
-            + (
-                "the agent can reach the tasks, results and harness files; "
-                if sandbox_mode == "none"
-                else ""
-            )
-            + (
-                "nothing but its own transcript shows what it opened"
-                if not audit_settings.active
-                else "the audit records what it opens"
-            ),
-        )
-    if home_dir == Path.home().resolve():
-        print_warning(
-            console,
-            "the agent home is your own home: the agent sees your files, "
-            "and every entry in it will read as a prior-run leftover (use --home)",
-        )
-    settings = BatchSettings(
-        agent=agent_config,
-        home=home_dir,
-        out_dir=out,
+
+    def notify(kind: NoticeKind, message: str) -> None:
+        if kind == "skipped task":
+            console.print(labelled("skipped task: ", "yellow", message), soft_wrap=True)
+        else:
+            print_warning(console, message)
+
+    request = RunRequest(
+        tasks_dir=tasks_dir,
+        agent=agent,
         iterations=iterations,
         jobs=jobs,
         sandbox=sandbox_mode,
-        bwrap=bwrap,
-        integrity=settings_integrity,
-        judge=_judge(judge, console),
-        identity=identity,
+        out=out,
+        home=home,
+        profile=profile,
+        rules=rules,
+        detect=detect,
+        inventory=inventory,
+        inventory_roots=inventory_roots,
+        judge=judge,
         audit=audit_settings,
-        check_sandbox=_check_sandbox(console, bwrap if sandbox_mode == "bwrap" else None),
     )
-    total = len(loaded.tasks) * iterations
+    try:
+        prepared = prepare_run(request, notify)
+    except BenchguardError as exc:
+        raise fail(console, exc) from None
+    total = len(prepared.tasks) * iterations
     with Progress(
         # The description is a task folder: shown verbatim, never parsed as markup.
         TextColumn("{task.description}", style="bold", markup=False),
@@ -299,23 +168,14 @@ def run(
         disable=quiet,
         transient=False,
     ) as progress:
-        bar = progress.add_task(f"{agent_config.name}", total=total)
+        bar = progress.add_task(f"{prepared.settings.agent.name}", total=total)
 
         def done(job: Job, record: RunRecord) -> None:
             progress.update(bar, advance=1, description=f"{job.task.folder} {record.status}")
 
         try:
-            result = run_batch(
-                loaded.tasks,
-                settings,
-                static_rules=static_rules,
-                on_done=done,
-                skipped_tasks=loaded.errors,
-                resume=resume,
-            )
-        except JournalError as exc:
-            raise bad_input(console, f"--resume {exc}") from None
-        except SandboxSelfCheckFailed as exc:
+            result = run_prepared(prepared, on_done=done, resume=resume)
+        except BenchguardError as exc:
             raise fail(console, exc) from None
     for message in result.errors:
         print_warning(console, message)
@@ -323,21 +183,6 @@ def run(
     typer.echo(str(result.run_dir))
     if result.exit_code != 0:
         raise typer.Exit(result.exit_code)
-
-
-def _check_sandbox(console: Console, bwrap: str | None) -> CheckSandbox | None:
-    """Command checks are sandboxed wherever bubblewrap works, whatever --sandbox says."""
-    try:
-        found = bwrap or probe_bwrap()
-        identity = agent_identity(os.environ)
-    except (SandboxUnavailable, IdentityError) as exc:
-        print_warning(
-            console,
-            f"verification commands run without a sandbox ({exc}); records say "
-            "checks_sandboxed: false",
-        )
-        return None
-    return CheckSandbox(found, identity)
 
 
 def _audit_settings(console: Console, mode: str, protect: list[Path]) -> AuditSettings:
@@ -353,15 +198,6 @@ def _audit_settings(console: Console, mode: str, protect: list[Path]) -> AuditSe
             raise bad_input(console, str(exc)) from None
         return AuditSettings("none", protect=paths)
     return AuditSettings("strace", strace=strace, protect=paths)
-
-
-def _judge(provider: str | None, console: Console) -> Judge | None:
-    if not provider:
-        return None
-    chosen, reason = judge_or_null(provider, os.environ)
-    if reason:
-        print_warning(console, reason)
-    return chosen
 
 
 def _summary(console: Console, result: BatchResult) -> None:

@@ -1,0 +1,248 @@
+"""The run workflow: check everything that can be checked before an agent starts, then
+run the batch (``harness.runner.run_batch``).
+
+``benchguard run`` parses its options, calls :func:`prepare_run` then :func:`run_prepared`
+and prints; nothing here prints. What a person must know before the batch starts (a
+skipped task file, running without the sandbox or the audit, the home being the
+operator's own) goes to ``notify(kind, message)`` in the order it is found; every
+problem that stops the batch before any agent runs is a
+:class:`benchguard.errors.BenchguardError` (bad input, exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from benchguard.detection.models import Rule
+from benchguard.errors import BadInputError
+from benchguard.harness import integrity
+from benchguard.harness.agents.config import resolve_agent
+from benchguard.harness.audit import AuditSettings
+from benchguard.harness.identity import IdentityError, agent_identity
+from benchguard.harness.journal import JournalError
+from benchguard.harness.preflight import PreflightError, preflight
+from benchguard.harness.runner import (
+    BatchResult,
+    BatchSettings,
+    Job,
+    SandboxMode,
+    run_batch,
+    sandbox_read_only,
+)
+from benchguard.harness.sandbox import SandboxUnavailable, exposure_problems, probe_bwrap
+from benchguard.harness.tasks import Task, load_tasks
+from benchguard.harness.verification import CheckSandbox
+from benchguard.harness.workspace import (
+    DEFAULT_AGENT_HOME,
+    WorkspaceError,
+    ensure_directory,
+    prepare_home,
+)
+from benchguard.records import RunRecord
+from benchguard.scoring.judge import Judge, judge_or_null
+from benchguard.workflows.settings import values
+
+HOME_ENV = "BENCHGUARD_AGENT_HOME"
+NoticeKind = Literal["skipped task", "warning"]
+Notify = Callable[[NoticeKind, str], None]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """The batch as asked for (flags; the config file fills profile, rules and roots)."""
+
+    tasks_dir: Path
+    agent: str
+    iterations: int = 1
+    jobs: int = 1
+    sandbox: SandboxMode = "none"
+    out: Path = Path("results")
+    home: Path | None = None
+    profile: str | None = None
+    rules: Path | None = None
+    detect: bool | None = None
+    inventory: bool | None = None
+    inventory_roots: Sequence[Path] | None = None
+    judge: str | None = None
+    audit: AuditSettings = field(default_factory=AuditSettings)
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A batch every pre-agent check passed: what to run and with which settings."""
+
+    tasks: tuple[Task, ...]
+    skipped_tasks: tuple[str, ...]
+    settings: BatchSettings
+    static_rules: tuple[Rule, ...]
+
+
+def prepare_run(request: RunRequest, notify: Notify) -> PreparedRun:
+    """Resolve and check the batch; raises a ``BenchguardError`` before any agent runs."""
+    profile, rules, roots = configured(request.profile, request.rules, request.inventory_roots)
+    settings_integrity = integrity.IntegritySettings.resolve(
+        os.environ,
+        detect=request.detect,
+        inventory=request.inventory,
+        profile=profile,
+        rules_file=rules,
+        inventory_roots=roots,
+    )
+    static_rules = integrity.load_static_rules(settings_integrity)
+    loaded = load_tasks(request.tasks_dir)
+    for message in loaded.errors:
+        notify("skipped task", message)
+    if not loaded.tasks:
+        raise BadInputError(f"{request.tasks_dir}: no valid task to run")
+    agent_config = resolve_agent(
+        request.agent, search_dirs=(Path("agents"), request.tasks_dir.parent / "agents")
+    )
+    bwrap = "bwrap"
+    identity = None
+    if request.sandbox == "bwrap":
+        bwrap = probe_bwrap()
+        identity = agent_identity(os.environ)
+    # Both directories are checked (and created) before any agent starts: a regular file
+    # in the way would otherwise fail the batch halfway, with a traceback.
+    home_source, home_path = home_source_of(request.home)
+    try:
+        home_dir = prepare_home(home_path)
+    except WorkspaceError as exc:
+        raise BadInputError(f"{home_source} {exc}") from None
+    try:
+        ensure_directory(request.out)
+    except WorkspaceError as exc:
+        raise BadInputError(f"--out {exc}") from None
+    integrity.check_roots_against_home(settings_integrity.inventory_roots, home_dir)
+    if request.sandbox == "bwrap":
+        # The home is bound read-write: a home that holds the tasks would expose them.
+        binds = (*sandbox_read_only(agent_config, home_dir), home_dir)
+        problems = exposure_problems(binds, (request.tasks_dir, request.out))
+        if problems:
+            raise BadInputError("; ".join(problems))
+    try:
+        preflight(
+            agent_config,
+            sandbox=request.sandbox,
+            home=home_dir,
+            read_only=sandbox_read_only(agent_config, home_dir),
+            bwrap=bwrap,
+            identity=identity,
+        )
+    except PreflightError as exc:
+        raise BadInputError(f"pre-flight refused the batch: {exc}") from None
+    _warn_unprotected(request.sandbox, request.audit, notify)
+    if home_dir == Path.home().resolve():
+        notify(
+            "warning",
+            "the agent home is your own home: the agent sees your files, "
+            "and every entry in it will read as a prior-run leftover (use --home)",
+        )
+    settings = BatchSettings(
+        agent=agent_config,
+        home=home_dir,
+        out_dir=request.out,
+        iterations=request.iterations,
+        jobs=request.jobs,
+        sandbox=request.sandbox,
+        bwrap=bwrap,
+        integrity=settings_integrity,
+        judge=_judge(request.judge, notify),
+        identity=identity,
+        audit=request.audit,
+        check_sandbox=_check_sandbox(bwrap if request.sandbox == "bwrap" else None, notify),
+    )
+    return PreparedRun(loaded.tasks, loaded.errors, settings, tuple(static_rules))
+
+
+def run_prepared(
+    prepared: PreparedRun,
+    *,
+    on_done: Callable[[Job, RunRecord], None] | None = None,
+    resume: Path | None = None,
+) -> BatchResult:
+    """Run the batch; a ``--resume`` directory whose journal does not fit is bad input."""
+    try:
+        return run_batch(
+            prepared.tasks,
+            prepared.settings,
+            static_rules=prepared.static_rules,
+            on_done=on_done,
+            skipped_tasks=prepared.skipped_tasks,
+            resume=resume,
+        )
+    except JournalError as exc:
+        raise BadInputError(f"--resume {exc}") from None
+
+
+def home_source_of(home: Path | None) -> tuple[str, Path]:
+    """Where the agent home comes from (flag, environment or default) and its path."""
+    if home is not None:
+        return "--home", home
+    from_env = os.environ.get(HOME_ENV)
+    if from_env:
+        return HOME_ENV, Path(from_env)
+    return "the default agent home", DEFAULT_AGENT_HOME
+
+
+def configured(
+    profile: str | None, rules: Path | None, roots: Sequence[Path] | None
+) -> tuple[str, Path | None, list[Path] | None]:
+    """Profile, extra rules and inventory roots: flags, then the environment, then the
+    configuration file (benchguard.toml or [tool.benchguard]), then the defaults."""
+    settings = values({"profile": profile})
+    if rules is None and not os.environ.get(integrity.RULES_ENV):
+        rules = settings["rules"]
+    chosen = list(roots) if roots else None
+    if not chosen and not os.environ.get(integrity.INVENTORY_ROOTS_ENV, "").strip():
+        chosen = list(settings["inventory_roots"]) or None
+    return str(settings["profile"]), rules, chosen
+
+
+def _warn_unprotected(sandbox: SandboxMode, audit: AuditSettings, notify: Notify) -> None:
+    """Once per batch: rows say it too (sandboxed, evidence sources)."""
+    if sandbox == "bwrap" and audit.active:
+        return
+    missing = [n for n, on in (("sandbox", sandbox == "bwrap"), ("audit", audit.active)) if not on]
+    notify(
+        "warning",
+        f"running without the {' and the '.join(missing)}: "
+        + (
+            "the agent can reach the tasks, results and harness files; "
+            if sandbox == "none"
+            else ""
+        )
+        + (
+            "nothing but its own transcript shows what it opened"
+            if not audit.active
+            else "the audit records what it opens"
+        ),
+    )
+
+
+def _check_sandbox(bwrap: str | None, notify: Notify) -> CheckSandbox | None:
+    """Command checks are sandboxed wherever bubblewrap works, whatever --sandbox says."""
+    try:
+        found = bwrap or probe_bwrap()
+        identity = agent_identity(os.environ)
+    except (SandboxUnavailable, IdentityError) as exc:
+        notify(
+            "warning",
+            f"verification commands run without a sandbox ({exc}); records say "
+            "checks_sandboxed: false",
+        )
+        return None
+    return CheckSandbox(found, identity)
+
+
+def _judge(provider: str | None, notify: Notify) -> Judge | None:
+    if not provider:
+        return None
+    chosen, reason = judge_or_null(provider, os.environ)
+    if reason:
+        notify("warning", reason)
+    return chosen
