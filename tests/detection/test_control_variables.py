@@ -20,9 +20,9 @@ _NAME = re.compile(r"\bBENCHGUARD_[A-Z0-9_]*[A-Z0-9]\b")
 
 
 def _harness_variables() -> set[str]:
-    """Every complete ``BENCHGUARD_*`` name the harness and the CLI mention."""
+    """Every complete ``BENCHGUARD_*`` name the harness, the CLI and the workflows mention."""
     names: set[str] = set()
-    for folder in ("harness", "cli"):
+    for folder in ("harness", "cli", "workflows"):
         for path in sorted((SRC / folder).rglob("*.py")):
             names.update(_NAME.findall(path.read_text(encoding="utf-8")))
     return names
