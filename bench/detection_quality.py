@@ -43,9 +43,9 @@ GOAL_FP = 0.03
 class CorpusDetector:
     """The detector for each corpus profile, set up once over one built layout.
 
-    ``harness``: what ``benchguard run`` knows: the profile, the home's inventory, the
-    home as the agent sees it and its paths (for globs), the working directory, and
-    the protected material's fingerprints. ``imported``: what a scan of someone else's
+    ``harness``: what a harness knows: the profile, the home's inventory, the home as
+    the agent sees it and its paths (for globs), the working directory, and the
+    protected material's fingerprints (the runner does not pass the last three yet). ``imported``: what a scan of someone else's
     logs knows: the profile alone.
     """
 
@@ -187,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_layout(Path(tmp))
         result = score(lines, CorpusDetector(Path(tmp), "harness"), splits)
         imported = score(lines, CorpusDetector(Path(tmp), "imported"), splits)
-    print_table(f"split {options.split}, as benchguard run scans (harness knowledge)", result)
+    print_table(f"split {options.split}, with the harness's knowledge", result)
     print_summary(f"split {options.split}, as a scan of imported logs (profile only)", imported)
     if options.misses:
         print("\nmissed (transcript-reachable): " + " ".join(result["misses"]))
