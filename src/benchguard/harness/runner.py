@@ -353,7 +353,14 @@ def run_job(
                 leftovers=leftovers,
                 protect=settings.audit.protect,
                 interpreter=interpreter_paths(),
-                agent_own=sandbox_read_only(settings.agent, settings.home),
+                # The home and the run's own scratch are the agent's world even where
+                # they sit inside a protected tree (`make demo` keeps its agent home in
+                # demo-output/ of the checkout); leftovers inside the home stay protected.
+                agent_own=(
+                    *sandbox_read_only(settings.agent, settings.home),
+                    settings.home,
+                    scratch.root,
+                ),
             )
             record["system_audit"] = summarise(audit.log, protected, start_cwd=scratch.workspace)
         tampered = channel.close() if channel is not None else False
