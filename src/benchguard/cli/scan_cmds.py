@@ -38,11 +38,6 @@ from benchguard.cli._output import (
     print_error,
     print_warning,
 )
-from benchguard.cli._scan_gaps import (
-    InputGap,
-    coverage_warnings,
-    summary_line,
-)
 from benchguard.cli._settings import values
 from benchguard.cli._stdin import STDIN_LABEL, STDIN_NAME, spooled_stdin
 from benchguard.cli._view import print_table, printable
@@ -64,6 +59,11 @@ from benchguard.results.formats import (
     sarif_log,
 )
 from benchguard.results.io import write_text_atomic
+from benchguard.workflows._scan_gaps import (
+    InputGap,
+    coverage_warnings,
+    summary_line,
+)
 from benchguard.workflows.scan import ScanRequest, scan_logs
 
 EXIT_CLEAN, EXIT_FLAGGED = 0, 1
