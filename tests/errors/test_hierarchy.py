@@ -15,6 +15,7 @@ from benchguard.errors import (
     exit_code_for,
 )
 from benchguard.harness.agents.config import AgentConfigError
+from benchguard.harness.audit import AuditUnavailable
 from benchguard.harness.identity import IdentityError
 from benchguard.harness.integrity import IntegrityConfigError
 from benchguard.harness.journal import JournalError
@@ -44,6 +45,7 @@ LAYER_ERRORS: list[tuple[type[BaseException], type[BaseException]]] = [
     (IntegrityConfigError, ValueError),
     (EngineUnavailableError, RuntimeError),
     (SandboxUnavailable, RuntimeError),
+    (AuditUnavailable, RuntimeError),
     (SandboxSelfCheckFailed, RuntimeError),
     (WorkspaceError, Exception),
     (JournalError, Exception),

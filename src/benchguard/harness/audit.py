@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from benchguard.errors import BadInputError
 from benchguard.harness.transcript_channel import RECORD_DIR_PREFIX
 from benchguard.harness.workspace import SCRATCH_PREFIX
 
@@ -118,8 +119,9 @@ _WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
 Operation = Literal["opened", "executed", "listed", "looked up", "linked to", "changed"]
 
 
-class AuditUnavailable(RuntimeError):
-    """``--audit strace`` was asked for and strace cannot trace here."""
+class AuditUnavailable(BadInputError, RuntimeError):
+    """``--audit strace`` was asked for and strace cannot trace here (bad input: the
+    operator asked for a layer this machine cannot provide)."""
 
 
 @dataclass(frozen=True)
