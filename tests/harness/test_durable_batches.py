@@ -102,15 +102,18 @@ def test_each_poisoned_run_leaves_the_batch_and_every_other_run_intact(
 
 
 def _signal_batch(
-    operator: Operator, tmp_path: Path, sig: signal.Signals, marker: str, *extra: str
+    operator: Operator,
+    tmp_path: Path,
+    sig: signal.Signals,
+    marker: str,
+    *extra: str,
+    audit: str = "none",
 ) -> Path:
     """Start a -j 2 batch of 16 sleeper runs, signal it after some runs finished, and
-    return its run directory once the harness has exited."""
+    return its run directory once the harness has exited. ``audit`` is the run's
+    ``--audit``: "strace" stops traced agents (and their tracers) mid-run."""
     tasks = _tasks(tmp_path / "tasks", {f"t{i:02d}": f"answer ok {marker}" for i in range(4)})
-    # --audit none: these tests are about stopping and resuming; the system audit
-    # (strace) has its own tests, and under load it made a sleeper run error now and
-    # then (strace: PTRACE_LISTEN: Input/output error), which is not what is tested here.
-    command = [sys.executable, "-m", "benchguard", "run", str(tasks), "--audit", "none", *extra]
+    command = [sys.executable, "-m", "benchguard", "run", str(tasks), "--audit", audit, *extra]
     command += ["--agent", str(AGENTS / "sleeper.yaml"), "-j", "2", "--iterations", "4"]
     command += ["--out", str(operator.results), "--home", str(operator.agent_home), "--quiet"]
     harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -134,15 +137,18 @@ def _signal_batch(
     return run_dir
 
 
+@pytest.mark.parametrize("audit", ["none", "strace"])
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_mid_batch_keeps_every_finished_run_kills_every_agent_and_resume_finishes(
-    operator: Operator, tmp_path: Path, sig: signal.Signals
+    operator: Operator, tmp_path: Path, sig: signal.Signals, audit: str
 ) -> None:
     """Guards against Ctrl-C (or timeout/CI/Slurm's SIGTERM) losing the finished runs,
     being ignored until the batch ends, or leaving agents (and their detached children)
-    running; and against --resume doing anything but completing the same batch."""
+    running, with the system audit off and on (a traced agent killed mid-run is
+    interrupted, not errored by its tracer); and against --resume doing anything but
+    completing the same batch."""
     marker = f"MARK-{uuid.uuid4().hex}"
-    run_dir = _signal_batch(operator, tmp_path, sig, marker)
+    run_dir = _signal_batch(operator, tmp_path, sig, marker, audit=audit)
     records, _ = _assert_consistent(run_dir)
     manifest = _strict_json(run_dir / "manifest.json")
     assert manifest["interruptedBy"] == sig.name
@@ -163,7 +169,7 @@ def test_a_signal_mid_batch_keeps_every_finished_run_kills_every_agent_and_resum
     code, output, resumed = operator.run(
         str(tmp_path / "tasks"),
         "--audit",
-        "none",
+        audit,
         "--agent",
         str(AGENTS / "sleeper.yaml"),
         "-j",
