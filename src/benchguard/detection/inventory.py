@@ -570,26 +570,50 @@ def filter_rules_for_prompt(rules: Sequence[Rule], prompt: str) -> tuple[Rule, .
     if not text:
         return tuple(rules)
     named = PromptNames(text)
+    starts = _home_path_starts(text)
     return tuple(
         rule
         for rule in rules
-        if (rule.source is None or not named(rule.source)) and not _names_as_input(text, rule)
+        if (rule.source is None or not named(rule.source))
+        and not _names_as_input(text, starts, rule)
     )
 
 
 _HOME_CONTENT_ID = re.compile(rf"^{CATEGORY}/(?!root:)(?P<name>.+)/content$")
 
 
-def _names_as_input(prompt: str, rule: Rule) -> bool:
+_HOME_PREFIX = re.compile(r"(?:~|\$HOME|\$\{HOME\})/")
+_PATH_CHAR = re.compile(r"[\w.-]")
+
+
+def _home_path_starts(prompt: str) -> tuple[int, ...]:
+    """Where a home-relative path (``~/``, ``$HOME/``, ``${HOME}/``) begins in the
+    prompt: found once per prompt, so a home of thousands of entries costs no regex
+    compile per rule (each rule's pattern, built anew, overflowed ``re``'s cache)."""
+    return tuple(match.end() for match in _HOME_PREFIX.finditer(prompt))
+
+
+def _names_as_input(prompt: str, starts: Sequence[int], rule: Rule) -> bool:
     """Whether the prompt names a file inside a home folder (``~/fixtures/orders.csv``):
     the folder is then input the task hands over and its fingerprint is dropped. The
     top-level entry itself named (``~/report.md``, a deliverable to write) keeps its
-    fingerprint: a stale copy is still an answer key. A bare name is never enough."""
+    fingerprint: a stale copy is still an answer key. A bare name is never enough.
+    ``starts`` are the prompt's :func:`_home_path_starts`."""
+    if not starts:
+        return False
     match = _HOME_CONTENT_ID.match(rule.id)
     if match is None:
         return False
-    name = re.escape(match.group("name"))
-    return re.search(rf"(?:~|\$HOME|\$\{{HOME\}})/{name}/[\w.-]", prompt) is not None
+    folder = match.group("name") + "/"
+    for start in starts:
+        after = start + len(folder)
+        if (
+            prompt.startswith(folder, start)
+            and after < len(prompt)
+            and _PATH_CHAR.match(prompt, after) is not None
+        ):
+            return True
+    return False
 
 
 # A whole token names an entry when it is not preceded by [\w.-] and not followed by
