@@ -43,9 +43,7 @@ def test_one_pass_over_the_prompt_agrees_with_the_per_rule_regex(prompt: str, na
     the harness's largest per-task cost with a 1,000-entry home) changing which
     leftover folders a prompt hands over as input."""
     rule = _content_rule(name)
-    assert _names_as_input(prompt, _home_path_starts(prompt), rule) == _per_rule_regex(
-        prompt, name
-    )
+    assert _names_as_input(prompt, _home_path_starts(prompt), rule) == _per_rule_regex(prompt, name)
 
 
 def test_a_named_fixture_folder_is_input_and_a_named_deliverable_is_not() -> None:
