@@ -49,7 +49,7 @@ print(json.dumps({
     "endpoint": http(os.environ["MODEL_URL"] + "/v1/messages/count_tokens"),
     "operator_service": http(os.environ["OTHER_URL"] + "/v1/responses"),
     "outside": tcp("1.1.1.1", 53),
-    "dns": dns("pypi.org"),
+    "dns": dns("example.com"),
 }))
 """
 
