@@ -43,6 +43,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 log = logging.getLogger(__name__)
 
@@ -141,18 +142,9 @@ def run_process(
     token = new_run_token()
     start = time.monotonic()
     with stdout_file.open("wb") as out, stderr_file.open("wb") as err:
-        try:
-            process = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env={**env, RUN_TOKEN_ENV: token},
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            return Exit(None, False, time.monotonic() - start, f"{argv[0]}: {exc.strerror or exc}")
+        process = _start(argv, cwd=cwd, env=env, token=token, stdout=out, stderr=err)
+        if isinstance(process, str):
+            return Exit(None, False, time.monotonic() - start, process)
         try:
             code: int | None = process.wait(timeout=timeout_s)
             timed_out = False
@@ -166,6 +158,31 @@ def run_process(
     if strays:
         log.warning("killed %d process(es) %s left running after its run", strays, argv[0])
     return Exit(code, timed_out, time.monotonic() - start, strays_killed=strays)
+
+
+def _start(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    token: str,
+    stdout: IO[bytes],
+    stderr: IO[bytes],
+) -> subprocess.Popen[bytes] | str:
+    """Start a run's process in a session of its own, carrying the run's token; the
+    reason it could not start (a missing program, a bad working directory) otherwise."""
+    try:
+        return subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env={**env, RUN_TOKEN_ENV: token},
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return f"{argv[0]}: {exc.strerror or exc}"
 
 
 # How often a traced run checks whether its agent is still alive.
@@ -187,18 +204,9 @@ def _run_traced(
     start = time.monotonic()
     deadline = start + timeout_s
     with out.open("wb") as stdout, err.open("wb") as stderr:
-        try:
-            tracer = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env={**env, RUN_TOKEN_ENV: token},
-                stdin=subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=stderr,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            return Exit(None, False, time.monotonic() - start, f"{argv[0]}: {exc.strerror or exc}")
+        tracer = _start(argv, cwd=cwd, env=env, token=token, stdout=stdout, stderr=stderr)
+        if isinstance(tracer, str):
+            return Exit(None, False, time.monotonic() - start, tracer)
         timed_out = False
         leader: ProcessInfo | None = None
         while True:
