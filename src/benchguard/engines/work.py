@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, DETECTOR_VERSION, scan_record
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
-from benchguard.importers.registry import UnknownFormatError, import_path
+from benchguard.importers.registry import UnknownFormatError, stream_path
 from benchguard.importers.transcript import UnreadableLogError
 from benchguard.results.rescore import stored_dynamic_rules
 from benchguard.results.rows import record_iteration, record_task_folder
@@ -87,37 +87,50 @@ def scan_one_file(
     format_name: str | None = None,
     time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
 ) -> FileScan:
-    """Import one file (by content, or ``format_name``) and scan each record in it."""
+    """Import one file (by content, or ``format_name``) and scan each record in it.
+
+    Records are scanned as they are read (:func:`stream_path`): only one imported record
+    is held at a time. A file found unreadable before any record was read is an error,
+    as a whole; after, what was read stands and the rest is a problem (fail closed
+    either way: neither reads clean)."""
     file_path = Path(path)
+    scans: list[RecordScan] = []
     try:
         size = file_path.stat().st_size
-        imported = import_path(file_path, format_name)
+        stream = stream_path(file_path, format_name)
+        for index, record in enumerate(stream.records):
+            scans.append(_scan_in_file(record, index, rules, time_budget_s))
     except UnknownFormatError as exc:
         return FileScan(path=path, error=str(exc), error_kind="unknown-format")
-    except (UnreadableLogError, OSError, ValueError) as exc:
-        return FileScan(path=path, error=_describe(exc, path), error_kind="unreadable")
-    except RecursionError:
-        return FileScan(
-            path=path, error=f"{path}: JSON nested too deeply to read", error_kind="unreadable"
+    except (UnreadableLogError, OSError, ValueError, RecursionError) as exc:
+        error = (
+            f"{path}: JSON nested too deeply to read"
+            if isinstance(exc, RecursionError)
+            else _describe(exc, path)
         )
-    records = tuple(
-        RecordScan(
-            index=index,
-            name=_record_name(record),
-            report=_scan_stored_record(record, rules, time_budget_s),
-            task=record_task_folder(record),
-            iteration=record_iteration(record),
-            label=record_label(record, index),
-            line=_record_line(record),
-        )
-        for index, record in enumerate(imported.records)
-    )
+        if not scans:
+            return FileScan(path=path, error=error, error_kind="unreadable")
+        stream.problems.append(f"{error}; the rest of the file is not read")
     return FileScan(
         path=path,
-        format=imported.format,
-        records=records,
-        problems=tuple(imported.problems),
+        format=stream.format,
+        records=tuple(scans),
+        problems=tuple(stream.problems),
         bytes=size,
+    )
+
+
+def _scan_in_file(
+    record: Mapping[str, Any], index: int, rules: Sequence[Rule], time_budget_s: float
+) -> RecordScan:
+    return RecordScan(
+        index=index,
+        name=_record_name(record),
+        report=_scan_stored_record(record, rules, time_budget_s),
+        task=record_task_folder(record),
+        iteration=record_iteration(record),
+        label=record_label(record, index),
+        line=_record_line(record),
     )
 
 

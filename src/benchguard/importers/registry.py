@@ -26,7 +26,12 @@ from benchguard.importers import (
     verifiers_traces,
 )
 from benchguard.importers.eval_zip import is_zip
-from benchguard.importers.transcript import ImportedFile, UnreadableLogError, predecoded
+from benchguard.importers.transcript import (
+    ImportedFile,
+    RecordStream,
+    UnreadableLogError,
+    predecoded,
+)
 from benchguard.records import bounded_record_dict
 
 # A line longer than this is not sniffed line-wise; the document is parsed whole.
@@ -81,6 +86,12 @@ FORMATS: dict[str, LogFormat] = {
     )
 }
 FORMAT_NAMES: tuple[str, ...] = tuple(FORMATS)
+# Formats whose records can be read one at a time (:func:`stream_path`); the others
+# hold one run per file (a transcript) or are whole documents by nature (an .eval zip).
+STREAMED: dict[str, Callable[[Path], RecordStream]] = {
+    results_json.FORMAT_NAME: results_json.stream_file,
+    verifiers_traces.FORMAT_NAME: verifiers_traces.stream_file,
+}
 
 
 class UnknownFormatError(UnreadableLogError):
@@ -120,11 +131,12 @@ def _detect_json_format(path: Path, lines: Iterator[bytes]) -> tuple[str, Any]:
     first = next(lines, b"")
     if not first:
         raise _unknown(path, "empty")
-    document = first_value = _decode(first)
-    if document is _UNDECODABLE and _opens_a_list_of_objects(first):
+    if _opens_a_list_of_objects(first):
         # Only our records come as a list: the reader parses it (and names a broken
-        # one's JSON error and position), so it is not parsed here as well.
+        # one's JSON error and position), so it is not parsed here as well (a one-line
+        # list is the whole file).
         return results_json.FORMAT_NAME, _UNDECODABLE
+    document = first_value = _decode(first)
     whole: Any = _UNDECODABLE
     if document is _UNDECODABLE and first.startswith((b"{", b"[")):
         # A pretty-printed document: its first line is just ``{`` (or a list's start).
@@ -213,20 +225,41 @@ def _unknown(path: Path, why: str) -> UnknownFormatError:
 
 
 def import_path(path: Path, format_name: str | None = None) -> ImportedFile:
-    """Read one file with the named importer, or the one its content calls for."""
-    if format_name is not None and format_name not in FORMATS:
-        raise ValueError(
-            f"unknown format {format_name!r}; choose one of: {', '.join(FORMAT_NAMES)}"
-        )
-    name, document = (format_name, _UNDECODABLE) if format_name else _detect(path)
-    if document is _UNDECODABLE:
-        imported = FORMATS[name].read(path)
-    else:
-        # Detection decoded the whole document: the importer gets it, not a re-parse.
-        with predecoded(path, document):
-            imported = FORMATS[name].read(path)
+    """Read one file whole with the named importer, or the one its content calls for
+    (every record in memory at once; :func:`stream_path` reads them one at a time)."""
+    name, document = _format_of(path, format_name)
+    imported = _read_whole(path, name, document)
     # The edge: every foreign record is bounded and sanitised once, here, as the
     # harness's own records are (benchguard.records).
     return dataclasses.replace(
         imported, records=[bounded_record_dict(record) for record in imported.records]
     )
+
+
+def stream_path(path: Path, format_name: str | None = None) -> RecordStream:
+    """:func:`import_path`, record by record: a list of records and JSON Lines are read
+    one element (line) at a time, so memory follows the largest record, not the file.
+    The other formats are read whole (one run per file, or an archive)."""
+    name, document = _format_of(path, format_name)
+    if document is _UNDECODABLE and name in STREAMED:
+        stream = STREAMED[name](path)
+    else:
+        stream = RecordStream.of(_read_whole(path, name, document))
+    records = (bounded_record_dict(record) for record in stream.records)
+    return dataclasses.replace(stream, records=records)
+
+
+def _format_of(path: Path, format_name: str | None) -> tuple[str, Any]:
+    if format_name is not None and format_name not in FORMATS:
+        raise ValueError(
+            f"unknown format {format_name!r}; choose one of: {', '.join(FORMAT_NAMES)}"
+        )
+    return (format_name, _UNDECODABLE) if format_name else _detect(path)
+
+
+def _read_whole(path: Path, name: str, document: Any) -> ImportedFile:
+    if document is _UNDECODABLE:
+        return FORMATS[name].read(path)
+    # Detection decoded the whole document: the importer gets it, not a re-parse.
+    with predecoded(path, document):
+        return FORMATS[name].read(path)

@@ -16,11 +16,19 @@ valid records beside it stay.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from benchguard.importers.json_stream import (
+    BrokenArray,
+    NotAnArray,
+    array_elements,
+    stream_json_lines_file,
+)
 from benchguard.importers.transcript import (
     ImportedFile,
+    RecordStream,
     UnreadableLogError,
     import_json_lines,
     read_json_document,
@@ -52,11 +60,7 @@ def looks_like_results_document(document: object) -> bool:
 
 
 def import_file(path: Path) -> ImportedFile:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-    except OSError as exc:
-        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+    head = _head(path)
     if head.startswith(b"[") or (head.startswith(b"{") and not _first_line_is_a_record(path)):
         try:
             return _import_document(path)
@@ -69,6 +73,69 @@ def import_file(path: Path) -> ImportedFile:
                 return lines
             raise
     return _import_lines(path)
+
+
+def stream_file(path: Path) -> RecordStream:
+    """:func:`import_file`, record by record where the layout allows: a list of records
+    and JSON Lines are read one element (line) at a time; the harness's results object
+    (whose dynamic rules table follows its records) is read whole.
+
+    The records and problems are those :func:`import_file` gives, except for a list
+    whose structure breaks after records were read: those records are kept and the
+    break is a problem (``import_file`` refuses the whole file)."""
+    head = _head(path)
+    if head.startswith(b"["):
+        problems: list[str] = []
+        return RecordStream(path, FORMAT_NAME, _array_records(path, problems), problems)
+    if head.startswith(b"{") and not _first_line_is_a_record(path):
+        return RecordStream.of(import_file(path))
+    return stream_json_lines_file(path, format_name=FORMAT_NAME, read_line=_line_record)
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError as exc:
+        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _array_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]:
+    """The list's records as they are read; problems named by position and line."""
+    kept = 0
+    try:
+        with path.open("rb") as handle:
+            for element in array_elements(handle):
+                where = f"{path}: record [{element.position}]"
+                if element.error is not None:
+                    problems.append(f"{where} (line {element.line}): {element.error}; skipped")
+                    continue
+                unresolved = inflate_records([element.value], None)
+                if unresolved:
+                    problems.append(f"{where}: {unresolved[0][1]}; skipped")
+                elif isinstance(element.value, dict):
+                    kept += 1
+                    yield element.value
+                else:
+                    kind = type(element.value).__name__
+                    problems.append(f"{where} is {kind}, not an object; skipped")
+    except OSError as exc:
+        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+    except (NotAnArray, BrokenArray) as exc:
+        if kept == 0:
+            # Nothing read yet: the whole-file reader decides (and words the error, or
+            # finds JSON Lines behind a broken first line) as it always has.
+            problems.clear()
+            imported = import_file(path)
+            problems.extend(imported.problems)
+            yield from imported.records
+            return
+        where = (
+            f"{path}: record [{exc.position}] (line {exc.line})"
+            if isinstance(exc, BrokenArray)
+            else f"{path}"
+        )
+        problems.append(f"{where}: {exc}; the rest of the file is not read")
 
 
 def _first_line_is_a_record(path: Path) -> bool:

@@ -188,6 +188,24 @@ class ImportedFile:
     problems: list[str] = dataclass_field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class RecordStream:
+    """The records of one file as they are read, and what in it could not be read.
+
+    ``problems`` grows while ``records`` is consumed: read it once ``records`` is
+    exhausted. Iterating may raise :class:`UnreadableLogError` (or ``OSError``) when the
+    file turns out to be unreadable as a whole."""
+
+    path: Path
+    format: str
+    records: Iterator[dict[str, Any]]
+    problems: list[str]
+
+    @classmethod
+    def of(cls, imported: ImportedFile) -> RecordStream:
+        return cls(imported.path, imported.format, iter(imported.records), imported.problems)
+
+
 def import_json_document(
     path: Path,
     *,

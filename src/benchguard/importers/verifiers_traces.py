@@ -11,12 +11,15 @@ access in a discarded branch still happened.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchguard.importers.chat import steps_from_messages
+from benchguard.importers.json_stream import stream_json_lines_file
 from benchguard.importers.transcript import (
     ImportedFile,
+    RecordStream,
     as_dict,
     import_json_lines,
     make_record,
@@ -30,12 +33,21 @@ def is_episode(document: object) -> bool:
 
 
 def import_file(path: Path) -> ImportedFile:
+    return import_json_lines(path, format_name=FORMAT_NAME, read_line=_line_reader(path))
+
+
+def stream_file(path: Path) -> RecordStream:
+    """:func:`import_file`, one episode at a time."""
+    return stream_json_lines_file(path, format_name=FORMAT_NAME, read_line=_line_reader(path))
+
+
+def _line_reader(path: Path) -> Callable[[int, Any], dict[str, Any] | str]:
     def read_line(number: int, episode: Any) -> dict[str, Any] | str:
         if not is_episode(episode):
             return "not an episode (no 'traces' list)"
         return episode_record(path, number, episode)
 
-    return import_json_lines(path, format_name=FORMAT_NAME, read_line=read_line)
+    return read_line
 
 
 def episode_record(path: Path, number: int, episode: dict[str, Any]) -> dict[str, Any]:

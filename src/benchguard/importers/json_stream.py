@@ -1,0 +1,497 @@
+"""Reading JSON one value at a time: the lines of a JSON Lines file, and the elements of
+a file holding one JSON array. Memory stays bounded by the largest value plus a chunk,
+never the whole file.
+
+Values are decoded with orjson; whatever orjson refuses or could read differently from
+the standard library (``NaN``, lone surrogates, control characters, nesting past 1024,
+integers past 64 bits, which orjson would turn into floats) is decoded again with
+:mod:`json`, so a value is exactly what ``json.loads`` gives and an error is worded as
+``json.loads`` words it. A JSON Lines line is read as the text-mode reader reads it
+(UTF-8 with invalid bytes replaced, ``\\r``, ``\\n`` and ``\\r\\n`` all ending a line).
+
+An array's elements are found without a parser: in a pretty-printed file an element
+opened after a newline and some indentation closes at the first newline with the same
+indentation followed by ``}`` or ``]`` (strings cannot hold a raw newline, nested values
+are indented deeper); orjson then confirms the guess by decoding exactly that span.
+Otherwise orjson reports where the first value in the buffer ends ("unexpected content
+after document"), and the last resort is a byte scanner tracking strings, escapes and
+depth. Each element is bounded (:data:`MAX_VALUE_BYTES`; its nesting by
+:data:`MAX_SCAN_DEPTH`): past a bound it is skipped, and said so, without being held.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from benchguard.importers.transcript import JsonLine, RecordStream, UnreadableLogError
+
+# The largest line or array element read; a bigger one is skipped (a per-record
+# problem, not an out-of-memory).
+MAX_VALUE_BYTES = 256 << 20
+# Nesting deeper than this is not decoded (json.loads would exhaust the stack long
+# before); the element is skipped by counting brackets, which needs no stack.
+MAX_SCAN_DEPTH = 4096
+# Bytes read at a time.
+CHUNK_BYTES = 1 << 20
+# An integer literal of 19 digits or more may be past 64 bits, which orjson decodes as
+# a float: such text is decoded by json. Digits map to "0", the rest to a space, and a
+# run is found with bytes.find (both in C, several times faster than a regex search).
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_RUN = b"0" * 19
+_JSON_SPACE = b" \t\r\n"
+_ORJSON_TRAILING = "unexpected content after document"
+# orjson's first look at an element (doubled while the element is longer, up to the
+# last: orjson reserves about 12 times what it is given, mostly never touched).
+_FIRST_WINDOW = 64 << 10
+_LAST_WINDOW = 8 << 20
+_IN_STRING = re.compile(rb'["\\]')
+_OUTSIDE = re.compile(rb'["\[\]{}]')
+_SCALAR_END = re.compile(rb"[,\]} \t\r\n]")
+_NOT_CONTINUATION = bytes(b for b in range(256) if not 0x80 <= b < 0xC0)
+
+
+def loads_like_json(data: bytes | memoryview) -> Any:
+    """``json.loads(data)``, decoded by orjson when it is sure to agree.
+
+    Raises what ``json.loads`` raises (``JSONDecodeError``, ``ValueError`` past its
+    integer limit, ``RecursionError``, ``UnicodeDecodeError``)."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(bytes(data))
+    if _has_long_digits(data):
+        return json.loads(bytes(data))
+    return value
+
+
+def _has_long_digits(data: bytes | memoryview) -> bool:
+    return bytes(data).translate(_DIGITS_ONLY).find(_LONG_RUN) >= 0
+
+
+def _text_line_value(raw: bytes) -> tuple[Any, str | None] | None:
+    """The old text-mode reading of one line (None when it is blank)."""
+    line = raw.decode("utf-8", errors="replace").strip()
+    if not line:
+        return None
+    try:
+        return json.loads(line), None
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg})"
+    except (ValueError, RecursionError) as exc:
+        return None, f"not readable JSON ({type(exc).__name__}: {exc})"
+
+
+def stream_json_lines(handle: BinaryIO, *, max_line: int | None = None) -> Iterator[JsonLine]:
+    """What :func:`benchguard.importers.transcript.json_lines` yields for the same file
+    opened as UTF-8 text (errors replaced), read one line at a time from ``handle``.
+
+    A line longer than ``max_line`` bytes (:data:`MAX_VALUE_BYTES`) is skipped unread
+    (an error line)."""
+    max_line = MAX_VALUE_BYTES if max_line is None else max_line
+    number = 0
+    while True:
+        raw = handle.readline(max_line + 1)
+        if not raw:
+            return
+        if len(raw) > max_line and not raw.endswith(b"\n"):
+            number += 1
+            _skip_rest_of_line(handle)
+            yield JsonLine(number, error=f"longer than {max_line} bytes; not read")
+            continue
+        body = raw[:-1] if raw.endswith(b"\n") else raw
+        if body.endswith(b"\r"):
+            body = body[:-1]
+        # Text mode ends a line at a lone CR too.
+        for part in body.split(b"\r") if b"\r" in body else (body,):
+            number += 1
+            read = _line_value(part)
+            if read is None:
+                continue
+            value, error = read
+            yield JsonLine(number, value, error)
+
+
+def stream_json_lines_file(
+    path: Path,
+    *,
+    format_name: str,
+    read_line: Callable[[int, Any], dict[str, Any] | str],
+) -> RecordStream:
+    """:func:`import_json_lines`, one line at a time (the same records and problems)."""
+    problems: list[str] = []
+    return RecordStream(path, format_name, _json_lines_records(path, read_line, problems), problems)
+
+
+def _json_lines_records(
+    path: Path, read_line: Callable[[int, Any], dict[str, Any] | str], problems: list[str]
+) -> Iterator[dict[str, Any]]:
+    try:
+        with path.open("rb") as handle:
+            for line in stream_json_lines(handle):
+                read = line.error if line.error is not None else read_line(line.number, line.value)
+                if isinstance(read, str):
+                    problems.append(f"{path}: line {line.number}: {read}; skipped")
+                else:
+                    yield read
+    except OSError as exc:
+        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _line_value(part: bytes) -> tuple[Any, str | None] | None:
+    stripped = part.strip()
+    if not stripped:
+        # ASCII whitespace only: blank to the text reader as well.
+        return None
+    try:
+        value = orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return _text_line_value(part)
+    if _has_long_digits(stripped):
+        return _text_line_value(part)
+    return value, None
+
+
+def _skip_rest_of_line(handle: BinaryIO) -> None:
+    while True:
+        chunk = handle.readline(CHUNK_BYTES)
+        if not chunk or chunk.endswith(b"\n"):
+            return
+
+
+@dataclass(frozen=True)
+class ArrayElement:
+    """One element of the array: its 0-based position, the line it starts on, and its
+    value or, when it could not be read, why (``error``; ``value`` is then None)."""
+
+    position: int
+    line: int
+    value: Any = None
+    error: str | None = None
+
+
+class NotAnArray(ValueError):
+    """The file does not start with ``[`` (after a UTF-8 BOM and whitespace)."""
+
+
+class BrokenArray(ValueError):
+    """The array cannot be read past this point (truncated, or not JSON structure):
+    ``position`` is the element it broke in, ``line`` where."""
+
+    def __init__(self, message: str, position: int, line: int) -> None:
+        super().__init__(message)
+        self.position = position
+        self.line = line
+
+
+class _Buffer:
+    """A window on the file: ``data[0]`` is file byte ``offset`` (on line ``line``)."""
+
+    def __init__(self, handle: BinaryIO, chunk: int) -> None:
+        self.handle = handle
+        self.chunk = chunk
+        self.data = bytearray()
+        self.offset = 0
+        self.line = 1
+        self.eof = False
+
+    def more(self, at_least: int = 0) -> bool:
+        """Read another chunk (at least ``at_least`` bytes, so a value growing past
+        the buffer is read in doubling steps); False at the end of the file."""
+        if self.eof:
+            return False
+        block = self.handle.read(max(self.chunk, at_least))
+        if not block:
+            self.eof = True
+            return False
+        self.data += block
+        return True
+
+    def drop(self, count: int) -> None:
+        """Forget the first ``count`` bytes (consumed)."""
+        self.line += self.data.count(b"\n", 0, count)
+        self.offset += count
+        del self.data[:count]
+
+    def line_at(self, index: int) -> int:
+        return self.line + self.data.count(b"\n", 0, index)
+
+    def skip_space(self, index: int) -> int:
+        """The index of the next non-space byte at or after ``index`` (reading on),
+        or ``len(data)`` at the end of the file."""
+        while True:
+            data = self.data
+            while index < len(data) and data[index] in _JSON_SPACE:
+                index += 1
+            if index < len(data) or not self.more():
+                return index
+
+
+def array_elements(
+    handle: BinaryIO,
+    *,
+    max_value: int | None = None,
+    max_depth: int | None = None,
+    chunk: int | None = None,
+) -> Iterator[ArrayElement]:
+    """The elements of the JSON array in ``handle`` (UTF-8, a BOM allowed), in order.
+
+    An element that is not valid JSON, is nested deeper than ``max_depth`` or is larger
+    than ``max_value`` bytes comes with its ``error`` and the next one is read. Raises
+    :class:`NotAnArray` before anything is read when the file holds no array, and
+    :class:`BrokenArray` where the array's own structure breaks (a truncated file,
+    a missing comma, text after the closing bracket)."""
+    # The bounds are read when called (not bound at import) so they can be set.
+    max_value = MAX_VALUE_BYTES if max_value is None else max_value
+    max_depth = MAX_SCAN_DEPTH if max_depth is None else max_depth
+    buf = _Buffer(handle, CHUNK_BYTES if chunk is None else chunk)
+    buf.more()
+    if buf.data.startswith(b"\xef\xbb\xbf"):
+        buf.drop(3)
+    index = buf.skip_space(0)
+    if index >= len(buf.data) or buf.data[index] != ord("["):
+        raise NotAnArray("not a JSON array")
+    buf.drop(index + 1)
+    position = 0
+    while True:
+        index = buf.skip_space(0)
+        if index >= len(buf.data):
+            raise BrokenArray("the file ends inside the list (no closing ']')", position, buf.line)
+        if buf.data[index] == ord("]") and position == 0:
+            buf.drop(index + 1)
+            _expect_end(buf, position)
+            return
+        indent = _indent_before(buf.data, index)
+        buf.drop(index)
+        line = buf.line
+        yield _read_element(buf, indent, position, line, max_value, max_depth)
+        position += 1
+        index = buf.skip_space(0)
+        if index >= len(buf.data):
+            raise BrokenArray("the file ends inside the list (no closing ']')", position, buf.line)
+        separator = buf.data[index]
+        buf.drop(index + 1)
+        if separator == ord("]"):
+            _expect_end(buf, position)
+            return
+        if separator != ord(","):
+            raise BrokenArray(
+                f"expected ',' or ']' after element [{position - 1}], found {chr(separator)!r}",
+                position,
+                buf.line,
+            )
+
+
+def _read_element(
+    buf: _Buffer, indent: bytes | None, position: int, line: int, max_value: int, max_depth: int
+) -> ArrayElement:
+    """The element at ``buf.data[0]``, decoded; the buffer is left just past it."""
+    if indent is not None and buf.data[0] in b"{[":
+        found = _by_indentation(buf, indent, max_value)
+        if found is not None:
+            buf.drop(found[0])
+            return ArrayElement(position, line, found[1])
+    end = _end_by_orjson(buf, max_value)
+    if end is None:
+        end, error = _end_by_scanning(buf, max_value, max_depth)
+        if error is not None:
+            return ArrayElement(position, line, error=error)
+        if end is None:
+            raise BrokenArray("the file ends inside this element (truncated)", position, line)
+    element = _decoded(buf.data, end, position, line)
+    buf.drop(end)
+    return element
+
+
+def _by_indentation(buf: _Buffer, indent: bytes, max_value: int) -> tuple[int, Any] | None:
+    """Pretty-printed JSON: the element opened after ``indent`` (a newline and spaces)
+    closes at the first ``indent`` + its closing bracket. The guess counts only when
+    orjson decodes exactly that span (a span that decodes is the whole value); then
+    ``(end, value)``, else None."""
+    closing = indent + (b"}" if buf.data[0] == ord("{") else b"]")
+    searched = 0
+    while True:
+        found = buf.data.find(closing, searched)
+        if found >= 0:
+            end = found + len(closing)
+            with memoryview(buf.data) as view:
+                span = view[:end]
+                try:
+                    value = orjson.loads(span)
+                except orjson.JSONDecodeError:
+                    return None
+                if _has_long_digits(span):
+                    return None
+            return end, value
+        if len(buf.data) > max_value:
+            return None
+        searched = max(0, len(buf.data) - len(closing))
+        if not buf.more(len(buf.data)):
+            return None
+
+
+def _decoded(data: bytearray, end: int, position: int, line: int) -> ArrayElement:
+    try:
+        with memoryview(data) as view:
+            return ArrayElement(position, line, loads_like_json(view[:end]))
+    except json.JSONDecodeError as exc:
+        return ArrayElement(position, line, error=f"not valid JSON ({exc.msg})")
+    except UnicodeDecodeError as exc:
+        return ArrayElement(position, line, error=f"not UTF-8 ({exc.reason})")
+    except RecursionError:
+        return ArrayElement(position, line, error="not readable JSON (nested too deeply)")
+    except ValueError as exc:
+        reason = str(exc).split(";")[0]
+        return ArrayElement(position, line, error=f"not readable JSON ({reason})")
+
+
+def _expect_end(buf: _Buffer, position: int) -> None:
+    index = buf.skip_space(0)
+    if index < len(buf.data):
+        raise BrokenArray("text after the list's closing ']'", position, buf.line_at(index))
+
+
+def _indent_before(data: bytearray, index: int) -> bytes | None:
+    """The newline and indentation just before ``index``, if the element starts a line."""
+    start = index
+    while start > 0 and data[start - 1] in b" \t":
+        start -= 1
+    if start > 0 and data[start - 1] == ord("\n"):
+        return bytes(data[start - 1 : index])
+    return None
+
+
+def _utf8_whole(data: bytearray, length: int) -> int:
+    """How many of the first ``length`` bytes of ``data`` end on a character boundary
+    (a window may end inside a multi-byte character)."""
+    for back in range(1, min(4, length) + 1):
+        byte = data[length - back]
+        if byte < 0x80:
+            return length
+        if byte >= 0xC0:  # a lead byte: is its sequence complete?
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return length if back >= need else length - back
+    return length
+
+
+def _end_by_orjson(buf: _Buffer, max_value: int) -> int | None:
+    """The element's end from orjson's "unexpected content after document" position;
+    None when orjson cannot say (refused content, or past the cap).
+
+    orjson checks a whole input's UTF-8 before parsing it, so it is given a window
+    that doubles while the element is longer: the cost follows the element, not the
+    buffer (and invalid bytes further on do not spoil this element)."""
+    window = _FIRST_WINDOW
+    while window <= min(max_value, _LAST_WINDOW):
+        if window >= len(buf.data) and not buf.more(window - len(buf.data)):
+            window = len(buf.data)
+        window = min(window, len(buf.data))
+        cut = window if buf.eof and window == len(buf.data) else _utf8_whole(buf.data, window)
+        with memoryview(buf.data) as view:
+            try:
+                orjson.loads(view[:cut])
+            except orjson.JSONDecodeError as exc:
+                if exc.msg == _ORJSON_TRAILING:
+                    return _byte_index(buf.data, exc.pos, cut)
+                if not exc.msg.startswith("unexpected end of data"):
+                    return None
+            else:
+                if buf.eof and cut == len(buf.data):
+                    return None
+        if buf.eof and window == len(buf.data):
+            return None
+        window *= 2
+    return None
+
+
+def _byte_index(data: bytearray, chars: int, within: int) -> int:
+    """The byte offset of code point ``chars`` (orjson's error positions count code
+    points): ``chars`` plus the UTF-8 continuation bytes before it."""
+    if data.isascii() if within >= len(data) else data[:within].isascii():
+        return chars
+    index = chars
+    while True:
+        moved = chars + len(data[:index].translate(None, _NOT_CONTINUATION))
+        if moved == index:
+            return index
+        index = moved
+
+
+def _end_by_scanning(buf: _Buffer, max_value: int, max_depth: int) -> tuple[int | None, str | None]:
+    """Bracket counting outside strings: the last resort, and the way past an element
+    too large or too deep to hold (read on and dropped, never kept). Regex searches
+    jump from one byte that matters to the next.
+
+    ``(end, None)``: the element is ``buf.data[:end]``. ``(None, error)``: it was
+    skipped, the buffer is past it. ``(None, None)``: the file ended inside it."""
+    depth = deepest = 0
+    in_string = False
+    index = dropped = 0
+    scalar = buf.data[0] not in b'"[{'
+    while True:
+        data = buf.data
+        while True:
+            if scalar:
+                found = _SCALAR_END.search(data, index)
+                if found is None:
+                    index = len(data)
+                    break
+                return _scanned(buf, found.start(), dropped, 0, max_value, max_depth)
+            found = (_IN_STRING if in_string else _OUTSIDE).search(data, index)
+            if found is None:
+                index = len(data)
+                break
+            at = found.start()
+            byte = data[at]
+            if in_string:
+                if byte == 0x5C:  # a backslash escapes the next byte (maybe not read yet)
+                    if at + 1 >= len(data):
+                        index = at
+                        break
+                    index = at + 2
+                    continue
+                in_string = False
+                index = at + 1
+                if depth == 0:
+                    return _scanned(buf, index, dropped, deepest, max_value, max_depth)
+                continue
+            index = at + 1
+            if byte == 0x22:
+                in_string = True
+            elif byte in b"[{":
+                depth += 1
+                deepest = max(deepest, depth)
+            else:
+                depth -= 1
+                if depth == 0:
+                    return _scanned(buf, index, dropped, deepest, max_value, max_depth)
+        if dropped + index > max_value:
+            # Too large to hold: read on, dropping what was scanned.
+            buf.drop(index)
+            dropped += index
+            index = 0
+        if not buf.more(len(buf.data)):
+            if scalar and index > 0:
+                return _scanned(buf, index, dropped, 0, max_value, max_depth)
+            if dropped:
+                return None, f"larger than {max_value} bytes; the file ends inside it"
+            return None, None
+
+
+def _scanned(
+    buf: _Buffer, end: int, dropped: int, deepest: int, max_value: int, max_depth: int
+) -> tuple[int | None, str | None]:
+    size = dropped + end
+    if size > max_value:
+        buf.drop(end)
+        return None, f"larger than {max_value} bytes ({size}); not read"
+    if deepest > max_depth:
+        buf.drop(end)
+        return None, f"nested deeper than {max_depth} levels; not read"
+    return end, None
