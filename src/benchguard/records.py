@@ -265,16 +265,34 @@ def _sanitize(value: Any, depth: int, notes: _Notes, where: _Where) -> Any:
         return flat
     if kind is dict or isinstance(value, Mapping):
         out: dict[str, Any] = {}
+        chars = 0
         for key, item in value.items():
             name = key if type(key) is str and key.isascii() else clean_text(str(key))
-            notes.chars += len(name)
-            out[name] = _sanitize(item, depth + 1, notes, (where, ".", name))
+            chars += len(name)
+            # ASCII text and plain scalars, most leaves, are kept as they are here
+            # rather than in a call each (the walk is the edge parser's main cost).
+            item_kind = type(item)
+            if item_kind is str and item.isascii():
+                chars += len(item)
+                out[name] = item
+            elif item is None or item_kind is bool or item_kind is int:
+                out[name] = item
+            else:
+                out[name] = _sanitize(item, depth + 1, notes, (where, ".", name))
+        notes.chars += chars
         return out
     if kind is list or isinstance(value, list | tuple):
-        return [
-            _sanitize(item, depth + 1, notes, (where, "[", index))
-            for index, item in enumerate(value)
-        ]
+        items: list[Any] = []
+        for index, item in enumerate(value):
+            item_kind = type(item)
+            if item_kind is str and item.isascii():
+                notes.chars += len(item)
+                items.append(item)
+            elif item is None or item_kind is bool or item_kind is int:
+                items.append(item)
+            else:
+                items.append(_sanitize(item, depth + 1, notes, (where, "[", index)))
+        return items
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, str):  # a str subclass (an enum member)
