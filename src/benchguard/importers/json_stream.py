@@ -45,6 +45,7 @@ CHUNK_BYTES = 1 << 20
 # run is found with bytes.find (both in C, several times faster than a regex search).
 _DIGITS_ONLY = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
 _LONG_RUN = b"0" * 19
+_DIGIT_SLICE = 1 << 20
 _JSON_SPACE = b" \t\r\n"
 _ORJSON_TRAILING = "unexpected content after document"
 # orjson's first look at an element (doubled while the element is longer, up to the
@@ -72,7 +73,16 @@ def loads_like_json(data: bytes | memoryview) -> Any:
 
 
 def _has_long_digits(data: bytes | memoryview) -> bool:
-    return bytes(data).translate(_DIGITS_ONLY).find(_LONG_RUN) >= 0
+    # A slice at a time (overlapping by a run's length), so the translated copy stays
+    # small however large the value.
+    view = memoryview(data)
+    step = _DIGIT_SLICE
+    overlap = len(_LONG_RUN) - 1
+    for start in range(0, max(len(view), 1), step):
+        piece = bytes(view[start : start + step + overlap]).translate(_DIGITS_ONLY)
+        if piece.find(_LONG_RUN) >= 0:
+            return True
+    return False
 
 
 def _text_line_value(raw: bytes) -> tuple[Any, str | None] | None:
@@ -202,8 +212,7 @@ class _Buffer:
         self.eof = False
 
     def more(self, at_least: int = 0) -> bool:
-        """Read another chunk (at least ``at_least`` bytes, so a value growing past
-        the buffer is read in doubling steps); False at the end of the file."""
+        """Read another chunk (or ``at_least`` bytes); False at the end of the file."""
         if self.eof:
             return False
         block = self.handle.read(max(self.chunk, at_least))
@@ -217,7 +226,25 @@ class _Buffer:
         """Forget the first ``count`` bytes (consumed)."""
         self.line += self.data.count(b"\n", 0, count)
         self.offset += count
-        del self.data[:count]
+        if count > self.chunk:
+            # A large element leaves: a fresh buffer gives its memory back (deleting a
+            # bytearray's head keeps the allocation).
+            self.data = self.data[count:]
+        else:
+            del self.data[:count]
+
+    def take(self, count: int) -> bytes:
+        """The first ``count`` bytes, removed from the buffer."""
+        with memoryview(self.data) as view:
+            taken = bytes(view[:count])
+        self.drop(count)
+        return taken
+
+    def put_back(self, taken: bytes) -> None:
+        """Undo :meth:`take`."""
+        self.data[0:0] = taken
+        self.offset -= len(taken)
+        self.line -= taken.count(b"\n")
 
     def line_at(self, index: int) -> int:
         return self.line + self.data.count(b"\n", 0, index)
@@ -291,12 +318,23 @@ def array_elements(
 def _read_element(
     buf: _Buffer, indent: bytes | None, position: int, line: int, max_value: int, max_depth: int
 ) -> ArrayElement:
-    """The element at ``buf.data[0]``, decoded; the buffer is left just past it."""
+    """The element at ``buf.data[0]``, decoded; the buffer is left just past it.
+
+    The element's bytes are taken out of the buffer before they are decoded, so the
+    file's bytes and the decoded value are held once each (orjson would copy a mutable
+    buffer before parsing it)."""
     if indent is not None and buf.data[0] in b"{[":
-        found = _by_indentation(buf, indent, max_value)
-        if found is not None:
-            buf.drop(found[0])
-            return ArrayElement(position, line, found[1])
+        end = _end_by_indentation(buf, indent, max_value)
+        if end is not None:
+            span = buf.take(end)
+            try:
+                value = orjson.loads(span)
+            except orjson.JSONDecodeError:
+                buf.put_back(span)  # not the element's end after all
+            else:
+                if not _has_long_digits(span):
+                    return ArrayElement(position, line, value)
+                return _decoded(span, position, line)
     end = _end_by_orjson(buf, max_value)
     if end is None:
         end, error = _end_by_scanning(buf, max_value, max_depth)
@@ -304,42 +342,29 @@ def _read_element(
             return ArrayElement(position, line, error=error)
         if end is None:
             raise BrokenArray("the file ends inside this element (truncated)", position, line)
-    element = _decoded(buf.data, end, position, line)
-    buf.drop(end)
-    return element
+    return _decoded(buf.take(end), position, line)
 
 
-def _by_indentation(buf: _Buffer, indent: bytes, max_value: int) -> tuple[int, Any] | None:
+def _end_by_indentation(buf: _Buffer, indent: bytes, max_value: int) -> int | None:
     """Pretty-printed JSON: the element opened after ``indent`` (a newline and spaces)
-    closes at the first ``indent`` + its closing bracket. The guess counts only when
-    orjson decodes exactly that span (a span that decodes is the whole value); then
-    ``(end, value)``, else None."""
+    closes at the first ``indent`` + its closing bracket. Only a guess: the caller keeps
+    it when orjson decodes exactly that span (a span that decodes is the whole value)."""
     closing = indent + (b"}" if buf.data[0] == ord("{") else b"]")
     searched = 0
     while True:
         found = buf.data.find(closing, searched)
         if found >= 0:
-            end = found + len(closing)
-            with memoryview(buf.data) as view:
-                span = view[:end]
-                try:
-                    value = orjson.loads(span)
-                except orjson.JSONDecodeError:
-                    return None
-                if _has_long_digits(span):
-                    return None
-            return end, value
+            return found + len(closing)
         if len(buf.data) > max_value:
             return None
         searched = max(0, len(buf.data) - len(closing))
-        if not buf.more(len(buf.data)):
+        if not buf.more():
             return None
 
 
-def _decoded(data: bytearray, end: int, position: int, line: int) -> ArrayElement:
+def _decoded(span: bytes, position: int, line: int) -> ArrayElement:
     try:
-        with memoryview(data) as view:
-            return ArrayElement(position, line, loads_like_json(view[:end]))
+        return ArrayElement(position, line, loads_like_json(span))
     except json.JSONDecodeError as exc:
         return ArrayElement(position, line, error=f"not valid JSON ({exc.msg})")
     except UnicodeDecodeError as exc:
@@ -476,7 +501,7 @@ def _end_by_scanning(buf: _Buffer, max_value: int, max_depth: int) -> tuple[int 
             buf.drop(index)
             dropped += index
             index = 0
-        if not buf.more(len(buf.data)):
+        if not buf.more():
             if scalar and index > 0:
                 return _scanned(buf, index, dropped, 0, max_value, max_depth)
             if dropped:
