@@ -21,12 +21,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchguard.detection.detector import annotate_records
+from benchguard.detection.inventory import build_inventory_rules
 from benchguard.detection.rules import load_ruleset
 from benchguard.engines import scan_one_file
-from benchguard.importers import json_stream
+from benchguard.importers import json_stream, results_json
 from benchguard.importers.json_stream import BrokenArray, array_elements, stream_json_lines
 from benchguard.importers.registry import import_path, stream_path
-from benchguard.importers.transcript import json_lines
+from benchguard.importers.transcript import UnreadableLogError, json_lines
+from benchguard.results.io import ResultsDocument, dumps
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -311,3 +314,102 @@ def test_broken_structure_is_a_broken_array() -> None:
     for data in (b"[1 2]", b'[{"a": 1}', b"[1,", b'[{"a": 1}] trailing'):
         with pytest.raises(BrokenArray):
             list(array_elements(io.BytesIO(data)))
+
+
+# --- the harness's results object ------------------------------------------------------
+
+
+def _harness_document(tmp_path: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """A results document whose records carry the inventory rules the harness made
+    (stored by reference in the file's dynamic rules table)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    (home / "report.md").write_text("# Report\nAll 3 pods patched in payments\n")
+    inventory = build_inventory_rules(home)
+    annotate_records(records, load_ruleset(), dynamic_rules_for=lambda _i, _r: inventory)
+    document: dict[str, Any] = ResultsDocument(
+        records=records, run_id="run_1", t="2026-11-30T00:00:00Z"
+    ).to_json()
+    return document
+
+
+@pytest.mark.parametrize("chunk", [5, 64, 1 << 20])
+def test_the_harness_results_object_streams_identically(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    monkeypatch.setattr(json_stream, "CHUNK_BYTES", chunk)
+    records = _corpus()
+    records[1]["trajectory"][0]["args"]["command"] = "cat ~/report.md"
+    path = tmp_path / "results.json"
+    path.write_text(dumps(_harness_document(tmp_path, records)), encoding="utf-8")
+    assert b'"dynamic_rules_ref"' in path.read_bytes()  # the table is used by reference
+    streamed = _streamed(path)
+    assert streamed == _whole(path)
+    assert streamed[2] == [] and len(streamed[1]) == len(records)
+    assert streamed[1][1]["cheating_report"]["dynamic_rules"]
+
+
+def test_a_one_line_results_object_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(_harness_document(tmp_path, _corpus())), encoding="utf-8")
+    assert _streamed(path) == _whole(path)
+
+
+def test_a_truncated_results_object_is_refused_as_before(tmp_path: Path) -> None:
+    # Cut off, the object has no table at its end to resolve its records with: it is
+    # read whole, and refused as a whole, as it always was (the scan fails closed).
+    text = dumps(_harness_document(tmp_path, _corpus()))
+    path = tmp_path / "results.json"
+    path.write_text(text[: text.index('"name": "task-4"')], encoding="utf-8")
+    with pytest.raises(UnreadableLogError) as whole:
+        import_path(path)
+    with pytest.raises(UnreadableLogError) as streamed:
+        _streamed(path)
+    assert str(streamed.value) == str(whole.value)
+    scanned = scan_one_file(str(path), load_ruleset("benchguard"))
+    assert scanned.error == str(whole.value) and scanned.records == ()
+
+
+def test_a_table_that_differs_from_the_one_read_ahead_is_a_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(dumps(_harness_document(tmp_path, _corpus())), encoding="utf-8")
+    real = json_stream.last_member
+
+    def tampered(handle: Any, key: str, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+        found, table = real(handle, key, *args, **kwargs)
+        return found, {**table, "rules": table["rules"][:1]}
+
+    monkeypatch.setattr(results_json, "last_member", tampered)
+    _, _, problems = _streamed(path)
+    assert any("read ahead from the end of the file is not the one" in p for p in problems)
+
+
+def test_duplicate_records_keys_are_all_scanned_and_said(tmp_path: Path) -> None:
+    cheat = _record(9)
+    cheat["trajectory"][0]["args"]["command"] = "cat ~/benchguard/tasks/fix-login/task.yaml"
+    body = {"schema_version": 2, "run_id": "r", "records": [cheat]}
+    text = json.dumps(body, indent=2)[:-2] + ',\n  "records": [],\n  "dynamic_rulesets": null\n}'
+    path = tmp_path / "results.json"
+    path.write_text(text, encoding="utf-8")
+    scanned = scan_one_file(str(path), load_ruleset("benchguard"))
+    assert [r.report.status for r in scanned.records] == ["flagged"]
+    assert any("'records' appears 2 times" in p for p in scanned.problems)
+
+
+def test_results_object_memory_follows_the_largest_record(tmp_path: Path) -> None:
+    records = [_record(i, f"line {i}\n" * 4000) for i in range(200)]
+    path = tmp_path / "results.json"
+    path.write_text(dumps(_harness_document(tmp_path, records)), encoding="utf-8")
+    largest = max(len(json.dumps(r, indent=2)) for r in records)
+    assert path.stat().st_size > 100 * largest
+    stream = stream_path(path)
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in stream.records)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 200 and stream.problems == []
+    assert peak < 4 * largest + 3 * json_stream.CHUNK_BYTES, (peak, largest)

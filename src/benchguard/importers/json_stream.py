@@ -274,25 +274,39 @@ def array_elements(
     :class:`NotAnArray` before anything is read when the file holds no array, and
     :class:`BrokenArray` where the array's own structure breaks (a truncated file,
     a missing comma, text after the closing bracket)."""
-    # The bounds are read when called (not bound at import) so they can be set.
-    max_value = MAX_VALUE_BYTES if max_value is None else max_value
-    max_depth = MAX_SCAN_DEPTH if max_depth is None else max_depth
-    buf = _Buffer(handle, CHUNK_BYTES if chunk is None else chunk)
-    buf.more()
-    if buf.data.startswith(b"\xef\xbb\xbf"):
-        buf.drop(3)
+    buf, bounds = _open(handle, max_value, max_depth, chunk)
     index = buf.skip_space(0)
     if index >= len(buf.data) or buf.data[index] != ord("["):
         raise NotAnArray("not a JSON array")
     buf.drop(index + 1)
+    yield from _array_body(buf, bounds, "the list")
+    _expect_end(buf, "the list's closing ']'")
+
+
+def _open(
+    handle: BinaryIO, max_value: int | None, max_depth: int | None, chunk: int | None
+) -> tuple[_Buffer, tuple[int, int]]:
+    # The bounds are read when called (not bound at import) so they can be set.
+    buf = _Buffer(handle, CHUNK_BYTES if chunk is None else chunk)
+    buf.more()
+    if buf.data.startswith(b"\xef\xbb\xbf"):
+        buf.drop(3)
+    return buf, (
+        MAX_VALUE_BYTES if max_value is None else max_value,
+        MAX_SCAN_DEPTH if max_depth is None else max_depth,
+    )
+
+
+def _array_body(buf: _Buffer, bounds: tuple[int, int], what: str) -> Iterator[ArrayElement]:
+    """The elements of the array whose ``[`` was just consumed, through its ``]``."""
+    max_value, max_depth = bounds
     position = 0
     while True:
         index = buf.skip_space(0)
         if index >= len(buf.data):
-            raise BrokenArray("the file ends inside the list (no closing ']')", position, buf.line)
+            raise BrokenArray(f"the file ends inside {what} (no closing ']')", position, buf.line)
         if buf.data[index] == ord("]") and position == 0:
             buf.drop(index + 1)
-            _expect_end(buf, position)
             return
         indent = _indent_before(buf.data, index)
         buf.drop(index)
@@ -301,11 +315,10 @@ def array_elements(
         position += 1
         index = buf.skip_space(0)
         if index >= len(buf.data):
-            raise BrokenArray("the file ends inside the list (no closing ']')", position, buf.line)
+            raise BrokenArray(f"the file ends inside {what} (no closing ']')", position, buf.line)
         separator = buf.data[index]
         buf.drop(index + 1)
         if separator == ord("]"):
-            _expect_end(buf, position)
             return
         if separator != ord(","):
             raise BrokenArray(
@@ -313,6 +326,125 @@ def array_elements(
                 position,
                 buf.line,
             )
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of an object read by :func:`object_members`: its key and value."""
+
+    key: str
+    value: Any
+
+
+def object_members(
+    handle: BinaryIO,
+    streamed: str,
+    *,
+    max_value: int | None = None,
+    max_depth: int | None = None,
+    chunk: int | None = None,
+) -> Iterator[Member | ArrayElement]:
+    """The members of the JSON object in ``handle``, in order; the member named
+    ``streamed``, when its value is an array, comes as its elements instead (each an
+    :class:`ArrayElement`, after a ``Member(streamed, None)`` announcing them).
+
+    Every other value is read whole (within ``max_value``). Raises
+    :class:`NotAnArray` when the file holds no object, :class:`BrokenArray` where the
+    structure breaks (position -1 outside the streamed array)."""
+    buf, bounds = _open(handle, max_value, max_depth, chunk)
+    index = buf.skip_space(0)
+    if index >= len(buf.data) or buf.data[index] != ord("{"):
+        raise NotAnArray("not a JSON object")
+    buf.drop(index + 1)
+    first = True
+    while True:
+        index = buf.skip_space(0)
+        if index >= len(buf.data):
+            raise BrokenArray("the file ends inside the object (no closing '}')", -1, buf.line)
+        byte = buf.data[index]
+        if first and byte == ord("}"):
+            buf.drop(index + 1)
+            break
+        if byte != ord('"'):
+            raise BrokenArray(f"expected a key, found {chr(byte)!r}", -1, buf.line_at(index))
+        buf.drop(index)
+        key = _read_element(buf, None, -1, buf.line, *bounds)
+        if not isinstance(key.value, str):
+            raise BrokenArray(f"a key that is not a string ({key.error})", -1, key.line)
+        _expect_byte(buf, b":", f"':' after the key {key.value!r}")
+        index = buf.skip_space(0)
+        if key.value == streamed and index < len(buf.data) and buf.data[index] == ord("["):
+            buf.drop(index + 1)
+            yield Member(key.value, None)
+            yield from _array_body(buf, bounds, f"'{streamed}'")
+        else:
+            indent = _indent_before(buf.data, index)
+            buf.drop(index)
+            value = _read_element(buf, indent, -1, buf.line, *bounds)
+            if value.error is not None:
+                raise BrokenArray(f"the value of {key.value!r}: {value.error}", -1, value.line)
+            yield Member(key.value, value.value)
+        first = False
+        index = buf.skip_space(0)
+        if index < len(buf.data) and buf.data[index] == ord("}"):
+            buf.drop(index + 1)
+            break
+        _expect_byte(buf, b",", "',' or '}' between members")
+    _expect_end(buf, "the object's closing '}'")
+
+
+def _expect_byte(buf: _Buffer, byte: bytes, what: str) -> None:
+    index = buf.skip_space(0)
+    if index >= len(buf.data) or buf.data[index] != byte[0]:
+        found = "the end of the file" if index >= len(buf.data) else repr(chr(buf.data[index]))
+        raise BrokenArray(f"expected {what}, found {found}", -1, buf.line_at(index))
+    buf.drop(index + 1)
+
+
+def last_member(
+    handle: BinaryIO, key: str, indent: bytes = b"  ", *, max_value: int | None = None
+) -> tuple[bool, Any]:
+    """The value of ``key`` when it is the last member of the pretty-printed object in
+    ``handle`` (a line ``<indent>"key": value`` followed only by the closing ``}``),
+    read from the end of the file without reading the rest: ``(True, value)``, else
+    ``(False, None)``. A guess to check against the member read in order later: the
+    line is the structure only in a file pretty-printed that way (strings cannot hold
+    a raw newline)."""
+    limit = MAX_VALUE_BYTES if max_value is None else max_value
+    needle = b"\n" + indent + orjson.dumps(key) + b": "
+    end = handle.seek(0, 2)
+    size = end
+    later = b""  # the start of the block after this one: a needle may straddle blocks
+    while end > 0 and size - end <= limit:
+        start = max(0, end - CHUNK_BYTES)
+        handle.seek(start)
+        block = handle.read(end - start) + later
+        found = block.rfind(needle)
+        if found >= 0:
+            return _value_at(handle, start + found + len(needle), indent, limit)
+        later = block[: len(needle) - 1]
+        end = start
+    return False, None
+
+
+def _value_at(handle: BinaryIO, offset: int, indent: bytes, limit: int) -> tuple[bool, Any]:
+    """The value at ``offset`` if only the object's closing ``}`` follows it."""
+    handle.seek(offset)
+    buf = _Buffer(handle, CHUNK_BYTES)
+    buf.more()
+    if not buf.data:
+        return False, None
+    try:
+        value = _read_element(buf, b"\n" + indent, -1, 1, limit, MAX_SCAN_DEPTH)
+    except BrokenArray:
+        return False, None
+    index = buf.skip_space(0)
+    if value.error is not None or index >= len(buf.data) or buf.data[index] != ord("}"):
+        return False, None
+    buf.drop(index + 1)
+    if buf.skip_space(0) < len(buf.data):
+        return False, None
+    return True, value.value
 
 
 def _read_element(
@@ -376,10 +508,10 @@ def _decoded(span: bytes, position: int, line: int) -> ArrayElement:
         return ArrayElement(position, line, error=f"not readable JSON ({reason})")
 
 
-def _expect_end(buf: _Buffer, position: int) -> None:
+def _expect_end(buf: _Buffer, what: str) -> None:
     index = buf.skip_space(0)
     if index < len(buf.data):
-        raise BrokenArray("text after the list's closing ']'", position, buf.line_at(index))
+        raise BrokenArray(f"text after {what}", -1, buf.line_at(index))
 
 
 def _indent_before(data: bytearray, index: int) -> bytes | None:

@@ -131,6 +131,10 @@ def _detect_json_format(path: Path, lines: Iterator[bytes]) -> tuple[str, Any]:
     first = next(lines, b"")
     if not first:
         raise _unknown(path, "empty")
+    if first.startswith(b"{") and results_json.opens_a_results_object(results_json.read_head(path)):
+        # The harness's results object: its reader streams it (decoding it here would
+        # hold the whole file).
+        return results_json.FORMAT_NAME, _UNDECODABLE
     if _opens_a_list_of_objects(first):
         # Only our records come as a list: the reader parses it (and names a broken
         # one's JSON error and position), so it is not parsed here as well (a one-line

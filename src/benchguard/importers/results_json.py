@@ -16,14 +16,19 @@ valid records beside it stay.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from benchguard.importers.json_stream import (
+    ArrayElement,
     BrokenArray,
+    Member,
     NotAnArray,
     array_elements,
+    last_member,
+    object_members,
     stream_json_lines_file,
 )
 from benchguard.importers.transcript import (
@@ -60,7 +65,7 @@ def looks_like_results_document(document: object) -> bool:
 
 
 def import_file(path: Path) -> ImportedFile:
-    head = _head(path)
+    head = read_head(path)
     if head.startswith(b"[") or (head.startswith(b"{") and not _first_line_is_a_record(path)):
         try:
             return _import_document(path)
@@ -77,22 +82,27 @@ def import_file(path: Path) -> ImportedFile:
 
 def stream_file(path: Path) -> RecordStream:
     """:func:`import_file`, record by record where the layout allows: a list of records
-    and JSON Lines are read one element (line) at a time; the harness's results object
-    (whose dynamic rules table follows its records) is read whole.
+        and JSON Lines are read one element (line) at a time; the harness's results object
+        is read member by member, its records one at a time, the dynamic rules table they
+    refer to read first from the end of the file (where the harness writes it) and checked
+    against the table met in order.
 
-    The records and problems are those :func:`import_file` gives, except for a list
-    whose structure breaks after records were read: those records are kept and the
-    break is a problem (``import_file`` refuses the whole file)."""
-    head = _head(path)
+        The records and problems are those :func:`import_file` gives, except for a list
+        whose structure breaks after records were read: those records are kept and the
+        break is a problem (``import_file`` refuses the whole file)."""
+    head = read_head(path)
+    problems: list[str] = []
     if head.startswith(b"["):
-        problems: list[str] = []
         return RecordStream(path, FORMAT_NAME, _array_records(path, problems), problems)
+    if opens_a_results_object(head):
+        return RecordStream(path, FORMAT_NAME, _object_records(path, problems), problems)
     if head.startswith(b"{") and not _first_line_is_a_record(path):
         return RecordStream.of(import_file(path))
     return stream_json_lines_file(path, format_name=FORMAT_NAME, read_line=_line_record)
 
 
-def _head(path: Path) -> bytes:
+def read_head(path: Path) -> bytes:
+    """The file's first 4 KiB, a UTF-8 BOM and leading whitespace stripped."""
     try:
         with path.open("rb") as handle:
             return handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -106,36 +116,127 @@ def _array_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]:
     try:
         with path.open("rb") as handle:
             for element in array_elements(handle):
-                where = f"{path}: record [{element.position}]"
-                if element.error is not None:
-                    problems.append(f"{where} (line {element.line}): {element.error}; skipped")
-                    continue
-                unresolved = inflate_records([element.value], None)
-                if unresolved:
-                    problems.append(f"{where}: {unresolved[0][1]}; skipped")
-                elif isinstance(element.value, dict):
+                read = _element_record(path, "record ", element, None, problems)
+                if read is not None:
                     kept += 1
-                    yield element.value
-                else:
-                    kind = type(element.value).__name__
-                    problems.append(f"{where} is {kind}, not an object; skipped")
+                    yield read
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
     except (NotAnArray, BrokenArray) as exc:
         if kept == 0:
-            # Nothing read yet: the whole-file reader decides (and words the error, or
-            # finds JSON Lines behind a broken first line) as it always has.
-            problems.clear()
-            imported = import_file(path)
-            problems.extend(imported.problems)
-            yield from imported.records
+            # (or finds JSON Lines behind a broken first line)
+            yield from _whole_instead(path, problems)
             return
-        where = (
-            f"{path}: record [{exc.position}] (line {exc.line})"
-            if isinstance(exc, BrokenArray)
-            else f"{path}"
+        problems.append(
+            f"{_broken_at(path, 'record ', exc)}: {exc}; the rest of the file is not read"
         )
-        problems.append(f"{where}: {exc}; the rest of the file is not read")
+
+
+def _broken_at(path: Path, label: str, exc: ValueError) -> str:
+    if not isinstance(exc, BrokenArray):
+        return str(path)
+    if exc.position < 0:
+        return f"{path} (line {exc.line})"
+    return f"{path}: {label}[{exc.position}] (line {exc.line})"
+
+
+# The harness writes these first (``ResultsDocument.to_json``): an object opening with one
+# is a results document, read as one without decoding it whole to find out.
+_RESULTS_FIRST_KEY = re.compile(rb'\A\{\s*"(?:schema_version|run_id)"\s*:')
+
+
+def opens_a_results_object(head: bytes) -> bool:
+    """Whether a file starting with ``head`` (a BOM and leading space stripped) is the
+    harness's results object: its first key is ``schema_version`` or ``run_id``."""
+    return _RESULTS_FIRST_KEY.match(head) is not None
+
+
+def _object_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]:
+    """The records of a results object as they are read.
+
+    Records refer to the table of dynamic rules that follows them, so the table is read
+    first from the file's end (:func:`last_member`); the table met in order must be the
+    same, or the records were resolved against the wrong one and the file says so."""
+    kept = 0
+    keys: list[str] = []
+    streamed = False
+    table: Any = None
+    try:
+        with path.open("rb") as handle:
+            found, table = last_member(handle, DYNAMIC_RULESETS_KEY)
+            if not found:
+                # Not laid out as the harness pretty-prints it (one line, or no table):
+                # the records cannot be resolved before the table is read, so the file
+                # is read whole.
+                handle.close()
+                yield from _whole_instead(path, problems)
+                return
+            handle.seek(0)
+            met: tuple[bool, Any] = (False, None)
+            for item in object_members(handle, "records"):
+                if isinstance(item, Member):
+                    keys.append(item.key)
+                    if item.key == "records":
+                        streamed = item.value is None
+                    if item.key == DYNAMIC_RULESETS_KEY:
+                        met = (True, item.value)
+                    continue
+                read = _element_record(path, "records", item, table, problems)
+                if read is not None:
+                    kept += 1
+                    yield read
+    except OSError as exc:
+        raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
+    except (NotAnArray, BrokenArray) as exc:
+        if kept == 0:
+            yield from _whole_instead(path, problems)
+            return
+        problems.append(
+            f"{_broken_at(path, 'records', exc)}: {exc}; the rest of the file is not read"
+        )
+        return
+    if not (streamed and {"schema_version", "run_id", "manifest"} & set(keys)) and kept == 0:
+        # Not a results document after all (no records list): read as it always was.
+        yield from _whole_instead(path, problems)
+        return
+    if keys.count("records") > 1:
+        problems.append(
+            f"{path}: 'records' appears {keys.count('records')} times; the records of every "
+            "one were scanned (a JSON reader keeps only the last)"
+        )
+    if met != (found, table):
+        problems.append(
+            f"{path}: the '{DYNAMIC_RULESETS_KEY}' table read ahead from the end of the file "
+            "is not the one the document holds; its records' stored dynamic rules may be "
+            "wrong; read this file with benchguard score"
+        )
+
+
+def _whole_instead(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]:
+    """Nothing was read yet: the whole-file reader decides (and words an error) as it
+    always has."""
+    problems.clear()
+    imported = import_file(path)
+    problems.extend(imported.problems)
+    yield from imported.records
+
+
+def _element_record(
+    path: Path, label: str, element: ArrayElement, table: Any, problems: list[str]
+) -> dict[str, Any] | None:
+    """The element as a record with its dynamic rules put back, or None with a problem."""
+    where = f"{path}: {label}[{element.position}]"
+    if element.error is not None:
+        problems.append(f"{where} (line {element.line}): {element.error}; skipped")
+        return None
+    unresolved = inflate_records([element.value], table)
+    if unresolved:
+        problems.append(f"{where}: {unresolved[0][1]}; skipped")
+        return None
+    if isinstance(element.value, dict):
+        return element.value
+    problems.append(f"{where} is {type(element.value).__name__}, not an object; skipped")
+    return None
 
 
 def _first_line_is_a_record(path: Path) -> bool:
