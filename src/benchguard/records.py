@@ -218,6 +218,8 @@ class _Notes:
 
 def clean_text(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD (anything else unchanged)."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
         return text
@@ -358,10 +360,42 @@ def bound_text(text: str, cap: int = MAX_OUTPUT_CHARS) -> tuple[str, bool]:
     return text[:head] + CUT_MARK + text[len(text) - (cap - head) :], True
 
 
+_STEP_KEYS = frozenset({"name", "args", "result", "status"})
+
+
 def parse_step(raw: Any, notes: _Notes, where: str) -> dict[str, Any]:
     """One step from a foreign dict, leniently: bad fields become defaults, noted.
 
-    A plain dict in the ``Step`` shape (validated into a ``Step`` with its record)."""
+    A plain dict in the ``Step`` shape (validated into a ``Step`` with its record).
+    A step already in that shape (most are) is built directly, only its arguments
+    walked: the same dict and the same ``notes`` as :func:`_parse_any_step`, which
+    handles everything else."""
+    if type(raw) is dict and raw.keys() <= _STEP_KEYS:
+        name = raw.get("name")
+        args = raw.get("args")
+        result = raw.get("result")
+        status = raw.get("status", "completed")
+        if (
+            type(name) is str
+            and name
+            and type(args) is dict
+            and (result is None or type(result) is str)
+            and type(status) is str
+            and status in STEP_STATUSES
+        ):
+            name = name if name.isascii() else clean_text(name)
+            if result is not None and not result.isascii():
+                result = clean_text(result)
+            # What sanitize_json would count: every key, and each text value.
+            notes.chars += sum(map(len, raw)) + len(name) + len(result or "")
+            if "status" in raw:
+                notes.chars += len(status)
+            clean_args = _sanitize(args, 1, notes, ((where,), ".", "args"))
+            return {"name": name, "args": clean_args, "result": result, "status": status}
+    return _parse_any_step(raw, notes, where)
+
+
+def _parse_any_step(raw: Any, notes: _Notes, where: str) -> dict[str, Any]:
     item = raw if isinstance(raw, Mapping) else {"name": "unknown", "args": {"raw": raw}}
     clean = sanitize_json(item, notes, where=where)
     name = clean.get("name")
@@ -482,11 +516,18 @@ def parse_record(raw: Any) -> RunRecord:
     their defaults with a note in ``record_errors``; a value that is not an object
     yields an empty record saying so. Unknown keys are kept, sanitised.
     """
+    return _parse_record(raw, typed_steps=True)[0]
+
+
+def _parse_record(raw: Any, *, typed_steps: bool) -> tuple[RunRecord, list[dict[str, Any]] | None]:
+    """:func:`parse_record`, and the bounded steps as dicts. Without ``typed_steps`` the
+    record's trajectory is left empty: the caller wants the step dicts, which are
+    already in the ``Step`` shape, not ``Step`` models dumped back to the same dicts."""
     notes = _Notes()
     if not isinstance(raw, Mapping):
         record = RunRecord(status="error", error=f"record is {type(raw).__name__}, not an object")
         record.record_errors = [record.error or ""]
-        return record
+        return record, None
     trajectory_raw = raw.get("trajectory")
     window = bound_steps(trajectory_raw if isinstance(trajectory_raw, list) else [], notes)
     if trajectory_raw is not None and not isinstance(trajectory_raw, list):
@@ -516,8 +557,10 @@ def parse_record(raw: Any) -> RunRecord:
         if cut:
             fields["transcript_truncated"] = True
             notes.add(f"output cut at {MAX_OUTPUT_CHARS} characters")
+    steps = None
     if trajectory_raw is not None:
-        fields["trajectory"] = window.steps()
+        steps = window.steps()
+        fields["trajectory"] = steps if typed_steps else []
     problem = window.problem()
     if problem is not None:
         fields["transcript_truncated"] = True
@@ -526,7 +569,7 @@ def parse_record(raw: Any) -> RunRecord:
     found = notes.result()
     if found:
         record.record_errors = [*record.record_errors, *found]
-    return record
+    return record, steps
 
 
 _INVALID = object()
@@ -567,8 +610,15 @@ def parse_records(raw_records: Iterable[Any]) -> Iterator[RunRecord]:
 
 def bounded_record_dict(raw: Any) -> dict[str, Any]:
     """The edge function for importers: a foreign record dict, bounded and sanitised,
-    keeping only the keys it had (plus the marks a cut added)."""
-    return parse_record(raw).to_json(complete=False)
+    keeping only the keys it had (plus the marks a cut added).
+
+    The same dict as ``parse_record(raw).to_json(complete=False)``, without typing the
+    steps only to dump them back (``parse_step`` already gives the ``Step`` shape)."""
+    record, steps = _parse_record(raw, typed_steps=False)
+    dumped = record.to_json(complete=False)
+    if steps is not None:
+        dumped["trajectory"] = steps
+    return dumped
 
 
 def sanitized_record_dict(raw: Mapping[str, Any]) -> dict[str, Any]:
