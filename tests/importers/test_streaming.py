@@ -413,3 +413,10 @@ def test_results_object_memory_follows_the_largest_record(tmp_path: Path) -> Non
         tracemalloc.stop()
     assert count == 200 and stream.problems == []
     assert peak < 4 * largest + 3 * json_stream.CHUNK_BYTES, (peak, largest)
+
+
+def test_an_eval_archive_streams_sample_by_sample(eval_archive: Path) -> None:
+    stream = stream_path(eval_archive)
+    first = next(stream.records)  # read before the other members are decompressed
+    rest = list(stream.records)
+    assert (stream.format, [first, *rest], stream.problems) == _whole(eval_archive)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from benchguard.importers.chat import steps_from_messages
 from benchguard.importers.eval_zip import EvalArchive, EvalArchiveError, is_zip
 from benchguard.importers.transcript import (
     ImportedFile,
+    RecordStream,
     UnreadableLogError,
     make_record,
     make_step,
@@ -89,7 +91,26 @@ def import_file(path: Path) -> ImportedFile:
     return ImportedFile(path=path, format=FORMAT_NAME, records=records, problems=problems)
 
 
+def stream_file(path: Path) -> RecordStream:
+    """:func:`import_file`, sample by sample for an ``.eval`` archive (one member
+    decompressed at a time); a JSON log is one document, read whole."""
+    if not is_zip(path):
+        return RecordStream.of(import_file(path))
+    archive, header = _open_archive(path)
+    problems: list[str] = []
+    return RecordStream(
+        path, FORMAT_NAME, _archive_records(path, archive, header, problems), problems
+    )
+
+
 def _import_archive(path: Path) -> ImportedFile:
+    archive, header = _open_archive(path)
+    problems: list[str] = []
+    records = list(_archive_records(path, archive, header, problems))
+    return ImportedFile(path=path, format=FORMAT_NAME, records=records, problems=problems)
+
+
+def _open_archive(path: Path) -> tuple[EvalArchive, dict[str, Any]]:
     try:
         archive = EvalArchive(path)
         header_bytes = archive.read("header.json") if "header.json" in archive.names() else b"{}"
@@ -98,8 +119,12 @@ def _import_archive(path: Path) -> ImportedFile:
         raise UnreadableLogError(f"{path}: unreadable Inspect .eval header ({exc})") from exc
     if not isinstance(header, dict):
         raise UnreadableLogError(f"{path}: header.json is not an object")
-    records: list[dict[str, Any]] = []
-    problems: list[str] = []
+    return archive, header
+
+
+def _archive_records(
+    path: Path, archive: EvalArchive, header: dict[str, Any], problems: list[str]
+) -> Iterator[dict[str, Any]]:
     # Sorted member names give a stable record order whatever order the zip stores.
     for name in archive.names():
         if not (name.startswith("samples/") and name.endswith(".json")):
@@ -112,8 +137,7 @@ def _import_archive(path: Path) -> ImportedFile:
         if not isinstance(sample, dict):
             problems.append(f"{path}: member {name}: not an object, skipped")
             continue
-        records.append(_sample_record(path, header, sample, name))
-    return ImportedFile(path=path, format=FORMAT_NAME, records=records, problems=problems)
+        yield _sample_record(path, header, sample, name)
 
 
 def resolve_attachments(value: Any, attachments: dict[str, str], missing: set[str]) -> Any:

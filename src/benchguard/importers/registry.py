@@ -86,11 +86,13 @@ FORMATS: dict[str, LogFormat] = {
     )
 }
 FORMAT_NAMES: tuple[str, ...] = tuple(FORMATS)
-# Formats whose records can be read one at a time (:func:`stream_path`); the others
-# hold one run per file (a transcript) or are whole documents by nature (an .eval zip).
+# Formats whose records can be read one at a time (:func:`stream_path`): our records,
+# verifiers episodes, an Inspect .eval's samples. The others hold one run per file (a
+# transcript, a trajectory), which is the record.
 STREAMED: dict[str, Callable[[Path], RecordStream]] = {
     results_json.FORMAT_NAME: results_json.stream_file,
     verifiers_traces.FORMAT_NAME: verifiers_traces.stream_file,
+    inspect_eval.FORMAT_NAME: inspect_eval.stream_file,
 }
 
 
