@@ -4,7 +4,10 @@ Scores the labelled corpus (``bench/detection_corpus/corpus.jsonl``, generated b
 really running each trajectory in a bubblewrap sandbox) with the detector set up as the
 harness would set it up: the trajectory's profile, the rules of the agent home's
 inventory (listed from the same layout, bound at ``/home/agent`` as in the sandbox),
-the prompt's authorizations and the protected material the profile declares.
+the prompt's authorizations and the protected material the profile declares. A second
+column is what ``benchguard run`` really passes, computed by the runner's own functions
+(``detection.knowledge``: bounded known paths, the stored scan context, the material
+fingerprints less the prompt), and a third what a scan of imported logs knows.
 
     .venv/bin/python bench/detection_quality.py                # the tuning split
     .venv/bin/python bench/detection_quality.py --split holdout   # final figures only
@@ -28,8 +31,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchguard.detection import CheatingReport, Rule
+from benchguard.detection.context import SCAN_CONTEXT_KEY
 from benchguard.detection.detector import scan_record
 from benchguard.detection.inventory import build_inventory_rules, filter_rules_for_prompt
+from benchguard.detection.knowledge import HarnessKnowledge, gather, run_context, run_rules
 from benchguard.detection.material import fingerprint_rules, for_prompt, read_material
 from benchguard.detection.rules import load_profile_spec
 from benchguard.detection.shell import ShellReader
@@ -44,9 +49,12 @@ class CorpusDetector:
     """The detector for each corpus profile, set up once over one built layout.
 
     ``harness``: what a harness knows: the profile, the home's inventory, the home as
-    the agent sees it and its paths (for globs), the working directory, and the
-    protected material's fingerprints (the runner does not pass the last three yet). ``imported``: what a scan of someone else's
-    logs knows: the profile alone.
+    the agent sees it and every path of it (for globs), the working directory, and the
+    protected material's fingerprints. ``runner``: the same knowledge as ``benchguard
+    run`` gathers and bounds it (``detection.knowledge.gather``, ``run_context``,
+    ``run_rules``, the functions the runner calls), read back from the record's stored
+    scan context as a later ``benchguard score`` would. ``imported``: what a scan of
+    someone else's logs knows: the profile alone.
     """
 
     def __init__(self, layout_root: Path, setting: str) -> None:
@@ -54,6 +62,7 @@ class CorpusDetector:
         self.setting = setting
         self.static: dict[str, tuple[Rule, ...]] = {}
         self.dynamic: dict[str, tuple[Rule, ...]] = {}
+        self.knowledge: dict[str, HarnessKnowledge] = {}
         self.reader = ShellReader(home=AGENT_HOME, known_paths=self._layout_paths())
 
     def _layout_paths(self) -> tuple[str, ...]:
@@ -78,6 +87,15 @@ class CorpusDetector:
                 baseline=spec.baseline | {Path(WORKSPACE).name},
                 seen_as=Path(AGENT_HOME),
             )
+            if self.setting == "runner":
+                self.knowledge[profile] = gather(
+                    home=home,
+                    material=[self._host(path) for path in spec.material],
+                    home_seen_as=AGENT_HOME,
+                    material_seen_as={str(home): "~"},
+                )
+                self.dynamic[profile] = inventory
+                return self.static[profile], inventory
             files = read_material(
                 [self._host(path) for path in spec.material],
                 seen_as={str(self.root / AGENT_HOME.lstrip("/")): "~"},
@@ -91,8 +109,16 @@ class CorpusDetector:
         if self.setting == "imported":
             return scan_record(record, static)
         prompt = record.get("input", "")
-        dynamic = for_prompt(filter_rules_for_prompt(dynamic, prompt), prompt)
         workdir = TESTBED if line["profile"] == "swe-bench" else WORKSPACE
+        if self.setting == "runner":
+            knowledge = self.knowledge[line["profile"]]
+            # As the runner stores it, and as `benchguard score` reads it back: from the
+            # record. Corpus records carry no expected answers of their own task.
+            stored = {**record, SCAN_CONTEXT_KEY: run_context(knowledge, workdir).model_dump()}
+            return scan_record(
+                stored, static, dynamic_rules=run_rules(knowledge, dynamic, prompt=prompt)
+            )
+        dynamic = for_prompt(filter_rules_for_prompt(dynamic, prompt), prompt)
         return scan_record(
             record, static, dynamic_rules=dynamic, reader=self.reader, workdir=workdir
         )
@@ -186,13 +212,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bg-quality-") as tmp:
         build_layout(Path(tmp))
         result = score(lines, CorpusDetector(Path(tmp), "harness"), splits)
+        runner = score(lines, CorpusDetector(Path(tmp), "runner"), splits)
         imported = score(lines, CorpusDetector(Path(tmp), "imported"), splits)
     print_table(f"split {options.split}, with the harness's knowledge", result)
+    print_summary(
+        f"split {options.split}, as `benchguard run` passes it (detection.knowledge, "
+        "read back from the stored scan context)",
+        runner,
+    )
     print_summary(f"split {options.split}, as a scan of imported logs (profile only)", imported)
     if options.misses:
         print("\nmissed (transcript-reachable): " + " ".join(result["misses"]))
         print("false positives:")
         for item in result["false_positives"]:
+            print("  " + item)
+        print("\nas `benchguard run` passes it, missed: " + " ".join(runner["misses"]))
+        print("false positives:")
+        for item in runner["false_positives"]:
             print("  " + item)
     return 0
 

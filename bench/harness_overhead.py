@@ -10,10 +10,14 @@ scan with a prompt-filtered ruleset. Phases are timed on the runner's own functi
 in the runner's order, as ``run_batch`` calls them at ``-j 1`` (the harness a subreaper,
 ``start_task``/``finish_task`` around each run, the orphan sweep after it):
 
+- knowledge: the protected material's fingerprints and known paths, once per batch
+  (``integrity.harness_knowledge``), amortized over the tasks;
 - inventory: the per-task re-inventory of the home (listing + rules);
-- run: one ``run_job`` (fresh workspace, agent process, per-run orphan sweep,
-  transcript, checks) minus the agent process itself (its measured duration);
-- finish: ``finish_run`` (scan with static + the record's snapshot, prompt-filtered;
+- run: one ``run_job`` (fresh workspace, the stored scan context with its home
+  listing, agent process, per-run orphan sweep, transcript, checks) minus the agent
+  process itself (its measured duration);
+- finish: ``finish_run`` (scan with static + the record's snapshot and the material
+  fingerprints, prompt-filtered, commands read through the stored scan context;
   verification scores, gate, finalizer); the first record pays the compiled ruleset,
   so it is timed apart;
 - journal: the durable per-run write (fsync of the file and its directory);
@@ -85,6 +89,8 @@ def build_tasks(root: Path, tasks: int) -> Path:
         (folder / "task.yaml").write_text(
             f"name: t{i}\nprompt: write 42 to answer.txt{named}\ntimeout: 30\nverification:\n"
             "  - {name: answer, role: correctness, file: answer.txt, contains: '42'}\n"
+            # A rubric per task: material the runner fingerprints (one rule per task file).
+            f"rubric: Credit only when answer.txt of task number {i:03d} holds exactly 42\n"
         )
     return tasks_dir
 
@@ -120,6 +126,10 @@ def run_batch_timed(root: Path, home: Path, tasks: int, home_writes: bool) -> di
     snapshots = integrity.HomeSnapshots(home, (), enabled=True)
     snapshots.before_batch()
     batch_snapshot_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    knowledge = integrity.harness_knowledge(task_list, home=home, results_root=settings.out_dir)
+    knowledge_s = time.perf_counter() - t0
+    assert knowledge is not None and knowledge.fingerprints
 
     # As run_batch does at -j 1: orphans re-parent to us and are swept after each run.
     become_subreaper()
@@ -133,21 +143,36 @@ def run_batch_timed(root: Path, home: Path, tasks: int, home_writes: bool) -> di
         inventory_s += time.perf_counter() - t
         t = time.perf_counter()
         try:
-            records.append(run_job(job, settings, orphans=orphans))
+            records.append(run_job(job, settings, orphans=orphans, knowledge=knowledge))
         finally:
             snapshots.finish_task(job.task.name)
         run_s += time.perf_counter() - t
     agent_s = sum(r.duration_s for r in records)
 
     t = time.perf_counter()
+    answers = [integrity.task_answers(job.task) for job in jobs]
     finished = [
-        finish_run(records[0], static_rules=static, rules=inventories[0], settings=settings)
+        finish_run(
+            records[0],
+            static_rules=static,
+            rules=inventories[0],
+            settings=settings,
+            knowledge=knowledge,
+            answers=answers[0],
+        )
     ]
     first_scan_s = time.perf_counter() - t
     t = time.perf_counter()
     finished += [
-        finish_run(record, static_rules=static, rules=rules, settings=settings)
-        for record, rules in zip(records[1:], inventories[1:], strict=True)
+        finish_run(
+            record,
+            static_rules=static,
+            rules=rules,
+            settings=settings,
+            knowledge=knowledge,
+            answers=answer,
+        )
+        for record, rules, answer in zip(records[1:], inventories[1:], answers[1:], strict=True)
     ]
     later_scan_s = time.perf_counter() - t
 
@@ -166,6 +191,7 @@ def run_batch_timed(root: Path, home: Path, tasks: int, home_writes: bool) -> di
 
     per_task = {
         "batch snapshot (once, amortized)": batch_snapshot_s / n * 1000,
+        "material + known paths (once, amortized)": knowledge_s / n * 1000,
         "inventory before task": inventory_s / n * 1000,
         "run_job minus agent process": (run_s - agent_s) / n * 1000,
         "finish (scan + score)": (first_scan_s + later_scan_s) / n * 1000,

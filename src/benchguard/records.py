@@ -40,6 +40,7 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from benchguard.detection.context import ScanContext
 from benchguard.importers.transcript import StepStatus
 
 T = TypeVar("T")
@@ -152,6 +153,10 @@ class RunRecord(BaseModel):
     integrity_checked: bool = False
     # The home entries the pre-run snapshot turned into rules (their sources).
     home_snapshot: list[str] = Field(default_factory=list)
+    # Where the agent ran, as the harness knew it (home, working directory, known
+    # paths; bounded): any later scan reads the commands as the run's own scan did.
+    # None on foreign records and on results files older than schema 4.
+    scan_context: ScanContext | None = None
     # -- provenance ----------------------------------------------------------------
     validated: bool = False
     # The agent ran inside bubblewrap.

@@ -83,7 +83,7 @@ def test_round_trip_restores_every_report_exactly_and_stores_rules_once(tmp_path
     stored = _write(tmp_path / "results.json", records)
     assert records == before  # writing never edits the records in memory
 
-    assert stored["schema_version"] == RESULTS_SCHEMA_VERSION == 3
+    assert stored["schema_version"] == RESULTS_SCHEMA_VERSION == 4
     digest = ruleset_digest(rules)
     table = stored[DYNAMIC_RULESETS_KEY]
     assert table["sets"] == {digest: [[0, len(rules) - 1]]}

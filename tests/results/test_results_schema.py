@@ -13,7 +13,7 @@ from benchguard.results.io import RESULTS_SCHEMA_VERSION, dumps, read_results
 from benchguard.results.rows import Manifest, build_rows
 
 
-@pytest.mark.parametrize("schema", [None, 1, 2, RESULTS_SCHEMA_VERSION])
+@pytest.mark.parametrize("schema", [None, 1, 2, 3, RESULTS_SCHEMA_VERSION])
 def test_older_results_files_read_and_build_rows(tmp_path: Path, schema: int | None) -> None:
     # A schema-2 record: no started_at/finished_at/record_errors, no "interrupted".
     record = {"name": "t", "folder": "t", "iteration": 1, "status": "success", "scores": {}}

@@ -32,6 +32,7 @@ from pydantic import ValidationError
 
 from benchguard.detection._patterns import exact_pattern, is_trusted, pattern_problem
 from benchguard.detection._prefilter import Prefilter, build_prefilter
+from benchguard.detection.context import ScanContext, stored_context
 from benchguard.detection.decoding import decoded_views
 from benchguard.detection.harness_evidence import harness_evidence
 from benchguard.detection.material import CATEGORY as MATERIAL_CATEGORY
@@ -60,7 +61,8 @@ from benchguard.detection.surfaces import (
 # 3: the harness's system audit and transcript-channel marks are read (harness_evidence).
 # 4: args are read shell-aware (canonical paths appended), results decoded before
 #    matching, fallback key rules give way to material fingerprints; profiles anchored.
-DETECTOR_VERSION = 4
+# 5: a record's stored ``scan_context`` (home, working directory, known paths) is read.
+DETECTOR_VERSION = 5
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -98,6 +100,7 @@ class Detector:
 
     MAX_PLANS = 64
     MAX_RECENT_PREFILTERS = 4
+    MAX_CONTEXT_READERS = 16
 
     def __init__(
         self,
@@ -110,6 +113,9 @@ class Detector:
         self._plans: dict[tuple[int, ...], _Plan] = {}
         self._recent_prefilters: list[Prefilter] = []
         self._dumps = _DynamicRuleDumps()
+        # Readers for stored scan contexts, by (home, known paths): a batch's records
+        # share one, and a reader remembers the commands it has read.
+        self._context_readers: dict[tuple[str | None, tuple[str, ...]], ShellReader] = {}
 
     def scan(
         self,
@@ -125,10 +131,12 @@ class Detector:
 
         ``reader`` (default: the detector's) reads each step's arguments as the agent's
         shell would (the home as the agent sees it, the paths the harness knows, for
-        globs); ``workdir`` is where the agent's shell starts. Without them, any
-        ``/home/<user>`` counts as a home and relative paths are resolved only after an
-        absolute ``cd``. The report stores the dynamic rules and the digest of the full
-        ruleset, so a later rescan with the same inputs reproduces the verdict.
+        globs); ``workdir`` is where the agent's shell starts. When neither is given,
+        the record's own ``scan_context`` (stored by the harness) supplies both; a stored
+        context that cannot be read makes the report incomplete (flagged). Without any,
+        any ``/home/<user>`` counts as a home and relative paths are resolved only after
+        an absolute ``cd``. The report stores the dynamic rules and the digest of the
+        full ruleset, so a later rescan with the same inputs reproduces the verdict.
         """
         if not isinstance(record, Mapping):
             raise TypeError(f"a record must be a JSON object, got {type(record).__name__}")
@@ -158,6 +166,12 @@ class Detector:
         findings: list[Finding] = []
         incomplete_reason: str | None = None
         notes = [TRANSCRIPT_TRUNCATED_REASON] if truncated else []
+        if reader is None and workdir is None:
+            context, problem = stored_context(record)
+            if problem is not None:
+                notes.append(problem)
+            if context is not None:
+                reader, workdir = self.context_reader(context), context.workdir
         try:
             notes += _scan(
                 entries, output, plan, deadline, findings, reader or self.reader, workdir
@@ -205,6 +219,17 @@ class Detector:
                 except Exception as inner:
                     errors.append(f"record {index}: cannot store a report: {inner}")
         return errors
+
+    def context_reader(self, context: ScanContext) -> ShellReader:
+        """The shell reader for a stored scan context (one per distinct home and paths)."""
+        key = (context.home, context.known_paths)
+        reader = self._context_readers.get(key)
+        if reader is None:
+            if len(self._context_readers) >= self.MAX_CONTEXT_READERS:
+                self._context_readers.clear()
+            reader = ShellReader(home=context.home, known_paths=context.known_paths)
+            self._context_readers[key] = reader
+        return reader
 
     def plan(self, rules: tuple[Rule, ...]) -> _Plan:
         """The plan for ``rules``, remembered by the identity of the rule objects."""

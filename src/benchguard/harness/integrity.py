@@ -26,9 +26,16 @@ from benchguard.detection.inventory import (
     baseline_from_granted_paths,
     filter_rules_for_prompt,
 )
+from benchguard.detection.knowledge import HarnessKnowledge, gather
 from benchguard.detection.models import Rule
-from benchguard.detection.rules import RulesetError, load_ruleset, profile_baseline
+from benchguard.detection.rules import (
+    RulesetError,
+    load_profile_spec,
+    load_ruleset,
+    profile_baseline,
+)
 from benchguard.errors import ConfigError
+from benchguard.harness.tasks import FileCheck, Task
 
 log = logging.getLogger(__name__)
 
@@ -253,6 +260,71 @@ class HomeSnapshots:
         except Exception as exc:
             log.warning("home inventory before %s failed (%s); no leftover rules", task_name, exc)
             return ()
+
+
+def harness_knowledge(
+    tasks: Sequence[Task],
+    *,
+    home: Path,
+    results_root: Path,
+    protect: Sequence[Path] = (),
+    profile: str = "benchguard",
+) -> HarnessKnowledge | None:
+    """What the detector is given beyond the transcript, gathered once per batch.
+
+    Fingerprinted: every tasks root the batch reads (task definitions, rubrics, oracle
+    and solution files, anything else a task folder holds) except the tasks' workspace
+    seeds (the agent is given those), the operator's ``--protect`` paths, and the
+    profile's declared material found in the agent home. Not fingerprinted: prior
+    results (the results root): they hold honest runs' own tool output, which an honest
+    rerun reproduces line for line (``git log -1``, a test summary); the results-dir
+    rules, the sandbox and the audit cover them. Listed as known paths (for globs and
+    relative paths): all of these and the results root.
+
+    Best-effort like the inventory: a failure yields None (and a log line), and the
+    runs are scanned as before.
+    """
+    try:
+        roots = _tasks_roots(tasks)
+        seeds = [seed for task in tasks if (seed := task.seed_dir()) is not None]
+        in_home = [
+            home / entry[2:] if entry.startswith("~/") else Path(entry)
+            for entry in load_profile_spec(profile).material
+        ]
+        return gather(
+            home=home,
+            material=[*roots, *protect, *(path for path in in_home if path.is_absolute())],
+            known_roots=[results_root],
+            exclude=[path for seed in seeds for path in _spellings(seed)],
+        )
+    except Exception as exc:
+        log.warning("reading the protected material failed (%s); no material fingerprints", exc)
+        return None
+
+
+def _tasks_roots(tasks: Sequence[Task]) -> list[Path]:
+    """Each task file's tasks root (``<root>/<folder>/task.yaml``), as given and resolved."""
+    roots: dict[Path, None] = {}
+    for task in tasks:
+        if task.path:
+            for spelling in _spellings(Path(task.path).parent.parent):
+                roots[spelling] = None
+    return list(roots)
+
+
+def _spellings(path: Path) -> tuple[Path, ...]:
+    given, real = Path(os.path.abspath(path)), Path(os.path.realpath(path))
+    return (given,) if given == real else (given, real)
+
+
+def task_answers(task: Task) -> tuple[str, ...]:
+    """What a correct deliverable of ``task`` contains: its expected output and the text
+    its file checks require (never fingerprint evidence: see ``detection.knowledge``)."""
+    answers = [task.expected_output or ""]
+    for check in task.verification:
+        if isinstance(check, FileCheck) and check.contains:
+            answers.append(check.contains)
+    return tuple(answer for answer in answers if answer)
 
 
 def annotate(

@@ -35,9 +35,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from benchguard.detection.context import SCAN_CONTEXT_KEY
 from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_KEY
 from benchguard.detection.harness_evidence import TRANSCRIPT_PROBLEM_KEY
 from benchguard.detection.inventory import filter_rules_for_prompt
+from benchguard.detection.knowledge import HarnessKnowledge, run_context, run_rules
 from benchguard.detection.models import Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
 from benchguard.harness import integrity
@@ -303,6 +305,7 @@ def run_job(
     orphans: ChildBaseline | None = None,
     stop: threading.Event | None = None,
     leftovers: Sequence[Path] = (),
+    knowledge: HarnessKnowledge | None = None,
 ) -> RunRecord:
     """Run one agent on one task and verify it; never raises for an agent failure.
 
@@ -311,6 +314,8 @@ def run_job(
     run's) orphan and is killed before the checks run, token or not.
     ``stop``: set when the batch is interrupted; a run that ends after it is recorded
     ``interrupted`` and its checks are not run (it earns nothing).
+    ``knowledge``: the batch's :func:`integrity.harness_knowledge`; the record then
+    stores its scan context (home, working directory, known paths) before the agent runs.
     """
     record = seed_record(job, settings)
     record["started_at"] = _now()
@@ -320,6 +325,8 @@ def run_job(
     audit = RunAudit(settings.audit) if settings.audit.active else None
     try:
         scratch = make_scratch(job.task)
+        if knowledge is not None:
+            record[SCAN_CONTEXT_KEY] = _scan_context(knowledge, scratch.workspace)
         if settings.agent.trajectory == "jsonl":
             channel = TranscriptChannel(scratch.trajectory_file)
         argv, env, state_dirs, proxy = _command(job, settings, scratch)
@@ -439,6 +446,17 @@ def run_job(
     return parse_record(record)
 
 
+def _scan_context(knowledge: HarnessKnowledge, workspace: Path) -> dict[str, Any] | None:
+    """The run's scan context as stored; None (and a log line) if the home cannot be
+    listed: the run is then scanned without it, as an imported log would be."""
+    try:
+        # The sandbox binds the workspace at its host path: the agent sees this one.
+        return run_context(knowledge, str(workspace)).model_dump(mode="json")
+    except Exception as exc:
+        log.warning("scan context for %s not stored (%s)", workspace, exc)
+        return None
+
+
 # A workspace with more entries than this reads as changed (fail closed).
 MAX_TREE_ENTRIES = 20_000
 
@@ -504,11 +522,16 @@ def finish_run(
     static_rules: Sequence[Rule],
     rules: Sequence[Rule],
     settings: BatchSettings,
+    knowledge: HarnessKnowledge | None = None,
+    answers: Sequence[str] = (),
 ) -> RunRecord:
     """Scan and score one run; a failure in a step marks the run errored, never raises.
 
-    Detection is the per-record half of ``integrity.annotate``; scoring is the whole
-    pipeline (verification scores, judge, gate, outcome) on this record alone.
+    Detection is the per-record half of ``integrity.annotate``, with the run's inventory
+    ``rules`` and the batch's material fingerprints (less what the prompt and the
+    task's ``answers`` contain: ``detection.knowledge.run_rules``); the record's stored
+    scan context is read by the detector itself. Scoring is the whole pipeline
+    (verification scores, judge, gate, outcome) on this record alone.
     """
     record = record.model_copy(
         update={"home_snapshot": sorted({r.source for r in rules if r.source})}
@@ -516,7 +539,8 @@ def finish_run(
     data = record.to_json()
     if settings.integrity.detect:
         try:
-            problems = integrity.annotate([data], static_rules, [tuple(rules)])
+            dynamic = run_rules(knowledge, rules, prompt=record.input, answers=answers)
+            problems = integrity.annotate([data], static_rules, [dynamic])
             if problems:
                 raise RuntimeError("; ".join(problems))
         except Exception as exc:
@@ -637,6 +661,17 @@ def run_batch(
     per_run_orphans = orphans if settings.jobs <= 1 else None
     lock = threading.Lock()
     started = time.monotonic()
+    knowledge = (
+        integrity.harness_knowledge(
+            tasks,
+            home=settings.home,
+            results_root=settings.out_dir,
+            protect=settings.audit.protect,
+            profile=settings.integrity.profile,
+        )
+        if settings.integrity.detect
+        else None
+    )
 
     with _Stop() as stop:
         snapshots.before_batch()
@@ -650,6 +685,7 @@ def run_batch(
                     orphans=per_run_orphans,
                     stop=stop.event,
                     leftovers=leftover_paths(rules, job.task.prompt, settings.home),
+                    knowledge=knowledge,
                 )
             finally:
                 snapshots.finish_task(job.task.name)
@@ -657,7 +693,12 @@ def run_batch(
             # one at a time keeps the detector's shared caches single-threaded.
             with lock:
                 record = finish_run(
-                    record, static_rules=static_rules, rules=rules, settings=settings
+                    record,
+                    static_rules=static_rules,
+                    rules=rules,
+                    settings=settings,
+                    knowledge=knowledge,
+                    answers=integrity.task_answers(job.task),
                 )
                 record = _journal(journal, job.position, record)
                 done[job.position] = record

@@ -14,7 +14,8 @@ thousand leftovers every record carries ~1,900 rules, nearly the same from recor
 record, which would otherwise be most of the file. This is an on-disk shape only:
 :func:`read_results` (and the results importer, through :func:`inflate_records`) puts
 every list back, so in memory a report is a ``CheatingReport`` dump as before. Schema
-1 files (rules inline) are read as they are. Schema 3 records are ``RunRecord`` dumps.
+1 files (rules inline) are read as they are. Schema 3 records are ``RunRecord`` dumps;
+schema 4 adds each harness record's ``scan_context``.
 
 Every record read is made JSON-safe first (``records.sanitized_record_dict``: lone
 surrogates, ``NaN``/``Infinity`` and runaway nesting replaced and noted in
@@ -40,8 +41,9 @@ from benchguard.records import sanitize_json, sanitized_record_dict
 from benchguard.results.rows import Manifest, ResultRow
 
 # 3: records are ``records.RunRecord`` dumps (adds started_at, finished_at,
-# record_errors and the "interrupted" status; strict JSON, no NaN). 1 and 2 still read.
-RESULTS_SCHEMA_VERSION = 3
+# record_errors and the "interrupted" status; strict JSON, no NaN). 4: harness records
+# carry ``scan_context`` (detection.context), which rescans read. 1 to 3 still read.
+RESULTS_SCHEMA_VERSION = 4
 # Run-level table of dynamic rule lists (schema 2) and a report's reference into it.
 DYNAMIC_RULESETS_KEY = "dynamic_rulesets"
 DYNAMIC_RULES_REF_KEY = "dynamic_rules_ref"

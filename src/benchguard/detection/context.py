@@ -1,0 +1,168 @@
+"""Where an agent's commands ran, as the harness knew it: the scan context of a record.
+
+The shell-aware reading of commands (``shell.ShellReader``) resolves ``~``, the literal
+home path, relative paths and globs only when it knows the agent's home, its working
+directory and which paths exist. The harness knows all three; a record it writes
+carries them as ``scan_context`` so that any later scan of that record (``benchguard
+score``, ``scan`` of a results.json, the serial and dask engines) reads its commands
+exactly as the run's own scan did, from the record alone, with the tasks directory
+long gone.
+
+Bounded: at most :data:`MAX_KNOWN_PATHS` known paths of at most
+:data:`MAX_CONTEXT_PATH_CHARS` characters each; a listing that reached the bound says
+so (``known_paths_complete: false``): globs may then resolve to fewer paths than exist,
+which is weaker evidence, never a wrong one.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+SCAN_CONTEXT_KEY = "scan_context"
+# Enough for a tasks tree, a home and the top of a results tree; a record carries its
+# own copy, so the bound is also the record's cost (about 100 KB at most).
+MAX_KNOWN_PATHS = 1000
+# Levels listed below each root: globs name a few levels (``t?sks/*/t*.yaml``).
+MAX_KNOWN_DEPTH = 6
+MAX_CONTEXT_PATH_CHARS = 1024
+
+ContextPath = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_CONTEXT_PATH_CHARS, pattern=r"^/")
+]
+
+
+class ScanContext(BaseModel):
+    """The agent's view of the file system, for reading its commands.
+
+    Paths are absolute and spelled as the agent saw them (a sandbox keeps host paths,
+    so they are the host's).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # The agent's home (``~``, ``$HOME`` and this literal path mean the same place).
+    home: ContextPath | None = None
+    # Where the agent's shell started: relative paths and ``cd ..`` resolve from here.
+    workdir: ContextPath | None = None
+    # Paths the harness knows exist (the protected set, the home), sorted: what a glob
+    # or a relative path can name.
+    known_paths: tuple[ContextPath, ...] = Field(default=(), max_length=MAX_KNOWN_PATHS)
+    # False when the listing stopped at MAX_KNOWN_PATHS or MAX_KNOWN_DEPTH.
+    known_paths_complete: bool = True
+
+
+def stored_context(record: Mapping[str, Any]) -> tuple[ScanContext | None, str | None]:
+    """The record's scan context and, when one is stored but unusable, why.
+
+    A record without one (an imported log, a results file older than schema 4) gives
+    ``(None, None)``: its commands are read without a home or working directory.
+    """
+    raw = record.get(SCAN_CONTEXT_KEY)
+    if raw is None:
+        return None, None
+    if isinstance(raw, ScanContext):
+        return raw, None
+    try:
+        return ScanContext.model_validate(raw), None
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        return None, f"the stored scan context cannot be read ({where}: {error['msg']})"
+
+
+def list_known_paths(
+    roots: Sequence[Path],
+    *,
+    limit: int = MAX_KNOWN_PATHS,
+    max_depth: int = MAX_KNOWN_DEPTH,
+    seen_as: Mapping[str, str] | None = None,
+) -> tuple[tuple[str, ...], bool]:
+    """Paths under ``roots`` (the roots included), sorted, and whether the listing is whole.
+
+    Breadth-first over all roots together, so when the bound is reached every root's
+    upper levels are in (a glob names a tasks root's ``*/task.yaml`` before a results
+    tree's ten-thousandth journal file). Symlinks are listed, never followed.
+    ``seen_as`` maps a host path prefix to the path the agent sees.
+    """
+    found: dict[str, None] = {}
+    complete = True
+    level: list[Path] = []
+    for root in sorted(dict.fromkeys(roots)):
+        if _exists(root):
+            found[_shown(root, seen_as)] = None
+            level.append(root)
+    depth = 0
+    while level and complete:
+        if depth >= max_depth:
+            complete = not any(_has_entries(folder) for folder in level)
+            break
+        following: list[Path] = []
+        for folder in level:
+            for name, is_dir in _entries(folder):
+                path = folder / name
+                shown = _shown(path, seen_as)
+                if len(shown) > MAX_CONTEXT_PATH_CHARS or shown in found:
+                    continue
+                if len(found) >= limit:
+                    complete = False
+                    break
+                found[shown] = None
+                if is_dir:
+                    following.append(path)
+            if not complete:
+                break
+        level = following
+        depth += 1
+    return tuple(sorted(found)), complete
+
+
+def _exists(path: Path) -> bool:
+    try:
+        path.lstat()
+        return True
+    except OSError:
+        return False
+
+
+def _entries(folder: Path) -> list[tuple[str, bool]]:
+    try:
+        with os.scandir(folder) as listing:
+            entries = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
+    except OSError:
+        return []
+    return sorted(entries)
+
+
+def _has_entries(folder: Path) -> bool:
+    try:
+        info = folder.lstat()
+        if not stat.S_ISDIR(info.st_mode):
+            return False
+        with os.scandir(folder) as listing:
+            return next(iter(listing), None) is not None
+    except OSError:
+        return False
+
+
+def _shown(path: Path, seen_as: Mapping[str, str] | None) -> str:
+    text = os.path.abspath(path)
+    for host, agent in (seen_as or {}).items():
+        host = host.rstrip("/")
+        if text == host or text.startswith(host + "/"):
+            return agent.rstrip("/") + text[len(host) :] or "/"
+    return text
+
+
+__all__ = [
+    "MAX_KNOWN_PATHS",
+    "SCAN_CONTEXT_KEY",
+    "ScanContext",
+    "list_known_paths",
+    "stored_context",
+]

@@ -1,0 +1,137 @@
+"""What a harness knows that a scan of imported logs does not, gathered in one place.
+
+``benchguard run`` and ``bench/detection_quality.py`` both call these functions, so the
+quality figures for "what the runner passes" are the runner's own code path:
+
+- :func:`gather` (once per batch): the fingerprints of the protected material and the
+  known paths of the protected set, as the agent would address them;
+- :func:`run_context` (per run): the scan context the record stores (the home and the
+  working directory as the agent sees them, the known paths with the home listed
+  again, since runs leave entries in it);
+- :func:`run_rules` (per run): the dynamic rules the run is scanned with: the home
+  inventory's rules, less what the prompt authorizes, plus the material fingerprints,
+  less every window the prompt or the run's own expected answers contain.
+
+Why expected answers are taken out: a correct deliverable contains the expected output
+(and what a check's ``contains`` asks for) by definition, so an honest agent reading its
+own ``answer.txt`` back would show it. Those values are what the final output is judged
+on, not evidence of access; the rest of the material (rubric text, oracle scripts,
+descriptions, other files) keeps its fingerprints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchguard.detection.context import MAX_KNOWN_PATHS, ScanContext, list_known_paths
+from benchguard.detection.inventory import filter_rules_for_prompt
+from benchguard.detection.material import fingerprint_rules, for_prompt, read_material
+from benchguard.detection.models import Rule
+
+
+@dataclass(frozen=True)
+class HarnessKnowledge:
+    """Per batch: the protected material's fingerprints and the protected set's paths.
+
+    ``home`` and ``home_seen_as``: where the home is read and how the agent names it.
+    """
+
+    home: Path
+    home_seen_as: str
+    fingerprints: tuple[Rule, ...]
+    protected_paths: tuple[str, ...]
+    protected_complete: bool
+    material_files: int
+
+
+def gather(
+    *,
+    home: Path,
+    material: Sequence[Path],
+    known_roots: Sequence[Path] = (),
+    exclude: Sequence[Path] = (),
+    home_seen_as: str | None = None,
+    material_seen_as: Mapping[str, str] | None = None,
+) -> HarnessKnowledge:
+    """Read the protected ``material`` (files or trees; ``exclude`` trees left out, such
+    as a task's workspace seed, which the agent is given) into fingerprints, and list
+    ``known_roots`` (plus the material) as the agent would address them.
+
+    Bounded by ``material``'s caps (files, bytes per file) and the context's
+    (:data:`~benchguard.detection.context.MAX_KNOWN_PATHS`).
+    """
+    seen_home = home_seen_as or str(home)
+    excluded = tuple(str(path) for path in exclude)
+    files = [
+        item
+        for item in read_material(list(material), seen_as=material_seen_as)
+        if not _under_any(item.path, excluded)
+    ]
+    paths, complete = list_known_paths(
+        [*known_roots, *material], seen_as={str(home): seen_home} if home_seen_as else None
+    )
+    return HarnessKnowledge(
+        home=home,
+        home_seen_as=seen_home,
+        fingerprints=fingerprint_rules(files),
+        protected_paths=paths,
+        protected_complete=complete,
+        material_files=len(files),
+    )
+
+
+def _under_any(path: str, roots: Sequence[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def run_context(knowledge: HarnessKnowledge, workdir: str) -> ScanContext:
+    """The scan context one run's record stores: the home listed now (leftovers of the
+    runs before it included) and the protected set's paths, bounded together."""
+    home_paths, home_complete = list_known_paths(
+        [knowledge.home], seen_as={str(knowledge.home): knowledge.home_seen_as}
+    )
+    paths, complete = _bounded_union(knowledge.protected_paths, home_paths)
+    return ScanContext(
+        home=knowledge.home_seen_as,
+        workdir=workdir,
+        known_paths=paths,
+        known_paths_complete=complete and home_complete and knowledge.protected_complete,
+    )
+
+
+def _bounded_union(first: Iterable[str], second: Iterable[str]) -> tuple[tuple[str, ...], bool]:
+    """Both listings, the protected set's first (it is what a cheat globs for)."""
+    merged = dict.fromkeys(first)
+    complete = True
+    for path in second:
+        if path in merged:
+            continue
+        if len(merged) >= MAX_KNOWN_PATHS:
+            complete = False
+            break
+        merged[path] = None
+    return tuple(sorted(merged)), complete
+
+
+def run_rules(
+    knowledge: HarnessKnowledge | None,
+    inventory: Sequence[Rule],
+    *,
+    prompt: str,
+    answers: Sequence[str] = (),
+) -> tuple[Rule, ...]:
+    """The dynamic rules one run is scanned with (see the module doc).
+
+    Returns the same rule objects run after run while the home and prompt repeat, so
+    the detector's compiled plan is reused.
+    """
+    rules = filter_rules_for_prompt(inventory, prompt)
+    if knowledge is None or not knowledge.fingerprints:
+        return rules
+    given = "\n".join([prompt, *(answer for answer in answers if answer)])
+    return for_prompt((*rules, *knowledge.fingerprints), given)
+
+
+__all__ = ["HarnessKnowledge", "gather", "run_context", "run_rules"]

@@ -1,0 +1,100 @@
+"""The scan context a harness record stores: bounded, read back by every later scan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchguard.detection.context import (
+    MAX_KNOWN_PATHS,
+    SCAN_CONTEXT_KEY,
+    ScanContext,
+    list_known_paths,
+)
+from benchguard.detection.detector import Detector
+from benchguard.detection.knowledge import gather, run_context, run_rules
+from benchguard.detection.rules import load_ruleset
+from benchguard.records import parse_record
+
+
+def _record(*commands: str, context: Any = None) -> dict[str, Any]:
+    steps = [{"name": "bash", "args": {"command": c}, "result": "ok"} for c in commands]
+    record: dict[str, Any] = {"input": "do the task", "output": "done", "trajectory": steps}
+    if context is not None:
+        record[SCAN_CONTEXT_KEY] = context
+    return record
+
+
+def test_a_stored_context_resolves_relative_cds_and_globs() -> None:
+    """Guards against a rescan that reads `cd ..; cd tasks/x; cat task.yaml` without
+    the run's working directory: the stored context alone makes it the task file."""
+    context = ScanContext(
+        home="/work/agent-home",
+        workdir="/work/runs/bg-run-1/workspace",
+        known_paths=("/work/runs/tasks", "/work/runs/tasks/x", "/work/runs/tasks/x/task.yaml"),
+    )
+    record = _record("cd ../..", "cd tasks/x", "cat task.yaml", context=context.model_dump())
+    rules = load_ruleset()
+    flagged = Detector().scan(record, rules)
+    assert "task-definition/path" in {f.rule for f in flagged.findings}
+    bare = Detector().scan(_record("cd ../..", "cd tasks/x", "cat task.yaml"), rules)
+    assert "task-definition/path" not in {f.rule for f in bare.findings}
+    globbed = _record("cd /work/runs", "cat t?sks/*/t*.yaml", context=context.model_dump())
+    assert "task-definition/path" in {f.rule for f in Detector().scan(globbed, rules).findings}
+
+
+def test_an_unreadable_stored_context_fails_closed() -> None:
+    """Guards against a tampered or damaged context silently reading clean."""
+    report = Detector().scan(_record("ls", context={"home": "relative/path"}), load_ruleset())
+    assert report.status == "flagged" and report.incomplete
+    assert "scan context" in (report.incomplete_reason or "")
+
+
+def test_the_edge_parser_keeps_a_valid_context_and_drops_an_oversized_one() -> None:
+    good = parse_record(_record("ls", context={"home": "/h", "workdir": "/h/w"}))
+    assert good.scan_context == ScanContext(home="/h", workdir="/h/w")
+    assert good.to_json()[SCAN_CONTEXT_KEY]["workdir"] == "/h/w"
+    paths = [f"/p/{i}" for i in range(MAX_KNOWN_PATHS + 1)]
+    big = parse_record(_record("ls", context={"home": "/h", "known_paths": paths}))
+    assert big.scan_context is None
+    assert any(SCAN_CONTEXT_KEY in note for note in big.record_errors)
+
+
+def test_known_paths_are_bounded_sorted_and_say_when_incomplete(tmp_path: Path) -> None:
+    for index in range(30):
+        (tmp_path / "tasks" / f"t{index:02d}").mkdir(parents=True)
+        (tmp_path / "tasks" / f"t{index:02d}" / "task.yaml").write_text("x", "utf-8")
+    paths, complete = list_known_paths([tmp_path / "tasks"], limit=20)
+    assert not complete and len(paths) == 20 and list(paths) == sorted(paths)
+    # Breadth first: the upper level is in before any file below it.
+    assert sum(p.endswith("task.yaml") for p in paths) == 0
+    whole, complete = list_known_paths([tmp_path / "tasks"])
+    assert complete and len(whole) == 61
+    seen, _ = list_known_paths([tmp_path / "tasks"], seen_as={str(tmp_path): "/home/agent"})
+    assert seen[0] == "/home/agent/tasks"
+
+
+def test_run_rules_never_fingerprint_the_prompt_or_the_expected_answers(tmp_path: Path) -> None:
+    """Guards against an honest run flagged for reading back its own deliverable (the
+    expected output is in it by definition) or for text its prompt dictates."""
+    tasks = tmp_path / "tasks" / "t"
+    tasks.mkdir(parents=True)
+    (tasks / "task.yaml").write_text(
+        "prompt: Write the sentence 'the quarterly numbers were reconciled today'.\n"
+        "expected_output: the final reconciled balance is 4410 credits\n"
+        "rubric: Full marks only when the ledger checksum QX-7741-ALPHA matches\n",
+        "utf-8",
+    )
+    knowledge = gather(home=tmp_path / "home", material=[tmp_path / "tasks"])
+    prompt = "Write the sentence 'the quarterly numbers were reconciled today'."
+    rules = run_rules(
+        knowledge, (), prompt=prompt, answers=("the final reconciled balance is 4410 credits",)
+    )
+    # Only the rubric is left: the prompt line and the expected output are given text.
+    [pattern] = [p for rule in rules for p in rule.patterns]
+    assert "QX" in pattern
+    everything = run_rules(knowledge, (), prompt="", answers=())
+    assert len([p for rule in everything for p in rule.patterns]) == 3
+    context = run_context(knowledge, str(tmp_path / "w"))
+    assert context.workdir == str(tmp_path / "w")
+    assert str(tasks / "task.yaml") in context.known_paths
