@@ -114,7 +114,8 @@ class CorpusDetector:
             knowledge = self.knowledge[line["profile"]]
             # As the runner stores it, and as `benchguard score` reads it back: from the
             # record. Corpus records carry no expected answers of their own task.
-            stored = {**record, SCAN_CONTEXT_KEY: run_context(knowledge, workdir).model_dump()}
+            context = run_context(knowledge, workdir=workdir, record=record, inventory=dynamic)
+            stored = {**record, SCAN_CONTEXT_KEY: context.model_dump()}
             return scan_record(
                 stored, static, dynamic_rules=run_rules(knowledge, dynamic, prompt=prompt)
             )

@@ -14,6 +14,7 @@ from benchguard.detection.context import (
 from benchguard.detection.detector import Detector
 from benchguard.detection.knowledge import gather, run_context, run_rules
 from benchguard.detection.rules import load_ruleset
+from benchguard.detection.shell import ShellReader
 from benchguard.records import parse_record
 
 
@@ -95,6 +96,35 @@ def test_run_rules_never_fingerprint_the_prompt_or_the_expected_answers(tmp_path
     assert "QX" in pattern
     everything = run_rules(knowledge, (), prompt="", answers=())
     assert len([p for rule in everything for p in rule.patterns]) == 3
-    context = run_context(knowledge, str(tmp_path / "w"))
-    assert context.workdir == str(tmp_path / "w")
-    assert str(tasks / "task.yaml") in context.known_paths
+
+    workdir = str(tmp_path / "w")
+    assert run_context(knowledge, workdir=workdir) == ScanContext(
+        home=str(tmp_path / "home"), workdir=workdir
+    )
+
+
+def test_a_record_stores_only_the_known_paths_its_globs_resolve_to(tmp_path: Path) -> None:
+    """Guards against a context too big to store per record, and against one that
+    reads a record differently from the whole listing it was cut from."""
+    for name in ("alpha", "beta", "gamma"):
+        (tmp_path / "tasks" / name).mkdir(parents=True)
+        (tmp_path / "tasks" / name / "task.yaml").write_text(f"rubric: {name} " * 5, "utf-8")
+    knowledge = gather(home=tmp_path / "home", material=[tmp_path / "tasks"])
+    assert len(knowledge.protected_paths) == 7
+    workdir = str(tmp_path / "tasks" / "alpha")
+    commands = ("cat ../b*/t?sk.yaml", "ls", "cd ..", "cat g*/*.yaml")
+    record = _record(*commands)
+    context = run_context(knowledge, workdir=workdir, record=record)
+    tasks = str(tmp_path / "tasks")
+    assert context.known_paths == (f"{tasks}/beta/task.yaml", f"{tasks}/gamma/task.yaml")
+    rules = load_ruleset()
+    stored = Detector().scan({**record, SCAN_CONTEXT_KEY: context.model_dump()}, rules)
+    whole = Detector().scan(
+        record,
+        rules,
+        reader=ShellReader(home=context.home, known_paths=knowledge.protected_paths),
+        workdir=workdir,
+    )
+    assert stored.status == whole.status == "flagged"
+    assert stored.findings == whole.findings
+    assert run_context(knowledge, workdir=workdir, record=_record("ls")).known_paths == ()

@@ -113,7 +113,9 @@ def test_material_reached_by_paths_no_rule_spells_is_flagged(
     context = record[SCAN_CONTEXT_KEY]
     assert context["home"] == str(harness.operator.agent_home)
     assert context["workdir"] and context["workdir"].endswith("/workspace")
-    assert any(path.endswith("sum-numbers/task.yaml") for path in context["known_paths"])
+    # Only what the record's globs resolved to is stored.
+    globbed = any(path.endswith("sum-numbers/task.yaml") for path in context["known_paths"])
+    assert globbed == (attack == "glob"), context["known_paths"]
     if attack == "extract":
         printed = "\n".join(step["result"] or "" for step in record["trajectory"])
         if sandbox == "bwrap":

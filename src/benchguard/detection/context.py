@@ -8,6 +8,11 @@ score``, ``scan`` of a results.json, the serial and dask engines) reads its comm
 exactly as the run's own scan did, from the record alone, with the tasks directory
 long gone.
 
+A record stores only the known paths its own globs resolved to
+(:func:`paths_globs_use`): reading its commands again against that subset gives the
+same paths as against the whole listing, and a record costs a few paths, not a listing
+of the protected set and the home per run.
+
 Bounded: at most :data:`MAX_KNOWN_PATHS` known paths of at most
 :data:`MAX_CONTEXT_PATH_CHARS` characters each; a listing that reached the bound says
 so (``known_paths_complete: false``): globs may then resolve to fewer paths than exist,
@@ -17,12 +22,17 @@ which is weaker evidence, never a wrong one.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from benchguard.detection.shell import ShellReader, ShellState, canonical_text
+from benchguard.detection.surfaces import dict_entries
 
 SCAN_CONTEXT_KEY = "scan_context"
 # Enough for a tasks tree, a home and the top of a results tree; a record carries its
@@ -31,6 +41,8 @@ MAX_KNOWN_PATHS = 1000
 # Levels listed below each root: globs name a few levels (``t?sks/*/t*.yaml``).
 MAX_KNOWN_DEPTH = 6
 MAX_CONTEXT_PATH_CHARS = 1024
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
 
 ContextPath = Annotated[
     str, StringConstraints(min_length=1, max_length=MAX_CONTEXT_PATH_CHARS, pattern=r"^/")
@@ -74,6 +86,39 @@ def stored_context(record: Mapping[str, Any]) -> tuple[ScanContext | None, str |
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"]) or "(top level)"
         return None, f"the stored scan context cannot be read ({where}: {error['msg']})"
+
+
+@dataclass(frozen=True)
+class _RecordingReader(ShellReader):
+    """A shell reader that remembers which known paths its globs resolved to."""
+
+    matched: set[str] = field(default_factory=set, compare=False, hash=False)
+
+    def _glob(self, pattern: str) -> list[str]:
+        found = super()._glob(pattern)
+        self.matched.update(found)
+        return found
+
+
+def paths_globs_use(
+    record: Mapping[str, Any],
+    *,
+    home: str | None,
+    workdir: str | None,
+    known_paths: Sequence[str],
+) -> tuple[str, ...]:
+    """The known paths the record's commands resolve globs to, read as the scan reads
+    them (same steps, same working directory tracking), sorted and bounded."""
+    entries = dict_entries(record)
+    # Most records hold no glob at all: then no path can be one a glob resolved to.
+    if not known_paths or not any(_GLOB_CHARS.search(repr(e.get("args"))) for e in entries):
+        return ()
+    reader = _RecordingReader(home=home, known_paths=tuple(known_paths))
+    state = ShellState(cwd=workdir)
+    for entry in entries:
+        canonical_text(reader, entry.get("args"), state)
+    usable = (p for p in reader.matched if p.startswith("/") and len(p) <= MAX_CONTEXT_PATH_CHARS)
+    return tuple(sorted(usable))[:MAX_KNOWN_PATHS]
 
 
 def list_known_paths(
@@ -164,5 +209,6 @@ __all__ = [
     "SCAN_CONTEXT_KEY",
     "ScanContext",
     "list_known_paths",
+    "paths_globs_use",
     "stored_context",
 ]

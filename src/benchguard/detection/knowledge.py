@@ -6,8 +6,8 @@ quality figures for "what the runner passes" are the runner's own code path:
 - :func:`gather` (once per batch): the fingerprints of the protected material and the
   known paths of the protected set, as the agent would address them;
 - :func:`run_context` (per run): the scan context the record stores (the home and the
-  working directory as the agent sees them, the known paths with the home listed
-  again, since runs leave entries in it);
+  working directory as the agent sees them, and the known paths, of the protected set
+  and of the home's pre-run entries, that the record's globs resolve to);
 - :func:`run_rules` (per run): the dynamic rules the run is scanned with: the home
   inventory's rules, less what the prompt authorizes, plus the material fingerprints,
   less every window the prompt or the run's own expected answers contain.
@@ -21,11 +21,12 @@ descriptions, other files) keeps its fingerprints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from benchguard.detection.context import MAX_KNOWN_PATHS, ScanContext, list_known_paths
+from benchguard.detection.context import ScanContext, list_known_paths, paths_globs_use
 from benchguard.detection.inventory import filter_rules_for_prompt
 from benchguard.detection.material import fingerprint_rules, for_prompt, read_material
 from benchguard.detection.models import Rule
@@ -44,6 +45,31 @@ class HarnessKnowledge:
     protected_paths: tuple[str, ...]
     protected_complete: bool
     material_files: int
+    # The fingerprints kept for a given text (prompt and answers), by that text: a
+    # batch repeats its prompts, and the same cut must be the same rule objects, or the
+    # detector compiles a plan (and the journal stores a rule list) per run, not once.
+    # Two prompts that cut a rule alike get one object, by (rule id, patterns kept).
+    _cuts: dict[str, tuple[Rule, ...]] = field(default_factory=dict, compare=False, repr=False)
+    _rules: dict[tuple[str, tuple[str, ...]], Rule] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def fingerprints_for(self, given: str) -> tuple[Rule, ...]:
+        """The fingerprints less every window ``given`` contains (``material.for_prompt``)."""
+        found = self._cuts.get(given)
+        if found is None:
+            if len(self._cuts) >= _MAX_CUTS:
+                self._cuts.clear()
+                self._rules.clear()
+            found = tuple(
+                self._rules.setdefault((rule.id, rule.patterns), rule)
+                for rule in for_prompt(self.fingerprints, given)
+            )
+            self._cuts[given] = found
+        return found
+
+
+_MAX_CUTS = 256
 
 
 def gather(
@@ -86,33 +112,38 @@ def _under_any(path: str, roots: Sequence[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
-def run_context(knowledge: HarnessKnowledge, workdir: str) -> ScanContext:
-    """The scan context one run's record stores: the home listed now (leftovers of the
-    runs before it included) and the protected set's paths, bounded together."""
-    home_paths, home_complete = list_known_paths(
-        [knowledge.home], seen_as={str(knowledge.home): knowledge.home_seen_as}
+def run_context(
+    knowledge: HarnessKnowledge,
+    *,
+    workdir: str | None,
+    record: Mapping[str, Any] | None = None,
+    inventory: Sequence[Rule] = (),
+) -> ScanContext:
+    """The scan context one run's record stores.
+
+    Before the run (no ``record``): the home and the working directory. After it: also
+    the known paths the record's globs resolve to, among the protected set's paths and
+    the home's entries as the pre-run ``inventory`` listed them (leftovers included).
+    """
+    if record is None:
+        return ScanContext(home=knowledge.home_seen_as, workdir=workdir)
+    home = knowledge.home_seen_as.rstrip("/")
+    entries = [
+        source if source.startswith("/") else f"{home}/{source}"
+        for source in sorted({rule.source for rule in inventory if rule.source})
+    ]
+    used = paths_globs_use(
+        record,
+        home=knowledge.home_seen_as,
+        workdir=workdir,
+        known_paths=[*knowledge.protected_paths, home, *entries],
     )
-    paths, complete = _bounded_union(knowledge.protected_paths, home_paths)
     return ScanContext(
         home=knowledge.home_seen_as,
         workdir=workdir,
-        known_paths=paths,
-        known_paths_complete=complete and home_complete and knowledge.protected_complete,
+        known_paths=used,
+        known_paths_complete=knowledge.protected_complete,
     )
-
-
-def _bounded_union(first: Iterable[str], second: Iterable[str]) -> tuple[tuple[str, ...], bool]:
-    """Both listings, the protected set's first (it is what a cheat globs for)."""
-    merged = dict.fromkeys(first)
-    complete = True
-    for path in second:
-        if path in merged:
-            continue
-        if len(merged) >= MAX_KNOWN_PATHS:
-            complete = False
-            break
-        merged[path] = None
-    return tuple(sorted(merged)), complete
 
 
 def run_rules(
@@ -131,7 +162,7 @@ def run_rules(
     if knowledge is None or not knowledge.fingerprints:
         return rules
     given = "\n".join([prompt, *(answer for answer in answers if answer)])
-    return for_prompt((*rules, *knowledge.fingerprints), given)
+    return (*rules, *knowledge.fingerprints_for(given))
 
 
 __all__ = ["HarnessKnowledge", "gather", "run_context", "run_rules"]

@@ -331,16 +331,22 @@ def annotate(
     records: list[dict[str, Any]],
     static_rules: Sequence[Rule],
     snapshots: Sequence[Sequence[Rule]],
+    *,
+    authorized: bool = False,
 ) -> list[str]:
     """Scan every record in place with its own snapshot's rules; return the errors.
 
     ``snapshots[i]`` belongs to ``records[i]``. Inventory path rules are filtered per
     record by that record's prompt: an entry the task itself names is authorized.
+    ``authorized``: the snapshots are each record's rules already
+    (``detection.knowledge.run_rules`` did the filtering) and are used as given.
     """
     if len(snapshots) != len(records):
         raise ValueError(f"{len(snapshots)} snapshots for {len(records)} records")
 
     def rules_for(index: int, record: dict[str, Any]) -> Sequence[Rule]:
+        if authorized:
+            return snapshots[index]
         prompt = record.get("input")
         return filter_rules_for_prompt(snapshots[index], prompt if isinstance(prompt, str) else "")
 

@@ -315,7 +315,8 @@ def run_job(
     ``stop``: set when the batch is interrupted; a run that ends after it is recorded
     ``interrupted`` and its checks are not run (it earns nothing).
     ``knowledge``: the batch's :func:`integrity.harness_knowledge`; the record then
-    stores its scan context (home, working directory, known paths) before the agent runs.
+    stores its scan context (the home and working directory) before the agent runs;
+    :func:`finish_run` adds the known paths its commands' globs resolve to.
     """
     record = seed_record(job, settings)
     record["started_at"] = _now()
@@ -451,7 +452,7 @@ def _scan_context(knowledge: HarnessKnowledge, workspace: Path) -> dict[str, Any
     listed: the run is then scanned without it, as an imported log would be."""
     try:
         # The sandbox binds the workspace at its host path: the agent sees this one.
-        return run_context(knowledge, str(workspace)).model_dump(mode="json")
+        return run_context(knowledge, workdir=str(workspace)).model_dump(mode="json")
     except Exception as exc:
         log.warning("scan context for %s not stored (%s)", workspace, exc)
         return None
@@ -537,10 +538,19 @@ def finish_run(
         update={"home_snapshot": sorted({r.source for r in rules if r.source})}
     )
     data = record.to_json()
+    if knowledge is not None and record.scan_context is not None:
+        try:
+            context = run_context(
+                knowledge, workdir=record.scan_context.workdir, record=data, inventory=rules
+            )
+            record = record.model_copy(update={"scan_context": context})
+            data[SCAN_CONTEXT_KEY] = context.model_dump(mode="json")
+        except Exception as exc:  # the seeded context (home, workdir) is kept
+            log.warning("run %s: known paths not stored (%s)", record.label, exc)
     if settings.integrity.detect:
         try:
             dynamic = run_rules(knowledge, rules, prompt=record.input, answers=answers)
-            problems = integrity.annotate([data], static_rules, [dynamic])
+            problems = integrity.annotate([data], static_rules, [dynamic], authorized=True)
             if problems:
                 raise RuntimeError("; ".join(problems))
         except Exception as exc:
