@@ -161,6 +161,10 @@ class RunRecord(BaseModel):
     validated: bool = False
     # The agent ran inside bubblewrap.
     sandboxed: bool = False
+    # Inputs the prompt granted in the home (bound read-only when sandboxed), and those
+    # whose content the run changed anyway (possible only unsandboxed; for review).
+    granted_inputs: list[str] = Field(default_factory=list)
+    granted_inputs_changed: list[str] = Field(default_factory=list)
     # What the edge parser replaced or refused in this record (module doc).
     record_errors: list[str] = Field(default_factory=list)
 

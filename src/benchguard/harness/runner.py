@@ -53,6 +53,7 @@ from benchguard.harness.agents.config import (
     resolve_program,
 )
 from benchguard.harness.audit import AuditSettings, RunAudit, protected_set, summarise
+from benchguard.harness.granted import changed, digest, granted_inputs
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.journal import BATCH_FILE, BatchPlan, Journal, JournalError, PlannedRun
 from benchguard.harness.model_proxy import ModelProxy, bridge_script, model_endpoint
@@ -206,6 +207,8 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         "home_snapshot": [],
         "validated": False,
         "sandboxed": settings.sandbox == "bwrap",
+        "granted_inputs": [],
+        "granted_inputs_changed": [],
         "evidence_sources": list(settings.evidence_sources),
         # Replaced by the audit's summary when the audit is on; None says it was off.
         "system_audit": None,
@@ -214,7 +217,7 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
 
 
 def _command(
-    job: Job, settings: BatchSettings, scratch_paths: Scratch
+    job: Job, settings: BatchSettings, scratch_paths: Scratch, granted: Sequence[Path] = ()
 ) -> tuple[list[str], dict[str, str], dict[str, Path], ModelProxy | None]:
     agent = settings.agent
     argv = render_argv(
@@ -261,6 +264,7 @@ def _command(
             writable_files=(scratch_paths.trajectory_file, *sockets),
             writable_dirs=tuple(state_dirs.values()),
             read_only=read_only,
+            read_only_inside=tuple(granted),
             network=bool(job.task.network or agent.network is True),
         )
         # Not the transcript channel: it stays the harness's, write-only for the agent.
@@ -330,7 +334,9 @@ def run_job(
             record[SCAN_CONTEXT_KEY] = _scan_context(knowledge, scratch.workspace)
         if settings.agent.trajectory == "jsonl":
             channel = TranscriptChannel(scratch.trajectory_file)
-        argv, env, state_dirs, proxy = _command(job, settings, scratch)
+        granted = granted_inputs(job.task, settings.home)
+        record["granted_inputs"] = [str(path) for path in granted]
+        argv, env, state_dirs, proxy = _command(job, settings, scratch, granted)
         if audit is not None and _findable(argv[0], env, scratch.workspace):
             argv = audit.wrap(argv)
         elif audit is not None:
@@ -341,6 +347,7 @@ def run_job(
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
         home_files = HomeFiles.snapshot(job.task, settings.home)
         workspace_before = tree_state(scratch.workspace)
+        granted_before = digest(granted)
         finished = run_process(
             argv,
             cwd=scratch.workspace,
@@ -351,6 +358,8 @@ def run_job(
             trace_log=audit.log if audit is not None else None,
         )
         strays = finished.strays_killed
+        # Sandboxed the binds refuse the write; unsandboxed it is at least on the record.
+        record["granted_inputs_changed"] = changed(granted_before, granted)
         if orphans is not None:
             strays += _sweep_orphans(orphans, f"after {job.task.folder}#{job.iteration}")
         if audit is not None:

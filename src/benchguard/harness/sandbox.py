@@ -10,7 +10,8 @@ The agent gets a fresh root holding only:
 - read-only program paths: the agent's own directory and the built-in agent script;
 - read-write: the run's workspace, the agent home, the transcript file and the run's
   own agent-state directories (``state_env``);
-- read-only: the granted skill paths;
+- read-only: the granted skill paths, and the inputs the task's prompt grants in the
+  home (``harness.granted``), bound over the writable home;
 - a private ``/tmp``, fresh ``/proc`` (``/proc/sys`` read-only) and ``/dev``, and new
   user, PID, IPC, UTS and cgroup namespaces; the network namespace too unless the task
   or agent needs network. The sandbox's own root and ``/dev`` are remounted read-only,
@@ -81,6 +82,9 @@ class SandboxSpec:
     writable_files: tuple[Path, ...] = ()
     writable_dirs: tuple[Path, ...] = ()
     read_only: tuple[Path, ...] = field(default_factory=tuple)
+    # Read-only inside a writable bind (the inputs a prompt grants in the home): bound
+    # after the writable binds, so they cover the home's writable view of them.
+    read_only_inside: tuple[Path, ...] = ()
     network: bool = False
     # False for verification: the check reads the workspace and cannot change it.
     workspace_writable: bool = True
@@ -161,6 +165,8 @@ def bwrap_argv(
     # Read-write binds come last so a read-only parent cannot shadow them.
     for path in writable:
         args += ["--bind", str(path), str(path)]
+    for path in sorted(spec.read_only_inside):
+        args += ["--ro-bind", str(path), str(path)]
     # bwrap's own root and /dev are tmpfs: private, but a place to stage files that no
     # one asked for; read-only, the writable set is exactly the binds above and /tmp.
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]
