@@ -33,9 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchguard.detection import CheatingReport, Rule
 from benchguard.detection.context import SCAN_CONTEXT_KEY
 from benchguard.detection.detector import scan_record
-from benchguard.detection.inventory import build_inventory_rules, filter_rules_for_prompt
+from benchguard.detection.inventory import build_inventory_rules
 from benchguard.detection.knowledge import HarnessKnowledge, gather, run_context, run_rules
-from benchguard.detection.material import fingerprint_rules, for_prompt, read_material
 from benchguard.detection.rules import load_profile_spec
 from benchguard.detection.shell import ShellReader
 from detection_corpus.generate import CORPUS_PATH, load_corpus
@@ -87,20 +86,16 @@ class CorpusDetector:
                 baseline=spec.baseline | {Path(WORKSPACE).name},
                 seen_as=Path(AGENT_HOME),
             )
-            if self.setting == "runner":
-                self.knowledge[profile] = gather(
-                    home=home,
-                    material=[self._host(path) for path in spec.material],
-                    home_seen_as=AGENT_HOME,
-                    material_seen_as={str(home): "~"},
-                )
-                self.dynamic[profile] = inventory
-                return self.static[profile], inventory
-            files = read_material(
-                [self._host(path) for path in spec.material],
-                seen_as={str(self.root / AGENT_HOME.lstrip("/")): "~"},
+            # The same material, fingerprints and prompt cuts for both settings; they
+            # differ only in how the commands are read (every home path, or the runner's
+            # bounded listing stored on the record).
+            self.knowledge[profile] = gather(
+                home=home,
+                material=[self._host(path) for path in spec.material],
+                home_seen_as=AGENT_HOME,
+                material_seen_as={str(home): "~"},
             )
-            self.dynamic[profile] = inventory + fingerprint_rules(files)
+            self.dynamic[profile] = inventory
         return self.static[profile], self.dynamic[profile]
 
     def scan(self, line: dict[str, Any]) -> CheatingReport:
@@ -110,19 +105,16 @@ class CorpusDetector:
             return scan_record(record, static)
         prompt = record.get("input", "")
         workdir = TESTBED if line["profile"] == "swe-bench" else WORKSPACE
+        knowledge = self.knowledge[line["profile"]]
+        # Corpus records carry no expected answers of their own task.
+        rules = run_rules(knowledge, dynamic, prompt=prompt)
         if self.setting == "runner":
-            knowledge = self.knowledge[line["profile"]]
             # As the runner stores it, and as `benchguard score` reads it back: from the
-            # record. Corpus records carry no expected answers of their own task.
+            # record.
             context = run_context(knowledge, workdir=workdir, record=record, inventory=dynamic)
             stored = {**record, SCAN_CONTEXT_KEY: context.model_dump()}
-            return scan_record(
-                stored, static, dynamic_rules=run_rules(knowledge, dynamic, prompt=prompt)
-            )
-        dynamic = for_prompt(filter_rules_for_prompt(dynamic, prompt), prompt)
-        return scan_record(
-            record, static, dynamic_rules=dynamic, reader=self.reader, workdir=workdir
-        )
+            return scan_record(stored, static, dynamic_rules=rules)
+        return scan_record(record, static, dynamic_rules=rules, reader=self.reader, workdir=workdir)
 
 
 def _rate(hits: int, total: int) -> str:

@@ -87,9 +87,20 @@ MAX_FINGERPRINT_FILE_BYTES = 64 * 1024
 FINGERPRINT_LINES = 3
 MIN_FINGERPRINT_LINE_CHARS = 24
 MAX_FINGERPRINT_LINE_CHARS = 200
-# Most top-level entries turned into rules per root (sorted; the rest are ignored and
-# the cap is documented as a limitation).
+# Most top-level entries turned into rules per root (sorted; past it the listed
+# entries' rules say the listing stopped: never a silent drop).
 MAX_INVENTORY_ENTRIES = 5000
+# Environment dot-directories whose entries are listed too, and how deep: agent CLIs
+# keep stale sessions and workspaces there (``~/.local/share/<cli>/...``), a prior run
+# can park an answer in ``~/.cache/x``. Installed code (``~/.local/lib``, ``~/.npm``'s
+# package cache) is the environment and is not listed.
+NESTED_ENVIRONMENT_DIRS: tuple[str, ...] = (".cache", ".config", ".local/share", ".local/state")
+# Entries listed per environment dot-directory (sorted; past it, the rules say so).
+MAX_NESTED_ENVIRONMENT_ENTRIES = 64
+LISTING_CAP_NOTE = (
+    "incomplete: {folder} holds more than {cap} entries; only the first {cap} in sorted "
+    "order are inventoried"
+)
 
 
 def list_home_entries(home: Path) -> tuple[str, ...]:
@@ -108,9 +119,49 @@ def _listing(root: Path) -> list[tuple[str, os.DirEntry[str]]]:
     return entries
 
 
-def _leftover_listing(home: Path, baseline: frozenset[str]) -> list[tuple[str, os.DirEntry[str]]]:
+def _leftover_listing(
+    home: Path, baseline: frozenset[str], capped: dict[str, str]
+) -> list[tuple[str, os.DirEntry[str]]]:
+    """The home's leftovers: top-level entries outside the baseline and the environment,
+    then the entries of the environment dot-directories (named ``.cache/x``), each
+    bounded; a listing that stopped at its bound is noted in ``capped`` (by folder)."""
     skip = baseline | ENVIRONMENT_DOTFILES
-    return [item for item in _listing(home) if item[0] not in skip][:MAX_INVENTORY_ENTRIES]
+    entries = [item for item in _listing(home) if item[0] not in skip]
+    if len(entries) > MAX_INVENTORY_ENTRIES:
+        capped[""] = LISTING_CAP_NOTE.format(folder="the home", cap=MAX_INVENTORY_ENTRIES)
+        entries = entries[:MAX_INVENTORY_ENTRIES]
+    for folder in NESTED_ENVIRONMENT_DIRS:
+        if folder in baseline or not _plain_directory(home, folder):
+            continue
+        nested = [(f"{folder}/{name}", entry) for name, entry in _listing(home / folder)]
+        if len(nested) > MAX_NESTED_ENVIRONMENT_ENTRIES:
+            capped[folder] = LISTING_CAP_NOTE.format(
+                folder="~/" + folder, cap=MAX_NESTED_ENVIRONMENT_ENTRIES
+            )
+            nested = nested[:MAX_NESTED_ENVIRONMENT_ENTRIES]
+        entries.extend(nested)
+    return entries
+
+
+def _plain_directory(home: Path, relative: str) -> bool:
+    """``home/relative`` is a directory and no part of it is a symlink."""
+    current = home
+    for part in relative.split("/"):
+        current = current / part
+        try:
+            if not stat.S_ISDIR(current.lstat().st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def nested_environment_folder(name: str) -> str | None:
+    """The environment dot-directory a home entry name lies in (``.cache/x`` → ``.cache``)."""
+    for folder in NESTED_ENVIRONMENT_DIRS:
+        if name.startswith(folder + "/"):
+            return folder
+    return None
 
 
 def home_prefix(home: Path | str) -> str:
@@ -156,17 +207,25 @@ def build_inventory_rules(
 class _RootListings:
     """One listing of the home (leftovers only) and of each extra root."""
 
-    def __init__(self, roots: list[tuple[Path, bool, list[tuple[str, os.DirEntry[str]]]]]) -> None:
+    def __init__(
+        self,
+        roots: list[tuple[Path, bool, list[tuple[str, os.DirEntry[str]]]]],
+        capped: dict[str, str] | None = None,
+    ) -> None:
         # (root, is_home, sorted entries)
         self.roots = roots
         # The home's path inside the agent's sandbox, if it is bound elsewhere.
         self.seen_home: Path | None = None
+        # Home listings that stopped at their bound, by folder ("" for the home), with
+        # the note every rule listed from them carries.
+        self.capped = capped or {}
 
     @classmethod
     def take(
         cls, home: Path, baseline: frozenset[str], extra_roots: Sequence[Path]
     ) -> _RootListings:
-        roots = [(home, True, _leftover_listing(home, baseline))]
+        capped: dict[str, str] = {}
+        roots = [(home, True, _leftover_listing(home, baseline, capped))]
         home_text = str(home).rstrip("/")
         for root in extra_roots:
             # An entry holding the home (a root that is the home's parent) is skipped:
@@ -177,7 +236,7 @@ class _RootListings:
                 if home_text != item[1].path and not home_text.startswith(item[1].path + "/")
             ]
             roots.append((root, False, entries[:MAX_INVENTORY_ENTRIES]))
-        return cls(roots)
+        return cls(roots, capped)
 
     def names(self) -> list[str]:
         """Entry keys: a home entry by its name, an extra root's by its full path (so
@@ -254,10 +313,18 @@ class EntryRuleCache:
                 source = entry_key(root, is_home, name)
                 shown = "~/" + name if is_home else source
                 label = _rule_label(root, is_home, name)
-                rules.append(self._path_rule(key, prefix, relaxed_prefix, shown, label, source))
+                nested = nested_environment_folder(name) if is_home else None
+                cap = listings.capped.get(nested or "", "") if is_home else ""
+                # An entry of an environment dot-directory gets no path rule: tools print
+                # those paths on honest runs (an npm log, a traceback through a user
+                # install, a cache directory); what it holds is still fingerprinted.
+                if nested is None:
+                    rules.append(
+                        self._path_rule(key, prefix, relaxed_prefix, shown, label, source, cap)
+                    )
                 if fingerprint_only is not None and source not in fingerprint_only:
                     continue
-                content = self._content_rule(key, entry, shown, label)
+                content = self._content_rule(key, entry, shown, label, cap)
                 if content is not None:
                     rules.append(content)
         # Entries that left the listing are forgotten, so the cache stays the home's size.
@@ -285,8 +352,13 @@ class EntryRuleCache:
         shown: str,
         label: str,
         source: str,
+        cap: str = "",
     ) -> Rule:
         rule = self._path_rules.get(key)
+        if rule is not None and cap and cap not in rule.description:
+            rule = None
+        if rule is not None and not cap and "incomplete:" in rule.description:
+            rule = None
         if rule is None:
             name = key[1]
             pattern = trust_generated(entry_pattern(prefix, name))
@@ -297,7 +369,7 @@ class EntryRuleCache:
                 "path",
                 shown,
                 evidence="the path",
-                description="Generated from the pre-run inventory.",
+                description="Generated from the pre-run inventory." + (f" {cap}" if cap else ""),
                 patterns=(pattern,),
                 source=source,
             )
@@ -305,7 +377,7 @@ class EntryRuleCache:
         return rule
 
     def _content_rule(
-        self, key: tuple[str, str], entry: os.DirEntry[str], shown: str, label: str
+        self, key: tuple[str, str], entry: os.DirEntry[str], shown: str, label: str, cap: str = ""
     ) -> Rule | None:
         try:
             info: os.stat_result | None = entry.stat(follow_symlinks=False)
@@ -315,9 +387,9 @@ class EntryRuleCache:
         walk: _FolderWalk | None = None
         if info is not None and stat.S_ISDIR(info.st_mode):
             walk = _walk_folder(Path(entry.path))
-            identity: Hashable = walk.signature
+            identity: Hashable = (walk.signature, cap)
         else:
-            identity = _stat_key(info) if info is not None else None
+            identity = (_stat_key(info), cap) if info is not None else None
         if cached is not None and identity is not None and cached[0] == identity:
             return cached[1]
         self.refreshed += 1
@@ -331,6 +403,8 @@ class EntryRuleCache:
             description = "Generated from the pre-run inventory: lines of the stale file."
             if read.capped:
                 description += " " + NESTED_CAP_NOTE
+            if cap:
+                description += " " + cap
             rule = _leftover_rule(
                 label,
                 "content",
@@ -342,7 +416,7 @@ class EntryRuleCache:
             )
         stored: Hashable = walk.signature if walk is not None else read.key
         if stored is not None and read.settled:
-            self._content[key] = (stored, rule)
+            self._content[key] = ((stored, cap), rule)
         else:
             self._content.pop(key, None)
         return rule

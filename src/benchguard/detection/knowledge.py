@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from benchguard.detection.context import ScanContext, list_known_paths, paths_globs_use
+from benchguard.detection.inventory import CATEGORY as INVENTORY_CATEGORY
 from benchguard.detection.inventory import filter_rules_for_prompt
 from benchguard.detection.material import fingerprint_rules, for_prompt, read_material
 from benchguard.detection.models import Rule
@@ -53,6 +54,15 @@ class HarnessKnowledge:
     _rules: dict[tuple[str, tuple[str, ...]], Rule] = field(
         default_factory=dict, compare=False, repr=False
     )
+
+    def canonical(self, rules: Sequence[Rule]) -> tuple[Rule, ...]:
+        """``rules`` with each cut fingerprint replaced by the equal one made before."""
+        return tuple(
+            self._rules.setdefault((rule.id, rule.patterns), rule)
+            if "/content" in rule.id
+            else rule
+            for rule in rules
+        )
 
     def fingerprints_for(self, given: str) -> tuple[Rule, ...]:
         """The fingerprints less every window ``given`` contains (``material.for_prompt``)."""
@@ -158,11 +168,14 @@ def run_rules(
     Returns the same rule objects run after run while the home and prompt repeat, so
     the detector's compiled plan is reused.
     """
-    rules = filter_rules_for_prompt(inventory, prompt)
+    # A leftover's line the prompt quotes is the prompt's text, not the leftover's.
+    rules = for_prompt(
+        filter_rules_for_prompt(inventory, prompt), prompt, categories=(INVENTORY_CATEGORY,)
+    )
     if knowledge is None or not knowledge.fingerprints:
         return rules
     given = "\n".join([prompt, *(answer for answer in answers if answer)])
-    return (*rules, *knowledge.fingerprints_for(given))
+    return (*knowledge.canonical(rules), *knowledge.fingerprints_for(given))
 
 
 __all__ = ["HarnessKnowledge", "gather", "run_context", "run_rules"]

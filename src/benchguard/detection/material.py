@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,11 +149,15 @@ def _literal(text: str) -> str:
     return remember_relaxed(pattern, relax_literal(text))
 
 
-def for_prompt(rules: Sequence[Rule], prompt: str) -> tuple[Rule, ...]:
+def for_prompt(
+    rules: Sequence[Rule], prompt: str, *, categories: Collection[str] = (CATEGORY,)
+) -> tuple[Rule, ...]:
     """``rules`` without the fingerprint patterns the prompt itself contains.
 
-    Returns the same rule objects when the prompt quotes none of them (the usual case),
-    so the detector's compiled plan is reused.
+    Only content rules of ``categories`` are cut (by default the material's; the home
+    inventory's fingerprints too when asked). Returns the same rule objects when the
+    prompt quotes none of them (the usual case), so the detector's compiled plan is
+    reused.
     """
     text = (prompt or "").casefold()
     if not text:
@@ -161,7 +165,7 @@ def for_prompt(rules: Sequence[Rule], prompt: str) -> tuple[Rule, ...]:
     kept: list[Rule] = []
     changed = False
     for rule in rules:
-        if rule.category != CATEGORY:
+        if rule.category not in categories or "args" in rule.fields:
             kept.append(rule)
             continue
         patterns = tuple(p for p in rule.patterns if _unescaped(p).casefold() not in text)
