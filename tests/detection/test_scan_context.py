@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchguard.detection.context import (
     MAX_KNOWN_PATHS,
     SCAN_CONTEXT_KEY,
@@ -128,3 +130,24 @@ def test_a_record_stores_only_the_known_paths_its_globs_resolve_to(tmp_path: Pat
     assert stored.status == whole.status == "flagged"
     assert stored.findings == whole.findings
     assert run_context(knowledge, workdir=workdir, record=_record("ls")).known_paths == ()
+
+
+def test_material_skips_excluded_trees_and_says_when_it_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guards against a task's big workspace seed (a repository the agent is given)
+    using up the material bounds before the task definitions are read, and against a
+    bound that is hit silently."""
+    from benchguard.detection import material
+
+    tasks = tmp_path / "tasks"
+    seed = tasks / "a" / "workspace"
+    seed.mkdir(parents=True)
+    for index in range(30):
+        (seed / f"f{index:02d}.py").write_text(f"value = 'seed file number {index:02d} here'\n")
+    (tasks / "a" / "task.yaml").write_text("rubric: the hidden rubric text for task a\n")
+    monkeypatch.setattr(material, "MAX_MATERIAL_FILES", 5)
+    knowledge = gather(home=tmp_path / "home", material=[tasks], exclude=[seed])
+    assert knowledge.material_complete and knowledge.material_files == 1
+    unbounded = gather(home=tmp_path / "home", material=[tasks])
+    assert not unbounded.material_complete and unbounded.material_files == 5

@@ -202,8 +202,8 @@ def _score(results: Path, out: Path, engine: str) -> dict[str, Any]:
 
 def test_score_reproduces_the_run_verdict_from_the_record_alone(harness: Harness) -> None:
     """Guards against a rescan that reads commands without the run's knowledge: with
-    the tasks directory deleted, `benchguard score` (serial and dask) of the run's
-    results.json gives the verdict the run gave, finding for finding."""
+    the tasks directory deleted, `benchguard score` and `benchguard scan` (serial and
+    dask) of the run's results.json give the verdict the run gave, finding for finding."""
     tasks = only_tasks(harness.operator, "sum-numbers")
     verdicts: dict[str, tuple[Any, ...]] = {}
     runs: dict[str, Path] = {}
@@ -220,3 +220,13 @@ def test_score_reproduces_the_run_verdict_from_the_record_alone(harness: Harness
             stored = _score(run_dir / "results.json", out, engine)
             [record] = stored["records"]
             assert _verdict(record["cheating_report"]) == verdicts[attack], (attack, engine)
+            # `benchguard scan` reads the same file record by record: the same verdict.
+            scanned = CliRunner().invoke(
+                app,
+                ["scan", str(run_dir / "results.json"), "--format", "json", "--engine", engine]
+                + (["--workers", "2"] if engine == "dask" else []),
+                catch_exceptions=False,
+            )
+            assert scanned.exit_code == 1, scanned.output
+            [entry] = json.loads(scanned.stdout)
+            assert _verdict(entry["report"]) == verdicts[attack], (attack, engine, "scan")

@@ -29,7 +29,7 @@ from typing import Any
 from benchguard.detection.context import ScanContext, list_known_paths, paths_globs_use
 from benchguard.detection.inventory import CATEGORY as INVENTORY_CATEGORY
 from benchguard.detection.inventory import filter_rules_for_prompt
-from benchguard.detection.material import fingerprint_rules, for_prompt, read_material
+from benchguard.detection.material import fingerprint_rules, for_prompt, read_material_bounded
 from benchguard.detection.models import Rule
 
 
@@ -46,6 +46,8 @@ class HarnessKnowledge:
     protected_paths: tuple[str, ...]
     protected_complete: bool
     material_files: int
+    # False when the material reading stopped at its bounds (fewer fingerprints).
+    material_complete: bool = True
     # The fingerprints kept for a given text (prompt and answers), by that text: a
     # batch repeats its prompts, and the same cut must be the same rule objects, or the
     # detector compiles a plan (and the journal stores a rule list) per run, not once.
@@ -99,12 +101,9 @@ def gather(
     (:data:`~benchguard.detection.context.MAX_KNOWN_PATHS`).
     """
     seen_home = home_seen_as or str(home)
-    excluded = tuple(str(path) for path in exclude)
-    files = [
-        item
-        for item in read_material(list(material), seen_as=material_seen_as)
-        if not _under_any(item.path, excluded)
-    ]
+    files, material_complete = read_material_bounded(
+        list(material), seen_as=material_seen_as, exclude=exclude
+    )
     paths, complete = list_known_paths(
         [*known_roots, *material], seen_as={str(home): seen_home} if home_seen_as else None
     )
@@ -115,11 +114,8 @@ def gather(
         protected_paths=paths,
         protected_complete=complete,
         material_files=len(files),
+        material_complete=material_complete,
     )
-
-
-def _under_any(path: str, roots: Sequence[str]) -> bool:
-    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
 def run_context(

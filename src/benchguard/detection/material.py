@@ -34,6 +34,8 @@ WINDOW_CHARS = 28
 MAX_VALUES_PER_FILE = 16
 MAX_MATERIAL_FILE_BYTES = 256 * 1024
 MAX_MATERIAL_FILES = 2000
+# Text read over all files: a tasks root of big files stops here, not at 500 MB.
+MAX_MATERIAL_BYTES = 32 << 20
 CATEGORY = "protected-material"
 
 _KEY_PREFIX = re.compile(r"""^\s*(?:-\s+)?["']?[\w.-]{1,64}["']?\s*[:=]\s*""")
@@ -70,31 +72,52 @@ class MaterialFile:
 
 
 def read_material(
-    roots: Sequence[Path], *, seen_as: Mapping[str, str] | None = None
+    roots: Sequence[Path],
+    *,
+    seen_as: Mapping[str, str] | None = None,
+    exclude: Sequence[Path] = (),
 ) -> list[MaterialFile]:
-    """Small UTF-8 regular files under ``roots`` (files or trees), sorted, bounded.
+    """:func:`read_material_bounded` without the completeness flag."""
+    return read_material_bounded(roots, seen_as=seen_as, exclude=exclude)[0]
+
+
+def read_material_bounded(
+    roots: Sequence[Path],
+    *,
+    seen_as: Mapping[str, str] | None = None,
+    exclude: Sequence[Path] = (),
+) -> tuple[list[MaterialFile], bool]:
+    """Small UTF-8 regular files under ``roots`` (files or trees), sorted, bounded, and
+    whether every file was read (False once :data:`MAX_MATERIAL_FILES` files or
+    :data:`MAX_MATERIAL_BYTES` bytes were taken).
 
     ``seen_as`` maps a root's host path prefix to the path the agent sees (a sandbox
-    bind). Symlinks are never followed: a link could pull any file into a pattern.
+    bind). ``exclude``: trees never walked (a task's workspace seed, given to the
+    agent). Symlinks are never followed: a link could pull any file into a pattern.
     """
     found: list[MaterialFile] = []
+    skipped = tuple(os.path.abspath(path) for path in exclude)
+    budget = MAX_MATERIAL_BYTES
     for root in sorted(roots):
-        for path in _walk(root):
-            if len(found) >= MAX_MATERIAL_FILES:
-                return found
+        for path in _walk(root, skipped):
+            if len(found) >= MAX_MATERIAL_FILES or budget <= 0:
+                return found, False
             text = _read_small(path)
             if text is None:
                 continue
+            budget -= len(text)
             shown = str(path)
             for host, agent in (seen_as or {}).items():
                 if shown == host or shown.startswith(host.rstrip("/") + "/"):
                     shown = agent.rstrip("/") + shown[len(host.rstrip("/")) :]
                     break
             found.append(MaterialFile(shown, text))
-    return found
+    return found, True
 
 
-def _walk(root: Path) -> Iterable[Path]:
+def _walk(root: Path, skipped: tuple[str, ...] = ()) -> Iterable[Path]:
+    if _under(os.path.abspath(root), skipped):
+        return
     try:
         info = root.lstat()
     except OSError:
@@ -105,9 +128,15 @@ def _walk(root: Path) -> Iterable[Path]:
     if not stat.S_ISDIR(info.st_mode):
         return
     for directory, dirnames, filenames in os.walk(root):
-        dirnames.sort()
+        dirnames[:] = sorted(
+            name for name in dirnames if not _under(os.path.join(directory, name), skipped)
+        )
         for name in sorted(filenames):
             yield Path(directory, name)
+
+
+def _under(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
 def _read_small(path: Path) -> str | None:
@@ -189,4 +218,5 @@ __all__ = [
     "fingerprint_rules",
     "for_prompt",
     "read_material",
+    "read_material_bounded",
 ]

@@ -291,7 +291,7 @@ def harness_knowledge(
             home / entry[2:] if entry.startswith("~/") else Path(entry)
             for entry in load_profile_spec(profile).material
         ]
-        return gather(
+        knowledge = gather(
             home=home,
             material=[*roots, *protect, *(path for path in in_home if path.is_absolute())],
             known_roots=[results_root],
@@ -300,6 +300,13 @@ def harness_knowledge(
     except Exception as exc:
         log.warning("reading the protected material failed (%s); no material fingerprints", exc)
         return None
+    if not knowledge.material_complete:
+        log.warning(
+            "the protected material holds more than the detector reads (%d files read); "
+            "the rest has no fingerprints (the path rules, sandbox and audit still cover it)",
+            knowledge.material_files,
+        )
+    return knowledge
 
 
 def _tasks_roots(tasks: Sequence[Task]) -> list[Path]:
