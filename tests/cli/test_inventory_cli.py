@@ -126,6 +126,7 @@ def test_the_table_names_each_rule_kind_and_entry(home: Path) -> None:
     ]
     assert "2 leftover(s), 1 content fingerprint(s)" in result.stdout
     assert "exempt: .bashrc, .config, benchguard, benchguard.env" in result.stdout
+    assert "entries fingerprinted inside: ~/.config" in result.stdout
 
 
 def test_an_empty_home_has_no_rules(tmp_path: Path) -> None:

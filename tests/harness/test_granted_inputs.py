@@ -10,8 +10,8 @@ import pytest
 
 from benchguard.harness.granted import changed, digest, granted_inputs
 from benchguard.harness.tasks import Task
+from harness.context_helpers import fixture_task
 from harness.privileges import Harness, records, write_agent
-from harness.test_adversary_context import _fixture_task
 
 ADVERSARIES = Path(__file__).with_name("adversaries")
 
@@ -67,7 +67,7 @@ def test_a_granted_input_cannot_become_a_channel(harness: Harness, sandbox: str)
     if sandbox == "bwrap" and shutil.which("bwrap") is None:
         pytest.skip("bubblewrap not installed")
     operator = harness.operator
-    tasks = _fixture_task(harness)
+    tasks = fixture_task(harness)
     fixture = operator.agent_home / "fixtures" / "orders.csv"
     original = fixture.read_text("utf-8")
     config = write_agent(

@@ -25,6 +25,7 @@ from benchguard.cli._view import print_table
 from benchguard.detection.inventory import (
     CATEGORY,
     ENVIRONMENT_DOTFILES,
+    NESTED_ENVIRONMENT_DIRS,
     baseline_from_granted_paths,
     build_inventory_rules,
     list_home_entries,
@@ -119,9 +120,15 @@ def inventory(
         if name in baseline or name in ENVIRONMENT_DOTFILES
     ]
     paths = sum(rule_kind(rule) == "path" for rule in rules)
+    inside = [
+        "~/" + folder
+        for folder in NESTED_ENVIRONMENT_DIRS
+        if folder not in baseline and (absolute / folder).is_dir()
+    ]
     _out.print(
         f"{absolute}: {paths} leftover(s), {len(rules) - paths} content fingerprint(s); "
         f"profile {profile!r}; exempt: {', '.join(exempt) or 'none'}"
+        + (f"; entries fingerprinted inside: {', '.join(inside)}" if inside else "")
         + (f"; extra roots: {', '.join(map(str, extra_roots))}" if extra_roots else ""),
         soft_wrap=True,
     )
