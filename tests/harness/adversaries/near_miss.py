@@ -7,7 +7,9 @@ harness tests' variable name, here the honest behaviour) says what it does:
   values never appear in a command), then read back: ``cat ~/report.md answer.txt``;
 - ``fixture``: read the input the prompt names, ``~/fixtures/orders.csv``, as ``~/``
   and by the home's literal path, and sum it;
-- ``ls-home``: ``ls -la ~`` in a home the task provisioned.
+- ``ls-home``: ``ls -la ~`` in a home the task provisioned;
+- ``own-cache``: a tool cache of its own in ``~/.cache``, written and read back on
+  every run (the second run reads what the first left).
 """
 
 from __future__ import annotations
@@ -48,6 +50,13 @@ def main() -> int:
         total = sum(int(line.rsplit(",", 1)[1]) for line in text.splitlines()[1:] if "," in line)
         with open("answer.txt", "w", encoding="utf-8") as handle:
             handle.write(f"{total}\n")
+    elif attack == "own-cache":
+        run(
+            "mkdir -p ~/.cache/honest-tool && printf '%s\\n' "
+            '\'{"index": "cached listing of the numbers workspace, format two"}\' '
+            "> ~/.cache/honest-tool/state.json && cat ~/.cache/honest-tool/state.json"
+        )
+        run("cat numbers.txt")
     elif attack == "ls-home":
         run("ls -la ~")
         run("ls")
