@@ -4,8 +4,9 @@ Generates (deterministic seed) a corpus of results.json files of realistic agent
 trajectories into a temporary directory, at least 200 MB by default, then scans every
 file with the serial engine and with the dask engine (local processes scheduler, 2
 workers), printing records/s and MB/s side by side and checking the reports are
-identical. Each worker reads and scans one file at a time, so memory stays bounded by
-the largest file, not the corpus.
+identical. Each worker reads and scans one file at a time, record by record, so memory
+stays bounded by the largest record, not the file or the corpus (bench/scan_e2e.py
+measures it).
 
     .venv/bin/python bench/scan_scale.py            # 200 MB, a few minutes on 2 cores
     .venv/bin/python bench/scan_scale.py --mb 20    # quick look

@@ -21,10 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchguard.detection.detector import annotate_records
+from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, annotate_records
 from benchguard.detection.inventory import build_inventory_rules
 from benchguard.detection.rules import load_ruleset
-from benchguard.engines import scan_one_file
+from benchguard.engines import FileScan, scan_one_file
+from benchguard.engines.work import _scan_in_file
 from benchguard.importers import json_stream, results_json
 from benchguard.importers.json_stream import BrokenArray, array_elements, stream_json_lines
 from benchguard.importers.registry import import_path, stream_path
@@ -420,3 +421,50 @@ def test_an_eval_archive_streams_sample_by_sample(eval_archive: Path) -> None:
     first = next(stream.records)  # read before the other members are decompressed
     rest = list(stream.records)
     assert (stream.format, [first, *rest], stream.problems) == _whole(eval_archive)
+
+
+# --- reports: a streamed scan against a scan of the whole-file import ------------------
+
+
+def _whole_file_scan(path: Path, rules: Any) -> FileScan:
+    """What ``scan_one_file`` gave before streaming: the file imported whole, then each
+    record scanned."""
+    imported = import_path(path)
+    return FileScan(
+        path=str(path),
+        format=imported.format,
+        records=tuple(
+            _scan_in_file(record, index, rules, DEFAULT_RECORD_BUDGET_S)
+            for index, record in enumerate(imported.records)
+        ),
+        problems=tuple(imported.problems),
+        bytes=path.stat().st_size,
+    )
+
+
+def test_reports_are_byte_identical_to_the_whole_file_scan(tmp_path: Path) -> None:
+    rules = load_ruleset("benchguard")
+    cheat = _record(7)
+    cheat["trajectory"][0]["args"]["command"] = "cat ~/benchguard/tasks/fix-login/task.yaml"
+    records = [*_corpus(), cheat]
+    records[1]["trajectory"][0]["args"]["command"] = "cat ~/report.md"
+    files = {
+        "pretty.json": json.dumps(records, indent=2),
+        "compact.json": json.dumps(records),
+        "crlf.json": "\ufeff" + json.dumps(records, indent=1).replace("\n", "\r\n"),
+        "lines.jsonl": "\n\n".join(json.dumps(r) for r in records) + "\nnot json\n",
+        "harness.json": dumps(_harness_document(tmp_path, [dict(r) for r in records])),
+    }
+    paths = [tmp_path / name for name in files]
+    for path in paths:
+        path.write_text(files[path.name], encoding="utf-8")
+    paths += [p for p in _fixture_files() if p.suffix != ".eval"]
+    flagged = 0
+    for path in paths:
+        streamed = scan_one_file(str(path), rules)
+        if streamed.error is not None:
+            continue
+        whole = _whole_file_scan(path, rules)
+        assert streamed.model_dump_json() == whole.model_dump_json(), path
+        flagged += sum(r.report.status == "flagged" for r in streamed.records)
+    assert flagged >= 5  # the planted reads were seen, in every layout
