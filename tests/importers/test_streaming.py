@@ -187,7 +187,7 @@ def test_a_corrupt_element_is_named_and_the_rest_is_read(tmp_path: Path) -> None
     line = text[: text.index('"output": tru')].count("\n") + 1
     assert len(problems) == 1
     assert problems[0].startswith(f"{path}: record [3] (line ")
-    assert "not valid JSON" in problems[0]
+    assert f"not valid JSON (Expecting value, line {line} column " in problems[0]
     assert int(problems[0].split("(line ")[1].split(")")[0]) <= line
 
 

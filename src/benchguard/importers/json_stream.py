@@ -498,7 +498,9 @@ def _decoded(span: bytes, position: int, line: int) -> ArrayElement:
     try:
         return ArrayElement(position, line, loads_like_json(span))
     except json.JSONDecodeError as exc:
-        return ArrayElement(position, line, error=f"not valid JSON ({exc.msg})")
+        # The decoder's line counts from the element's first line.
+        at = f"line {line + exc.lineno - 1} column {exc.colno}"
+        return ArrayElement(position, line, error=f"not valid JSON ({exc.msg}, {at})")
     except UnicodeDecodeError as exc:
         return ArrayElement(position, line, error=f"not UTF-8 ({exc.reason})")
     except RecursionError:
