@@ -57,12 +57,12 @@ class HarnessKnowledge:
         default_factory=dict, compare=False, repr=False
     )
 
-    def canonical(self, rules: Sequence[Rule]) -> tuple[Rule, ...]:
-        """``rules`` with each cut fingerprint replaced by the equal one made before."""
+    def canonical(self, rules: Sequence[Rule], *, unchanged: Sequence[Rule]) -> tuple[Rule, ...]:
+        """``rules`` with each cut (a rule not in ``unchanged``) replaced by the equal cut
+        made for an earlier run."""
+        kept = {id(rule) for rule in unchanged}
         return tuple(
-            self._rules.setdefault((rule.id, rule.patterns), rule)
-            if "/content" in rule.id
-            else rule
+            rule if id(rule) in kept else self._rules.setdefault((rule.id, rule.patterns), rule)
             for rule in rules
         )
 
@@ -165,13 +165,14 @@ def run_rules(
     the detector's compiled plan is reused.
     """
     # A leftover's line the prompt quotes is the prompt's text, not the leftover's.
-    rules = for_prompt(
-        filter_rules_for_prompt(inventory, prompt), prompt, categories=(INVENTORY_CATEGORY,)
-    )
+    authorized = filter_rules_for_prompt(inventory, prompt)
+    rules = for_prompt(authorized, prompt, categories=(INVENTORY_CATEGORY,))
     if knowledge is None or not knowledge.fingerprints:
         return rules
+    if rules is not authorized:
+        rules = knowledge.canonical(rules, unchanged=authorized)
     given = "\n".join([prompt, *(answer for answer in answers if answer)])
-    return (*knowledge.canonical(rules), *knowledge.fingerprints_for(given))
+    return (*rules, *knowledge.fingerprints_for(given))
 
 
 __all__ = ["HarnessKnowledge", "gather", "run_context", "run_rules"]

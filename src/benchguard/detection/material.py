@@ -18,6 +18,7 @@ final answer quoting the line the prompt dictated stays clean.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -197,7 +198,7 @@ def for_prompt(
         if rule.category not in categories or "args" in rule.fields:
             kept.append(rule)
             continue
-        patterns = tuple(p for p in rule.patterns if _unescaped(p).casefold() not in text)
+        patterns = tuple(p for p in rule.patterns if _folded_literal(p) not in text)
         if len(patterns) == len(rule.patterns):
             kept.append(rule)
             continue
@@ -209,6 +210,13 @@ def for_prompt(
 
 def _unescaped(pattern: str) -> str:
     return re.sub(r"\\(.)", r"\1", pattern)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _folded_literal(pattern: str) -> str:
+    """A literal pattern's text, casefolded: the same patterns come back record after
+    record (a home's fingerprints), so each is unescaped once."""
+    return _unescaped(pattern).casefold()
 
 
 __all__ = [
