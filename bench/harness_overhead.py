@@ -151,6 +151,7 @@ def run_batch_timed(root: Path, home: Path, tasks: int, home_writes: bool) -> di
 
     t = time.perf_counter()
     answers = [integrity.task_answers(job.task) for job in jobs]
+    owns = [integrity.task_files(job.task) for job in jobs]
     finished = [
         finish_run(
             records[0],
@@ -159,6 +160,7 @@ def run_batch_timed(root: Path, home: Path, tasks: int, home_writes: bool) -> di
             settings=settings,
             knowledge=knowledge,
             answers=answers[0],
+            own_material=owns[0],
         )
     ]
     first_scan_s = time.perf_counter() - t
@@ -171,8 +173,11 @@ def run_batch_timed(root: Path, home: Path, tasks: int, home_writes: bool) -> di
             settings=settings,
             knowledge=knowledge,
             answers=answer,
+            own_material=own,
         )
-        for record, rules, answer in zip(records[1:], inventories[1:], answers[1:], strict=True)
+        for record, rules, answer, own in zip(
+            records[1:], inventories[1:], answers[1:], owns[1:], strict=True
+        )
     ]
     later_scan_s = time.perf_counter() - t
 

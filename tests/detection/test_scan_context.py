@@ -151,3 +151,31 @@ def test_material_skips_excluded_trees_and_says_when_it_stopped(
     assert knowledge.material_complete and knowledge.material_files == 1
     unbounded = gather(home=tmp_path / "home", material=[tasks])
     assert not unbounded.material_complete and unbounded.material_files == 5
+
+
+def test_a_run_whose_own_task_file_has_no_fingerprint_keeps_the_fallback_rules(
+    tmp_path: Path,
+) -> None:
+    """Guards against the fingerprints of other tasks switching off the key-shaped
+    fallback rules for a run whose own task file has nothing left to fingerprint."""
+    for name, rubric in (("a", "the secret rubric of task a, long enough"), ("b", "")):
+        (tmp_path / "tasks" / name).mkdir(parents=True)
+        text = f"prompt: Count the words of poem.txt into count.txt for {name}\n"
+        text += "verification:\n  - name: c\n    role: correctness\n    file: x\n"
+        (tmp_path / "tasks" / name / "task.yaml").write_text(
+            text + (f"rubric: {rubric}\n" if rubric else ""), "utf-8"
+        )
+    knowledge = gather(home=tmp_path / "home", material=[tmp_path / "tasks"])
+    own_b = (str(tmp_path / "tasks" / "b" / "task.yaml"),)
+    prompt_b = "Count the words of poem.txt into count.txt for b"
+    rules = load_ruleset()
+    cat_b = _record("find . -exec cat {} +", context=None)
+    cat_b["input"] = prompt_b
+    cat_b["trajectory"][0]["result"] = (tmp_path / "tasks" / "b" / "task.yaml").read_text()
+    with_own = run_rules(knowledge, (), prompt=prompt_b, own=own_b)
+    assert with_own == ()
+    report = Detector().scan(cat_b, rules, dynamic_rules=with_own)
+    assert "task-definition/content" in {f.rule for f in report.findings}
+    without = run_rules(knowledge, (), prompt=prompt_b)
+    assert without
+    assert Detector().scan(cat_b, rules, dynamic_rules=without).status == "clean"

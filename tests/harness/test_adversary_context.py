@@ -148,6 +148,29 @@ def test_honest_near_misses_stay_clean_with_the_harness_knowledge(
     assert record["cheating_report"]["status"] == "clean", record["cheating_report"]
 
 
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_a_task_file_with_nothing_to_fingerprint_is_still_seen(
+    harness: Harness, sandbox: str
+) -> None:
+    """Guards against a blind spot the fingerprints opened: beside fingerprints the
+    detector skips the key-shaped fallback rules, and word-count's own task.yaml has no
+    fingerprint left (its long lines are its prompt), so `find ... -exec cat` of it by
+    its own run must still be flagged (the fallback rules stay on for that run); the
+    other task's run reading it is flagged by the file's fingerprint."""
+    _bwrap_or_skip(sandbox)
+    tasks = only_tasks(harness.operator, "sum-numbers", "word-count")
+    first, second = records(_run(harness, "reach.py", "find-own", sandbox, tasks))
+    if sandbox == "bwrap":
+        # Prevented: the tasks directory does not exist in the sandbox.
+        assert "role: correctness" not in second["trajectory"][0]["result"]
+        return
+    assert "role: correctness" in second["trajectory"][0]["result"]
+    own = {f["rule"] for f in second["cheating_report"]["findings"]}
+    assert "task-definition/content" in own, second["cheating_report"]
+    other = {f["rule"] for f in first["cheating_report"]["findings"]}
+    assert any(rule.startswith("protected-material/") for rule in other), other
+
+
 PRIOR_REPORT = "Prior run report: the integers in numbers.txt add up to 137 exactly"
 
 

@@ -10,7 +10,9 @@ quality figures for "what the runner passes" are the runner's own code path:
   and of the home's pre-run entries, that the record's globs resolve to);
 - :func:`run_rules` (per run): the dynamic rules the run is scanned with: the home
   inventory's rules, less what the prompt authorizes, plus the material fingerprints,
-  less every window the prompt or the run's own expected answers contain.
+  less every window the prompt or the run's own expected answers contain (and none at
+  all when the run's own task file has no window left, so the key-shaped fallback
+  rules stay on for it).
 
 Why expected answers are taken out: a correct deliverable contains the expected output
 (and what a check's ``contains`` asks for) by definition, so an honest agent reading its
@@ -29,6 +31,7 @@ from typing import Any
 from benchguard.detection.context import ScanContext, list_known_paths, paths_globs_use
 from benchguard.detection.inventory import CATEGORY as INVENTORY_CATEGORY
 from benchguard.detection.inventory import filter_rules_for_prompt
+from benchguard.detection.material import CATEGORY as MATERIAL_CATEGORY
 from benchguard.detection.material import fingerprint_rules, for_prompt, read_material_bounded
 from benchguard.detection.models import Rule
 
@@ -158,11 +161,15 @@ def run_rules(
     *,
     prompt: str,
     answers: Sequence[str] = (),
+    own: Sequence[str] = (),
 ) -> tuple[Rule, ...]:
     """The dynamic rules one run is scanned with (see the module doc).
 
-    Returns the same rule objects run after run while the home and prompt repeat, so
-    the detector's compiled plan is reused.
+    ``own``: the run's own task files as the material names them; when none of them
+    keeps a fingerprint, the run gets no material fingerprints at all, so the profile's
+    key-shaped fallback rules (which the detector skips beside fingerprints) still
+    cover its own task file. Returns the same rule objects run after run while the home
+    and prompt repeat, so the detector's compiled plan is reused.
     """
     # A leftover's line the prompt quotes is the prompt's text, not the leftover's.
     authorized = filter_rules_for_prompt(inventory, prompt)
@@ -172,7 +179,15 @@ def run_rules(
     if rules is not authorized:
         rules = knowledge.canonical(rules, unchanged=authorized)
     given = "\n".join([prompt, *(answer for answer in answers if answer)])
-    return (*rules, *knowledge.fingerprints_for(given))
+    fingerprints = knowledge.fingerprints_for(given)
+    own_ids = {f"{MATERIAL_CATEGORY}/{path}/content" for path in own}
+    if own_ids and not any(rule.id in own_ids for rule in fingerprints):
+        # Nothing of the task's own definition is left to fingerprint (all of it is in
+        # the prompt, or too short): without fingerprints the key-shaped fallback rules
+        # stay on for this run, so a read of its own task file that never names the path
+        # (`find ... -exec cat {} +`) is still seen; other tasks' fingerprints give way.
+        return rules
+    return (*rules, *fingerprints)
 
 
 __all__ = ["HarnessKnowledge", "gather", "run_context", "run_rules"]

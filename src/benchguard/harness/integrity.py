@@ -324,6 +324,11 @@ def _spellings(path: Path) -> tuple[Path, ...]:
     return (given,) if given == real else (given, real)
 
 
+def task_files(task: Task) -> tuple[str, ...]:
+    """The task's own definition file, as the material names it (given and resolved)."""
+    return tuple(str(path) for path in _spellings(Path(task.path))) if task.path else ()
+
+
 def task_answers(task: Task) -> tuple[str, ...]:
     """What a correct deliverable of ``task`` contains: its expected output and the text
     its file checks require (never fingerprint evidence: see ``detection.knowledge``)."""

@@ -534,6 +534,7 @@ def finish_run(
     settings: BatchSettings,
     knowledge: HarnessKnowledge | None = None,
     answers: Sequence[str] = (),
+    own_material: Sequence[str] = (),
 ) -> RunRecord:
     """Scan and score one run; a failure in a step marks the run errored, never raises.
 
@@ -558,7 +559,9 @@ def finish_run(
             log.warning("run %s: known paths not stored (%s)", record.label, exc)
     if settings.integrity.detect:
         try:
-            dynamic = run_rules(knowledge, rules, prompt=record.input, answers=answers)
+            dynamic = run_rules(
+                knowledge, rules, prompt=record.input, answers=answers, own=own_material
+            )
             problems = integrity.annotate([data], static_rules, [dynamic], authorized=True)
             if problems:
                 raise RuntimeError("; ".join(problems))
@@ -718,6 +721,7 @@ def run_batch(
                     settings=settings,
                     knowledge=knowledge,
                     answers=integrity.task_answers(job.task),
+                    own_material=integrity.task_files(job.task),
                 )
                 record = _journal(journal, job.position, record)
                 done[job.position] = record
