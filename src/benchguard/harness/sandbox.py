@@ -148,7 +148,9 @@ def bwrap_argv(
     args += _system_args()
     args += _etc_args(spec.network)
     args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
-    args += ["--dev", "/dev", "--tmpfs", "/tmp"]
+    # Sticky and world-writable like a host /tmp: bwrap would make the tmpfs root's
+    # 0755, and an agent dropped from root to its own uid could not write scratch there.
+    args += ["--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     read_only = sorted(
         {*interpreter_paths(), *spec.read_only}
         | (set() if spec.workspace_writable else {spec.workspace})
