@@ -49,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scan_scale
 from benchguard.detection.detector import scan_record
 from benchguard.detection.rules import load_ruleset
+from benchguard.engines import scan_one_file
 from benchguard.importers.registry import import_path
 from detection_throughput import naive_scan_record
 
@@ -287,6 +288,31 @@ def naive_rate(root: Path, rules: Any, sample_bytes: int) -> tuple[float, int]:
     return size / 1e6 / seconds, size
 
 
+def harness_results(root: Path, leftovers: int, records: int) -> tuple[Path, int]:
+    """A results.json as the harness writes it: ``records`` runs scanned with the rules
+    of an agent home holding ``leftovers`` files (stored once, by reference); returns
+    its path and its rule count."""
+    from benchguard.detection.detector import annotate_records
+    from benchguard.detection.inventory import build_inventory_rules
+    from benchguard.results.io import ResultsDocument, dumps
+
+    rng = random.Random(SEED + 2)
+    home = root / "home"
+    home.mkdir(parents=True)
+    for index in range(leftovers):
+        (home / f"notes_{index}.md").write_text(
+            f"# Run {index}\n{scan_scale._prose(rng, 12)} ({index * 7919})\n", encoding="utf-8"
+        )
+    inventory = build_inventory_rules(home)
+    batch = _records(rng, 0, records)
+    annotate_records(batch, load_ruleset(PROFILE), dynamic_rules_for=lambda _i, _r: inventory)
+    document = ResultsDocument(records=batch, run_id="run_1", t="2026-11-30T00:00:00Z")
+    path = root / "run_1" / "results.json"
+    path.parent.mkdir()
+    path.write_text(dumps(document.to_json()), encoding="utf-8")
+    return path, len(inventory)
+
+
 def child_peak(mode: str, path: Path) -> dict[str, int]:
     """Run this script as a child measuring one way of scanning ``path``."""
     out = subprocess.run(
@@ -308,7 +334,6 @@ def _rss(field: str) -> int:
 
 
 def child_main(mode: str, path: Path) -> None:
-    from benchguard.engines import scan_one_file
     from benchguard.engines.work import _scan_stored_record
 
     rules = load_ruleset(PROFILE)
@@ -370,6 +395,9 @@ def main() -> None:
         core_s, records = core_seconds(root, rules, options.repeat)
         naive_mbs, naive_bytes = naive_rate(root, rules, int(options.naive_sample_mb * 1e6))
         profile = profile_top(root, rules, 30) if options.profile else ""
+        harness, inventory = harness_results(Path(tmp) / "harness", 300, 200)
+        harness_s = best_cpu(lambda: scan_one_file(str(harness), rules), options.repeat)
+        harness_mb = harness.stat().st_size / 1e6
 
         array = Path(tmp) / "array" / "results.json"
         array.parent.mkdir()
@@ -395,6 +423,11 @@ def main() -> None:
     print(
         f"{'naive per-rule loop (on a ' + f'{naive_bytes / 1e6:.1f} MB sample, scaled)':<52}"
         f"{mb / naive_mbs:>8.1f}{naive_mbs:>9.2f}{naive_mbs / (mb / core_s):>8.3f}x"
+    )
+    print(
+        f"harness results.json (200 runs, {inventory} inventory rules stored once): "
+        f"{harness_mb:.1f} MB, scan_one_file {harness_s:.2f} CPU s, "
+        f"{harness_mb / harness_s:.1f} MB/s"
     )
     print(f"scan exit code: {code}")
     mib = 1 << 20

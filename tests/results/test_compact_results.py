@@ -264,7 +264,9 @@ def test_records_sharing_a_stored_list_get_the_same_rule_objects(tmp_path: Path)
     record: the detector remembers its plan by the rule objects' identity, so fresh
     ``Rule`` objects per record rebuild the plan each time (scoring a harness run
     several times slower), and a list read from another file must not be mistaken for
-    the cached one."""
+    the cached one. Lists that say the same thing share the parse (rules are
+    immutable), whichever object or file they come from; a list that differs in one
+    pattern never gets another list's rules."""
     records, rules = _scanned(_home(tmp_path))
     _write(tmp_path / "results.json", records)
     first, second = read_results(tmp_path / "results.json").records[1:3]
@@ -273,4 +275,12 @@ def test_records_sharing_a_stored_list_get_the_same_rule_objects(tmp_path: Path)
     assert shared == rules and stored_dynamic_rules(second) is shared
 
     again = read_results(tmp_path / "results.json").records[1]
-    assert stored_dynamic_rules(again) == rules and stored_dynamic_rules(again) is not shared
+    assert (
+        again["cheating_report"]["dynamic_rules"] is not first["cheating_report"]["dynamic_rules"]
+    )
+    assert stored_dynamic_rules(again) is shared  # same content: the same parse
+
+    changed = copy.deepcopy(again)
+    changed["cheating_report"]["dynamic_rules"][0]["patterns"] = ["something else"]
+    other = stored_dynamic_rules(changed)
+    assert other != shared and other[0].patterns == ("something else",)

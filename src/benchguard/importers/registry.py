@@ -32,7 +32,7 @@ from benchguard.importers.transcript import (
     UnreadableLogError,
     predecoded,
 )
-from benchguard.records import bounded_record_dict
+from benchguard.records import SharedLists, bounded_record_dict
 
 # A line longer than this is not sniffed line-wise; the document is parsed whole.
 _MAX_SNIFF_LINE = 64 * 1024 * 1024
@@ -251,7 +251,8 @@ def stream_path(path: Path, format_name: str | None = None) -> RecordStream:
         stream = STREAMED[name](path)
     else:
         stream = RecordStream.of(_read_whole(path, name, document))
-    records = (bounded_record_dict(record) for record in stream.records)
+    shared = SharedLists()
+    records = (bounded_record_dict(record, shared) for record in stream.records)
     return dataclasses.replace(stream, records=records)
 
 

@@ -116,7 +116,7 @@ def _array_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]:
     try:
         with path.open("rb") as handle:
             for element in array_elements(handle):
-                read = _element_record(path, "record ", element, None, problems)
+                read = _element_record(path, "record ", element, None, problems, {})
                 if read is not None:
                     kept += 1
                     yield read
@@ -161,6 +161,8 @@ def _object_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]
     keys: list[str] = []
     streamed = False
     table: Any = None
+    # Records naming one rules list share one list object, as when read whole.
+    expanded: dict[str, list[Any] | None] = {}
     try:
         with path.open("rb") as handle:
             found, table = last_member(handle, DYNAMIC_RULESETS_KEY)
@@ -181,7 +183,7 @@ def _object_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]
                     if item.key == DYNAMIC_RULESETS_KEY:
                         met = (True, item.value)
                     continue
-                read = _element_record(path, "records", item, table, problems)
+                read = _element_record(path, "records", item, table, problems, expanded)
                 if read is not None:
                     kept += 1
                     yield read
@@ -222,14 +224,19 @@ def _whole_instead(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]:
 
 
 def _element_record(
-    path: Path, label: str, element: ArrayElement, table: Any, problems: list[str]
+    path: Path,
+    label: str,
+    element: ArrayElement,
+    table: Any,
+    problems: list[str],
+    expanded: dict[str, list[Any] | None],
 ) -> dict[str, Any] | None:
     """The element as a record with its dynamic rules put back, or None with a problem."""
     where = f"{path}: {label}[{element.position}]"
     if element.error is not None:
         problems.append(f"{where} (line {element.line}): {element.error}; skipped")
         return None
-    unresolved = inflate_records([element.value], table)
+    unresolved = inflate_records([element.value], table, expanded)
     if unresolved:
         problems.append(f"{where}: {unresolved[0][1]}; skipped")
         return None

@@ -134,7 +134,9 @@ def compact_records(records: list[Any]) -> tuple[list[Any], dict[str, Any]]:
     return compacted, table.to_json()
 
 
-def inflate_records(records: list[Any], table: Any) -> list[tuple[int, str]]:
+def inflate_records(
+    records: list[Any], table: Any, expanded: dict[str, list[Any] | None] | None = None
+) -> list[tuple[int, str]]:
     """Put each referenced list of dynamic rules back into its report, in place.
 
     Returns ``(position, message)`` for each record whose reference cannot be resolved
@@ -145,7 +147,9 @@ def inflate_records(records: list[Any], table: Any) -> list[tuple[int, str]]:
     problems: list[tuple[int, str]] = []
     rules = table.get("rules") if isinstance(table, dict) else None
     sets = table.get("sets") if isinstance(table, dict) else None
-    expanded: dict[str, list[Any] | None] = {}
+    # ``expanded`` may be kept across calls (a reader inflating one record at a time),
+    # so records naming one list share it however they are read.
+    expanded = {} if expanded is None else expanded
     for index, record in enumerate(records):
         report = record.get(_REPORT_KEY) if isinstance(record, dict) else None
         if not isinstance(report, dict) or DYNAMIC_RULES_REF_KEY not in report:

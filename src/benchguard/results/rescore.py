@@ -20,6 +20,7 @@ rule ids).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,9 +87,14 @@ def stored_dynamic_rules(record: Mapping[str, Any]) -> tuple[Rule, ...]:
         return ()
     if not isinstance(raw, list):
         raise ValueError("the stored report's dynamic_rules is not a list")
-    cached = _STORED_RULES.get(id(raw))
-    if cached is not None and cached[0] is raw:
-        return cached[1]
+    same = _STORED_BY_IDENTITY.get(id(raw))
+    if same is not None and same[0] is raw:
+        return same[1]
+    key = _content_key(raw)
+    cached = _STORED_RULES.get(key) if key is not None else None
+    if cached is not None:
+        _remember_identity(raw, cached)
+        return cached
     rules = []
     for index, item in enumerate(raw):
         try:
@@ -97,17 +103,40 @@ def stored_dynamic_rules(record: Mapping[str, Any]) -> tuple[Rule, ...]:
             raise ValueError(
                 f"stored dynamic rule {index} is invalid: {exc.errors()[0]['msg']}"
             ) from None
-    if len(_STORED_RULES) >= _MAX_STORED_RULES:
-        _STORED_RULES.pop(next(iter(_STORED_RULES)), None)
     parsed = tuple(rules)
-    _STORED_RULES[id(raw)] = (raw, parsed)
+    if key is not None:
+        if len(_STORED_RULES) >= _MAX_STORED_RULES:
+            _STORED_RULES.pop(next(iter(_STORED_RULES)), None)
+        _STORED_RULES[key] = parsed
+    _remember_identity(raw, parsed)
     return parsed
 
 
-# Parsed stored rule lists by the raw list's id; each entry holds the raw list, so the
-# id cannot be reused while it is cached (and the lookup re-checks identity anyway).
-# Stored lists are read-only once read (see ``results.io.inflate_records``).
-_STORED_RULES: dict[int, tuple[list[Any], tuple[Rule, ...]]] = {}
+def _remember_identity(raw: list[Any], parsed: tuple[Rule, ...]) -> None:
+    if len(_STORED_BY_IDENTITY) >= _MAX_STORED_RULES:
+        _STORED_BY_IDENTITY.pop(next(iter(_STORED_BY_IDENTITY)), None)
+    _STORED_BY_IDENTITY[id(raw)] = (raw, parsed)
+
+
+def _content_key(raw: list[Any]) -> str | None:
+    """The stored list's exact JSON text (None when it has none): records whose lists
+    say the same thing share one parse and one tuple of ``Rule`` objects, so the
+    detector's plan (remembered by rule identity) is built once per ruleset, not once
+    per record. Keyed by content, not by the list's identity: readers copy each
+    record's report at the edge, so equal lists are rarely the same object."""
+    try:
+        return json.dumps(raw, ensure_ascii=True, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+# Parsed stored rule lists by the raw list's exact text, and by the list itself (the
+# same list object read again, the common case, skips even the text): each identity
+# entry holds the raw list, so its id cannot be reused while it is cached, and the
+# lookup re-checks identity. Stored lists are read-only once read
+# (``results.io.inflate_records``).
+_STORED_RULES: dict[str, tuple[Rule, ...]] = {}
+_STORED_BY_IDENTITY: dict[int, tuple[list[Any], tuple[Rule, ...]]] = {}
 _MAX_STORED_RULES = 64
 
 
