@@ -29,7 +29,7 @@ from benchguard.engines.work import _scan_in_file
 from benchguard.importers import json_stream, results_json
 from benchguard.importers.json_stream import BrokenArray, array_elements, stream_json_lines
 from benchguard.importers.registry import import_path, stream_path
-from benchguard.importers.transcript import UnreadableLogError, json_lines
+from benchguard.importers.transcript import RecordStream, UnreadableLogError, json_lines
 from benchguard.results.io import ResultsDocument, dumps
 
 REPO = Path(__file__).resolve().parents[2]
@@ -202,6 +202,17 @@ def test_nesting_past_the_bound_costs_only_that_element(tmp_path: Path) -> None:
     ]
 
 
+def _names_and_peak(stream: RecordStream) -> tuple[list[Any], int]:
+    """The streamed records' names, and the traced memory peak while reading them."""
+    tracemalloc.start()
+    try:
+        names = [record.get("name") for record in stream.records]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return names, peak
+
+
 def test_a_record_over_the_cap_is_skipped_without_being_held(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -211,12 +222,7 @@ def test_a_record_over_the_cap_is_skipped_without_being_held(
     path = tmp_path / "results.json"
     path.write_text(json.dumps([_record(0), big, _record(2)], indent=1), encoding="utf-8")
     stream = stream_path(path)
-    tracemalloc.start()
-    try:
-        names = [r["name"] for r in stream.records]
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    names, peak = _names_and_peak(stream)
     assert names == ["task-0", "task-2"]
     assert len(stream.problems) == 1 and "record [1]" in stream.problems[0]
     assert f"larger than {1 << 20} bytes" in stream.problems[0]
@@ -245,12 +251,8 @@ def test_memory_follows_the_largest_record_not_the_file(tmp_path: Path) -> None:
     largest = max(len(json.dumps(r, indent=1)) for r in records)
     assert path.stat().st_size > 100 * largest
     stream = stream_path(path)
-    tracemalloc.start()
-    try:
-        count = sum(1 for _ in stream.records)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    names, peak = _names_and_peak(stream)
+    count = len(names)
     assert count == 300
     # The constant is the read chunk (1 MiB) and orjson's window; a whole-file read
     # would hold the file's 30 MB twice over.
@@ -406,12 +408,8 @@ def test_results_object_memory_follows_the_largest_record(tmp_path: Path) -> Non
     largest = max(len(json.dumps(r, indent=2)) for r in records)
     assert path.stat().st_size > 100 * largest
     stream = stream_path(path)
-    tracemalloc.start()
-    try:
-        count = sum(1 for _ in stream.records)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    names, peak = _names_and_peak(stream)
+    count = len(names)
     assert count == 200 and stream.problems == []
     assert peak < 4 * largest + 3 * json_stream.CHUNK_BYTES, (peak, largest)
 

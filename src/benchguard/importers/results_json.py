@@ -123,13 +123,19 @@ def _array_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]:
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
     except (NotAnArray, BrokenArray) as exc:
-        if kept == 0:
-            # (or finds JSON Lines behind a broken first line)
-            yield from _whole_instead(path, problems)
-            return
-        problems.append(
-            f"{_broken_at(path, 'record ', exc)}: {exc}; the rest of the file is not read"
-        )
+        yield from _after_break(path, "record ", exc, kept, problems)
+
+
+def _after_break(
+    path: Path, label: str, exc: ValueError, kept: int, problems: list[str]
+) -> Iterator[dict[str, Any]]:
+    """A list that broke off: read whole instead when nothing was kept yet (its reader
+    names the error, or finds JSON Lines behind a broken first line), else name where
+    it broke; the records already yielded stand."""
+    if kept == 0:
+        yield from _whole_instead(path, problems)
+        return
+    problems.append(f"{_broken_at(path, label, exc)}: {exc}; the rest of the file is not read")
 
 
 def _broken_at(path: Path, label: str, exc: ValueError) -> str:
@@ -190,12 +196,7 @@ def _object_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
     except (NotAnArray, BrokenArray) as exc:
-        if kept == 0:
-            yield from _whole_instead(path, problems)
-            return
-        problems.append(
-            f"{_broken_at(path, 'records', exc)}: {exc}; the rest of the file is not read"
-        )
+        yield from _after_break(path, "records", exc, kept, problems)
         return
     if not (streamed and {"schema_version", "run_id", "manifest"} & set(keys)) and kept == 0:
         # Not a results document after all (no records list): read as it always was.
