@@ -151,6 +151,25 @@ def write_agent(directory: Path, name: str, script: Path, *, env: tuple[str, ...
     return path
 
 
+ADVERSARIES = Path(__file__).with_name("adversaries")
+
+
+def run_adversary(
+    harness: Harness, script: str, tasks: Path, *args: str, env: dict[str, str]
+) -> Path:
+    """Run the standard-library adversary ``script`` (tests/harness/adversaries/) as the
+    agent on ``tasks`` with ``benchguard run ... *args``; ``env`` is handed through to it
+    (``ATTACK`` names the attack and the agent)."""
+    stem = Path(script).stem.replace("_", "-")
+    config = write_agent(
+        harness.operator.root / "agents",
+        f"{stem}-{env['ATTACK']}" if "ATTACK" in env else stem,
+        ADVERSARIES / script,
+        env=tuple(sorted(env)),
+    )
+    return harness.run_ok(str(tasks), "--agent", str(config), *args, env=env)
+
+
 def records(run_dir: Path) -> list[dict[str, Any]]:
     loaded: list[dict[str, Any]] = json.loads((run_dir / "results.json").read_text("utf-8"))[
         "records"

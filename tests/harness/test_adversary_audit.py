@@ -16,13 +16,12 @@ from typing import Any
 import pytest
 
 from harness.helpers import only_tasks
-from harness.privileges import Harness, records, write_agent
+from harness.privileges import Harness, records, run_adversary
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed"),
 ]
-ADVERSARIES = Path(__file__).with_name("adversaries")
 
 
 def _audit_findings(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -43,17 +42,11 @@ def test_material_taken_without_a_word_in_the_transcript_is_caught_by_the_audit(
     if sandbox == "bwrap" and shutil.which("bwrap") is None:
         pytest.skip("bubblewrap not installed")
     operator = harness.operator
-    config = write_agent(
-        operator.root / "agents",
-        f"material-{attack}",
-        ADVERSARIES / "material.py",
-        env=("CHEAT_HINT", "ATTACK"),
-    )
     tasks = only_tasks(operator, "sum-numbers")
-    run_dir = harness.run_ok(
-        str(tasks),
-        "--agent",
-        str(config),
+    run_dir = run_adversary(
+        harness,
+        "material.py",
+        tasks,
         "--sandbox",
         sandbox,
         "--audit",
@@ -83,17 +76,11 @@ def test_audit_none_turns_it_off_and_the_record_says_so(harness: Harness) -> Non
     """Guards against an audit that silently did not run: with --audit none the record
     carries no audit and names only the evidence that was active."""
     operator = harness.operator
-    config = write_agent(
-        operator.root / "agents",
-        "material-silent",
-        ADVERSARIES / "material.py",
-        env=("CHEAT_HINT", "ATTACK"),
-    )
     tasks = only_tasks(operator, "sum-numbers")
-    run_dir = harness.run_ok(
-        str(tasks),
-        "--agent",
-        str(config),
+    run_dir = run_adversary(
+        harness,
+        "material.py",
+        tasks,
         "--audit",
         "none",
         env={"CHEAT_HINT": str(tasks), "ATTACK": "silent"},
@@ -113,17 +100,11 @@ def test_a_protect_path_is_part_of_the_audited_set(harness: Harness) -> None:
     for path in (secret, secret / "t", secret / "t" / "task.yaml"):
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
         os.chown(path, *(_owner(operator.root)))
-    config = write_agent(
-        operator.root / "agents",
-        "material-silent",
-        ADVERSARIES / "material.py",
-        env=("CHEAT_HINT", "ATTACK"),
-    )
     tasks = only_tasks(operator, "sum-numbers")
-    run_dir = harness.run_ok(
-        str(tasks),
-        "--agent",
-        str(config),
+    run_dir = run_adversary(
+        harness,
+        "material.py",
+        tasks,
         "--audit",
         "strace",
         "--protect",

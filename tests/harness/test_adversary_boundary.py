@@ -17,13 +17,12 @@ import pytest
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.sandbox import SandboxSelfCheckFailed, SandboxSpec, self_check
 from harness.helpers import only_tasks
-from harness.privileges import Harness, records, write_agent
+from harness.privileges import Harness, records, run_adversary
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
 ]
-ADVERSARIES = Path(__file__).with_name("adversaries")
 
 
 def _targets() -> list[Path]:
@@ -42,18 +41,12 @@ def test_remount_and_trojans_never_reach_the_host(harness: Harness) -> None:
     planted = [t / name for t in targets for name in ("bg-trojan", "bg-trojan.pth")]
     for path in planted:
         path.unlink(missing_ok=True)
-    config = write_agent(
-        harness.operator.root / "agents",
-        "escape",
-        ADVERSARIES / "escape.py",
-        env=("ATTACK_TARGETS",),
-    )
     tasks = only_tasks(harness.operator, "sum-numbers")
     try:
-        run_dir = harness.run_ok(
-            str(tasks),
-            "--agent",
-            str(config),
+        run_dir = run_adversary(
+            harness,
+            "escape.py",
+            tasks,
             "--sandbox",
             "bwrap",
             env={"ATTACK_TARGETS": os.pathsep.join(map(str, targets))},
@@ -92,18 +85,12 @@ def test_without_the_sandbox_a_planted_trojan_is_flagged_by_the_audit(harness: H
     (as root the write lands; as a user it is denied), so the audit must flag it."""
     targets = _targets()
     planted = [t / name for t in targets for name in ("bg-trojan", "bg-trojan.pth")]
-    config = write_agent(
-        harness.operator.root / "agents",
-        "escape",
-        ADVERSARIES / "escape.py",
-        env=("ATTACK_TARGETS",),
-    )
     tasks = only_tasks(harness.operator, "sum-numbers")
     try:
-        run_dir = harness.run_ok(
-            str(tasks),
-            "--agent",
-            str(config),
+        run_dir = run_adversary(
+            harness,
+            "escape.py",
+            tasks,
             "--audit",
             "strace",
             env={"ATTACK_TARGETS": os.pathsep.join(map(str, targets))},

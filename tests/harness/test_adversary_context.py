@@ -26,10 +26,9 @@ from benchguard.detection.models import Rule
 from benchguard.detection.rules import load_ruleset
 from harness.context_helpers import agent_home, fixture_task, give
 from harness.helpers import only_tasks
-from harness.privileges import Harness, records, write_agent
+from harness.privileges import Harness, records, run_adversary
 
 pytestmark = pytest.mark.slow
-ADVERSARIES = Path(__file__).with_name("adversaries")
 # The finding each path attack must produce from the command itself (its args).
 ARGS_FINDING = {
     "glob": "task-definition/path",
@@ -47,17 +46,10 @@ def _bwrap_or_skip(sandbox: str) -> None:
 def _run(
     harness: Harness, script: str, attack: str, sandbox: str, tasks: Path, *extra: str
 ) -> Path:
-    operator = harness.operator
-    config = write_agent(
-        operator.root / "agents",
-        f"{Path(script).stem}-{attack}",
-        ADVERSARIES / script,
-        env=("CHEAT_HINT", "HOME_HINT", "ATTACK"),
-    )
-    return harness.run_ok(
-        str(tasks),
-        "--agent",
-        str(config),
+    return run_adversary(
+        harness,
+        script,
+        tasks,
         "--sandbox",
         sandbox,
         "--audit",

@@ -15,10 +15,9 @@ import pytest
 
 from benchguard.harness.agents.openai_agent import run_shell, shell_environment
 from harness.helpers import only_tasks
-from harness.privileges import Harness, records, write_agent
+from harness.privileges import Harness, records, run_adversary
 
 pytestmark = pytest.mark.slow
-ADVERSARIES = Path(__file__).with_name("adversaries")
 
 
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
@@ -32,17 +31,11 @@ def test_an_agent_cannot_take_back_what_it_recorded(
     if sandbox == "bwrap" and shutil.which("bwrap") is None:
         pytest.skip("bubblewrap not installed")
     operator = harness.operator
-    config = write_agent(
-        operator.root / "agents",
-        f"tamper-{attack}",
-        ADVERSARIES / "tamper.py",
-        env=("CHEAT_HINT", "ATTACK"),
-    )
     tasks = only_tasks(operator, "sum-numbers")
-    run_dir = harness.run_ok(
-        str(tasks),
-        "--agent",
-        str(config),
+    run_dir = run_adversary(
+        harness,
+        "tamper.py",
+        tasks,
         "--sandbox",
         sandbox,
         "--audit",
@@ -74,17 +67,11 @@ def test_a_silent_agent_that_produced_work_is_never_clean(harness: Harness) -> N
     """Guards against an agent that writes its answer and records nothing reading clean
     when no audit is there to see what it opened."""
     operator = harness.operator
-    config = write_agent(
-        operator.root / "agents",
-        "material-silent",
-        ADVERSARIES / "material.py",
-        env=("CHEAT_HINT", "ATTACK"),
-    )
     tasks = only_tasks(operator, "sum-numbers")
-    run_dir = harness.run_ok(
-        str(tasks),
-        "--agent",
-        str(config),
+    run_dir = run_adversary(
+        harness,
+        "material.py",
+        tasks,
         "--audit",
         "none",
         env={"CHEAT_HINT": str(tasks), "ATTACK": "silent"},

@@ -19,10 +19,9 @@ import pytest
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.tasks import load_tasks
 from benchguard.harness.verification import CheckSandbox, HomeFiles, run_checks
-from harness.privileges import Harness, records, write_agent
+from harness.privileges import ADVERSARIES, Harness, records, write_agent
 
 pytestmark = pytest.mark.slow
-ADVERSARIES = Path(__file__).with_name("adversaries")
 JSON_TASK = """\
 name: Emit JSON
 prompt: Write a JSON object with your answer to answer.json.

@@ -11,9 +11,7 @@ import pytest
 from benchguard.harness.granted import changed, digest, granted_inputs
 from benchguard.harness.tasks import Task
 from harness.context_helpers import fixture_task
-from harness.privileges import Harness, records, write_agent
-
-ADVERSARIES = Path(__file__).with_name("adversaries")
+from harness.privileges import Harness, records, run_adversary
 
 
 def _task(prompt: str, *checks: dict[str, object]) -> Task:
@@ -70,11 +68,8 @@ def test_a_granted_input_cannot_become_a_channel(harness: Harness, sandbox: str)
     tasks = fixture_task(harness)
     fixture = operator.agent_home / "fixtures" / "orders.csv"
     original = fixture.read_text("utf-8")
-    config = write_agent(
-        operator.root / "agents", "granted-write", ADVERSARIES / "granted_write.py", env=()
-    )
-    run_dir = harness.run_ok(
-        str(tasks), "--agent", str(config), "--sandbox", sandbox, "--audit", "none"
+    run_dir = run_adversary(
+        harness, "granted_write.py", tasks, "--sandbox", sandbox, "--audit", "none", env={}
     )
     [record] = records(run_dir)
     assert record["granted_inputs"] == [str(fixture)]
