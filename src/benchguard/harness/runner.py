@@ -667,7 +667,7 @@ def run_batch(
         self_check_in_scratch(settings.home, settings.identity, bwrap=settings.bwrap)
     journal = open_journal(jobs, settings, resume)
     done, errors = journal.finished()
-    todo = [j for j in jobs if j.position not in done or done[j.position].status == "interrupted"]
+    todo = [j for j in jobs if j.position not in done or needs_rerun(done[j.position])]
     snapshots = integrity.HomeSnapshots(
         settings.home,
         granted_paths(settings.agent.skills, settings.home),
@@ -699,30 +699,17 @@ def run_batch(
         snapshots.before_batch()
 
         def execute(job: Job) -> None:
-            rules = snapshots.start_task(job.task.name)
-            try:
-                record = run_job(
-                    job,
-                    settings,
-                    orphans=per_run_orphans,
-                    stop=stop.event,
-                    leftovers=leftover_paths(rules, job.task.prompt, settings.home),
-                    knowledge=knowledge,
-                )
-            finally:
-                snapshots.finish_task(job.task.name)
-            # Scanning and scoring are CPU-bound (the GIL serialises them anyway);
-            # one at a time keeps the detector's shared caches single-threaded.
+            record = run_and_finish(
+                job,
+                settings,
+                static_rules=static_rules,
+                snapshots=snapshots,
+                knowledge=knowledge,
+                orphans=per_run_orphans,
+                stop=stop.event,
+                lock=lock,
+            )
             with lock:
-                record = finish_run(
-                    record,
-                    static_rules=static_rules,
-                    rules=rules,
-                    settings=settings,
-                    knowledge=knowledge,
-                    answers=integrity.task_answers(job.task),
-                    own_material=integrity.task_files(job.task),
-                )
                 record = _journal(journal, job.position, record)
                 done[job.position] = record
             if on_done is not None:
@@ -737,6 +724,56 @@ def run_batch(
     manifest_elapsed = time.monotonic() - started
     log.debug("batch %s took %.1fs", journal.run_dir.name, manifest_elapsed)
     return result
+
+
+def run_and_finish(
+    job: Job,
+    settings: BatchSettings,
+    *,
+    static_rules: Sequence[Rule],
+    snapshots: integrity.HomeSnapshots,
+    knowledge: HarnessKnowledge | None,
+    orphans: ChildBaseline | None,
+    stop: threading.Event,
+    lock: threading.Lock,
+) -> RunRecord:
+    """One job end to end, as a local batch and a cluster worker both run it: the home
+    snapshot around the agent, :func:`run_job`, then :func:`finish_run` under ``lock``."""
+    rules = snapshots.start_task(job.task.name)
+    try:
+        record = run_job(
+            job,
+            settings,
+            orphans=orphans,
+            stop=stop,
+            leftovers=leftover_paths(rules, job.task.prompt, settings.home),
+            knowledge=knowledge,
+        )
+    finally:
+        snapshots.finish_task(job.task.name)
+    # Scanning and scoring are CPU-bound (the GIL serialises them anyway); one at a
+    # time keeps the detector's shared caches single-threaded.
+    with lock:
+        return finish_run(
+            record,
+            static_rules=static_rules,
+            rules=rules,
+            settings=settings,
+            knowledge=knowledge,
+            answers=integrity.task_answers(job.task),
+            own_material=integrity.task_files(job.task),
+        )
+
+
+# A record a cluster worker's loss left errored carries this mark; --resume runs it again
+# (the loss was the cluster's, not the agent's).
+LOST_WITH_WORKER_KEY = "lost_with_worker"
+
+
+def needs_rerun(record: RunRecord) -> bool:
+    """Whether ``--resume`` runs this journaled record's job again: it was interrupted,
+    or it was lost with a cluster worker."""
+    return record.status == "interrupted" or bool(getattr(record, LOST_WITH_WORKER_KEY, False))
 
 
 def _journal(journal: Journal, position: int, record: RunRecord) -> RunRecord:
