@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from benchguard.importers import (
+    atif,
     claude_code,
     codex,
+    harbor,
     inspect_eval,
     mini_swe_agent,
     results_json,
@@ -83,6 +85,11 @@ FORMATS: dict[str, LogFormat] = {
             "Codex exec --json output or session rollout file",
             codex.import_file,
         ),
+        LogFormat(
+            atif.FORMAT_NAME,
+            "Harbor ATIF trajectory (ATIF-v1.0 to v1.7), or a Harbor job or trial directory",
+            atif.import_file,
+        ),
     )
 }
 FORMAT_NAMES: tuple[str, ...] = tuple(FORMATS)
@@ -119,6 +126,9 @@ def _detect(path: Path) -> tuple[str, Any]:
     decides.
     """
     try:
+        if harbor.is_harbor_dir(path):
+            # A Harbor job or trial directory: one record per trial (importers.harbor).
+            return atif.FORMAT_NAME, _UNDECODABLE
         if is_zip(path):
             if inspect_eval.archive_is_eval_log(path):
                 return inspect_eval.FORMAT_NAME, _UNDECODABLE
@@ -133,7 +143,8 @@ def _detect_json_format(path: Path, lines: Iterator[bytes]) -> tuple[str, Any]:
     first = next(lines, b"")
     if not first:
         raise _unknown(path, "empty")
-    if first.startswith(b"{") and results_json.opens_a_results_object(results_json.read_head(path)):
+    head = results_json.read_head(path) if first.startswith(b"{") else b""
+    if results_json.opens_a_results_object(head) and not atif.opens_an_atif_object(head):
         # The harness's results object: its reader streams it (decoding it here would
         # hold the whole file).
         return results_json.FORMAT_NAME, _UNDECODABLE
@@ -204,6 +215,8 @@ def _decode(line: bytes) -> Any:
 
 
 def _match_document(document: Any) -> str | None:
+    if atif.looks_like_atif(document):
+        return atif.FORMAT_NAME
     if inspect_eval.looks_like_eval_log(document) or inspect_eval.looks_like_sample(document):
         return inspect_eval.FORMAT_NAME
     if mini_swe_agent.looks_like_mini_swe_agent(document):

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchguard.importers.harbor import is_harbor_dir
 from benchguard.results.io import walk_files
 
 
@@ -51,7 +52,9 @@ def collect_inputs(
             files.append(InputFile(path, named))
 
     for path in paths:
-        if not path.is_dir():
+        if not path.is_dir() or is_harbor_dir(path):
+            # A Harbor job or trial directory is one input: its importer reads each
+            # trial's trajectory, reward and configuration together.
             add(path, named=True)
             continue
         found = walk_files(path, wanted, exclude=exclude)

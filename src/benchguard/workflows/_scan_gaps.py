@@ -24,12 +24,14 @@ FORMAT_PROFILES: dict[str, str] = {
     "verifiers": "verifiers",
     "swe-agent": "swe-bench",
     "mini-swe-agent": "swe-bench",
+    "atif": "terminal-bench",
 }
 _FRAMEWORK_NAMES = {
     "inspect": "Inspect logs",
     "verifiers": "verifiers traces",
     "swe-agent": "SWE-agent trajectories",
     "mini-swe-agent": "mini-swe-agent trajectories",
+    "atif": "Harbor ATIF trajectories",
 }
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from benchguard.detection.models import Rule
 from benchguard.engines import EngineName, FileScan, scan_files
 from benchguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS
+from benchguard.importers.harbor import is_harbor_dir
 from benchguard.results.aggregate import MANIFEST_FILENAME, MANIFESTS_FILENAME, ROWS_FILENAME
 from benchguard.results.dismissals import Dismissal, apply_dismissals
 from benchguard.workflows._inputs import collect_inputs
@@ -83,15 +84,20 @@ def is_log_file(path: Path) -> bool:
     return path.suffix in WALK_SUFFIXES and path.name not in WALK_SKIP_NAMES
 
 
+def _readable_input(path: Path) -> bool:
+    """A file, or a Harbor job or trial directory (read as one input)."""
+    return path.is_file() or is_harbor_dir(path)
+
+
 def scan_logs(request: ScanRequest) -> ScanOutcome:
     """Scan every input; raises only for an engine that cannot run (an ``EngineError``)."""
     inputs = collect_inputs(request.paths, is_log_file).files
     missing = [
         f"{request.renamed.get(str(item.path), item.path)}: no such file or directory"
         for item in inputs
-        if item.named and not item.path.is_file()
+        if item.named and not _readable_input(item.path)
     ]
-    files = [str(item.path) for item in inputs if not item.named or item.path.is_file()]
+    files = [str(item.path) for item in inputs if not item.named or _readable_input(item.path)]
     scans = scan_files(
         files,
         request.rules,

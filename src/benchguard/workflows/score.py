@@ -59,6 +59,9 @@ class ScoreInput:
     target: Path
     # Outputs of an imported log go to a folder of their own named after it.
     subdir: str = ""
+    # What the importer could not read (a Harbor trial with no trajectory): each
+    # needs attention, since it has no row.
+    problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
     used = [False] * len(entries)
     for item, fresh in zip(inputs, verdicts, strict=True):
         document, manifest = item.document, item.manifest
+        outcome.attention.extend(item.problems)
         outcome.notes.extend(
             f"{item.path}: record {position} is not an object; kept as it is, with no row"
             for position in document.non_object_positions()
@@ -165,9 +169,12 @@ def read_score_input(path: Path) -> ScoreInput:
     if log_format == RESULTS_FORMAT:
         document = read_results(path)
         return ScoreInput(path, document, manifest_for(path, document), path.parent)
-    document, manifest = imported_document(import_path(path, log_format))
+    imported = import_path(path, log_format)
+    document, manifest = imported_document(imported)
     subdir = f"{path.name}{IMPORTED_SUFFIX}"
-    return ScoreInput(path, document, manifest, path.parent / subdir, subdir)
+    return ScoreInput(
+        path, document, manifest, path.parent / subdir, subdir, tuple(imported.problems)
+    )
 
 
 def _assign_targets(
