@@ -393,7 +393,10 @@ PATH_ARGUMENTS = frozenset(
 
 # Argument names whose value a shell runs; any other string (a file's new content, a
 # message) is read only when short: a long one is data, and reading it is slow.
-COMMAND_ARGUMENTS = frozenset({"command", "cmd", "commands", "script", "code", "bash", "shell"})
+# ``keystrokes``: what Harbor's terminus agents type into their terminal.
+COMMAND_ARGUMENTS = frozenset(
+    {"command", "cmd", "commands", "script", "code", "bash", "shell", "keystrokes"}
+)
 MAX_OTHER_ARGUMENT_CHARS = 512
 
 
