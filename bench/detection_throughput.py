@@ -36,6 +36,7 @@ from benchguard.detection import (
     scan_record,
 )
 from benchguard.detection.detector import read_entry
+from benchguard.detection.models import status_for
 from benchguard.detection.shell import ShellReader, ShellState
 from benchguard.detection.surfaces import (
     dict_entries,
@@ -89,6 +90,7 @@ def naive_scan_record(
                         trajectory_index=surface.trajectory_index,
                         tool=surface.tool,
                         excerpt=excerpt(surface.text, match.start(), match.end()),
+                        strength=rule.strength,
                     )
                 )
                 budget -= 1
@@ -110,7 +112,7 @@ def naive_scan_record(
     categories = tuple(sorted({f.category for f in findings}))
     return CheatingReport(
         detector_version=DETECTOR_VERSION,
-        status="flagged" if findings else "clean",
+        status=status_for(findings, incomplete=False),
         categories=categories,
         findings=tuple(findings),
         scanned=counts,

@@ -36,7 +36,7 @@ def test_findings_only_by_default_every_record_with_all(tmp_path: Path) -> None:
     exited(default, 1)
     assert "log-rotate#1" in default.stdout
     assert "a-task-folder" not in default.stdout
-    assert "1 flagged, 1 clean, 0 no data (--all lists every record)" in default.stdout
+    assert "1 flagged, 0 review, 1 clean, 0 no data (--all lists every record)" in default.stdout
     every = invoke("scan", str(results), "--all")
     assert "a-task-folder" in every.stdout and "log-rotate#1" in every.stdout
 

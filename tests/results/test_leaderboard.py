@@ -160,7 +160,13 @@ def test_standings_split_verified_clean_from_not_verified() -> None:
         gated("mixed", "t2", 1),
     ]
     standing = build_leaderboard(rows).standings[0]
-    assert standing.integrity == {"clean": 1, "flagged": 1, "no_data": 1, "unverified": 1}
+    assert standing.integrity == {
+        "clean": 1,
+        "flagged": 1,
+        "review": 0,
+        "no_data": 1,
+        "unverified": 1,
+    }
     published = build_leaderboard(rows).to_json()["standings"]
     assert isinstance(published, list)
     # The JSON keeps the two "not verified" counts beside the four integrity counts.

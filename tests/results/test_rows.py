@@ -18,7 +18,7 @@ ROW_KEYS = {
     "schemaVersion", "setupId", "runId", "t", "taskFolder", "taskName", "iteration", "model",
     "harness", "status", "validated", "outcomeScore", "correctnessScore",
     "recoverableSafetyScore", "scoringVersion", "catastrophic", "catastrophicKinds",
-    "catastrophicDetails", "integrityStatus", "sandboxed", "dismissedFindings", "error",
+    "catastrophicDetails", "integrityStatus", "reviewDetails", "sandboxed", "dismissedFindings", "error",
 }  # fmt: skip
 
 

@@ -58,6 +58,7 @@ from benchguard.results.io import (
     read_results,
 )
 from benchguard.results.leaderboard import (
+    DEFAULT_REVIEW_POLICY,
     DEFAULT_UNVERIFIED_POLICY,
     render_table,
     render_task_table,
@@ -154,11 +155,19 @@ def score(
             show_default=False,
         ),
     ] = None,
+    fail_on_review: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-review",
+            help="Exit 1 when a record is sent to review (only weak findings; not gated).",
+        ),
+    ] = False,
 ) -> None:
     """Rescan, apply dismissals, gate and finalize; write results.json, rows.json, manifest.json.
 
-    Exit 0 ok; 1 outputs written but something needs attention; 2 bad input (every
-    readable input is still scored and written).
+    Exit 0 ok (records sent to review are counted in the summary, not gated, and exit 0
+    unless --fail-on-review); 1 outputs written but something needs attention; 2 bad
+    input (every readable input is still scored and written).
     """
     try:
         settings = values(
@@ -210,8 +219,14 @@ def score(
         _warn(message)
     for message in outcome.bad:
         print_error(_err, message)
-    if outcome.exit_code:
-        raise typer.Exit(code=outcome.exit_code)
+    review = sum(row.integrity_status == "review" for _, rows in outcome.scored for row in rows)
+    if review:
+        _warn(f"{review} record(s) sent to review (weak findings only; not gated)")
+    code = outcome.exit_code
+    if fail_on_review and review:
+        code = max(code, 1)
+    if code:
+        raise typer.Exit(code=code)
 
 
 def _print_scored(
@@ -341,12 +356,26 @@ def leaderboard(
             "them as 0), include (with their own outcome) or exclude (leave them out).",
         ),
     ] = DEFAULT_UNVERIFIED_POLICY,
+    review: Annotated[
+        str,
+        typer.Option(
+            "--review",
+            help="How the ranked mean treats runs sent to review (only weak findings): "
+            "include (with their own outcome, marked), zero (count them as 0) or exclude.",
+        ),
+    ] = DEFAULT_REVIEW_POLICY,
 ) -> None:
     """Rank setups by mean outcome (± standard error), with gated runs shown as zeros
     with their kind. Runs nobody could verify count as 0 unless --unverified says
-    otherwise; the table and the page say which policy ranked them."""
+    otherwise; runs sent to review count with their own outcome, marked, unless
+    --review says otherwise; the table and the page say which policies ranked them."""
     try:
-        board = publish(rows_files, policy=parse_policy(unverified), html_file=html_file)
+        board = publish(
+            rows_files,
+            policy=parse_policy(unverified),
+            html_file=html_file,
+            review_policy=parse_policy(review, "--review"),
+        )
     except BenchguardError as exc:
         raise fail(_err, exc) from None
     if as_json:

@@ -152,11 +152,21 @@ def scan(
         bool,
         typer.Option("-v", "--verbose", help="Print each finding's rule, step and excerpt."),
     ] = False,
+    fail_on_review: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-review",
+            help="Exit 1 when a record is sent to review (only weak findings), as when one "
+            "is flagged.",
+        ),
+    ] = False,
 ) -> None:
     """Scan recorded agent runs for access to benchmark material.
 
-    Exit code 0 when nothing is flagged, 1 when any record is flagged, 2 for bad input,
-    3 when some input was skipped or could not be read (or there was none).
+    Exit code 0 when nothing is flagged (records sent to review, with only weak
+    findings, are listed and counted but exit 0 unless --fail-on-review), 1 when any
+    record is flagged, 2 for bad input, 3 when some input was skipped or could not be
+    read (or there was none).
     """
     # Markup off: file names, record names and error texts print as themselves.
     err = plain_console(stderr=True)
@@ -203,6 +213,7 @@ def scan(
                     scheduler=scheduler,
                     workers=workers,
                     renamed=renamed,
+                    fail_on_review=fail_on_review,
                 )
             )
     except BenchguardError as exc:
@@ -316,7 +327,14 @@ def _write_out(err: Console, out: Path, scans: list[FileScan], profile: str, eng
         raise bad_input(err, f"{out}: cannot write ({exc.strerror or exc})") from None
 
 
-_STATUS_STYLE = {"flagged": "bold red", "clean": "green", "no_data": "yellow"}
+_STATUS_STYLE = {
+    "flagged": "bold red",
+    "review": "bold yellow",
+    "clean": "green",
+    "no_data": "yellow",
+}
+# Statuses listed without --all: a review record is shown with its findings too.
+_LISTED = frozenset({"flagged", "review"})
 
 
 def _print_table(console: Console, scans: list[FileScan], *, show_all: bool) -> None:
@@ -324,7 +342,7 @@ def _print_table(console: Console, scans: list[FileScan], *, show_all: bool) -> 
     table = Table(title="benchguard scan", show_lines=False)
     for column in ("file", "record", "status", "categories", "findings"):
         table.add_column(column, overflow="fold")
-    counts = {"flagged": 0, "clean": 0, "no_data": 0}
+    counts = {"flagged": 0, "review": 0, "clean": 0, "no_data": 0}
     for scanned in scans:
         if not _shown(scanned):
             continue
@@ -333,7 +351,7 @@ def _print_table(console: Console, scans: list[FileScan], *, show_all: bool) -> 
         for rec in scanned.records:
             report = rec.report
             counts[report.status] += 1
-            if report.status != "flagged" and not show_all:
+            if report.status not in _LISTED and not show_all:
                 continue
             table.add_row(
                 Text(printable(scanned.path)),
@@ -352,7 +370,8 @@ def _print_table(console: Console, scans: list[FileScan], *, show_all: bool) -> 
     )
     console.print(
         f"{files} file(s), {sum(counts.values())} record(s): {counts['flagged']} flagged, "
-        f"{counts['clean']} clean, {counts['no_data']} no data{hidden}",
+        f"{counts['review']} review, {counts['clean']} clean, {counts['no_data']} no data"
+        f"{hidden}",
         soft_wrap=True,
     )
 
@@ -361,7 +380,7 @@ def _print_findings(console: Console, scans: list[FileScan]) -> None:
     """Each finding of each flagged record: rule, step, surface and excerpt."""
     for scanned in scans:
         for rec in scanned.records:
-            if rec.report.status != "flagged":
+            if rec.report.status not in _LISTED:
                 continue
             console.print(
                 Text(printable(f"{scanned.path} {rec.label}:"), style="bold"), soft_wrap=True
@@ -375,7 +394,10 @@ def _finding_lines(report: CheatingReport) -> list[str]:
     for finding in report.findings:
         step = "output" if finding.trajectory_index is None else f"step {finding.trajectory_index}"
         tool = f" ({finding.tool})" if finding.tool else ""
-        lines.append(f"  {finding.rule}  {step}{tool} {finding.field}: {finding.excerpt}")
+        lines.append(
+            f"  {finding.rule}  {step}{tool} {finding.field}: {finding.excerpt}"
+            f"  [{finding.strength}]"
+        )
     if report.incomplete:
         lines.append(f"  scan incomplete: {report.incomplete_reason or 'bound hit'}")
     for dismissed in report.dismissed:

@@ -43,6 +43,7 @@ from benchguard.detection.models import (
     Finding,
     Rule,
     ScanCounts,
+    status_for,
 )
 from benchguard.detection.rules import ruleset_digest
 from benchguard.detection.shell import ShellReader, ShellState, canonical_text, command_text
@@ -62,7 +63,8 @@ from benchguard.detection.surfaces import (
 # 4: args are read shell-aware (canonical paths appended), results decoded before
 #    matching, fallback key rules give way to material fingerprints; profiles anchored.
 # 5: a record's stored ``scan_context`` (home, working directory, known paths) is read.
-DETECTOR_VERSION = 5
+# 6: findings carry a strength; a report with only weak findings is ``review``.
+DETECTOR_VERSION = 6
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -188,7 +190,7 @@ class Detector:
             categories.add(SCAN_INCOMPLETE_CATEGORY)
         return CheatingReport(
             detector_version=DETECTOR_VERSION,
-            status="flagged" if categories else "clean",
+            status=status_for(findings, incomplete=incomplete_reason is not None),
             categories=tuple(sorted(categories)),
             findings=tuple(findings),
             scanned=counts,
@@ -616,6 +618,7 @@ def _scan_surface(
                 trajectory_index=surface.trajectory_index,
                 tool=surface.tool,
                 excerpt=excerpt(surface.text, match.start(), match.end()),
+                strength=rule.strength,
             )
         )
         budget -= 1

@@ -444,6 +444,8 @@ def _leftover_rule(
         patterns=patterns,
         fields=fields,
         source=source,
+        # A leftover's own lines in a tool result are the material itself.
+        strength="conclusive" if kind == "content" else "strong",
     )
 
 

@@ -169,6 +169,7 @@ def fingerprint_rules(files: Sequence[MaterialFile]) -> tuple[Rule, ...]:
                 # (and a dataset's target) by definition; what gives access away is a
                 # tool having shown it.
                 fields=("result",),
+                strength="conclusive",
             )
         )
     return tuple(rules)

@@ -23,7 +23,16 @@ SCAN_FIELDS: tuple[ScanField, ...] = ("args", "result", "output")
 FindingSource = Literal["transcript", "audit"]
 FindingField = Literal["args", "result", "output", "audit"]
 Severity = Literal["high", "medium", "low"]
-ReportStatus = Literal["flagged", "clean", "no_data"]
+ReportStatus = Literal["flagged", "review", "clean", "no_data"]
+# How much a finding proves (docs/cheat-detection.md, "Strength"): ``conclusive`` the
+# protected material itself (or its fingerprint) in what a protected source printed, or
+# future state resolved as future; ``strong`` a read of a protected path by a command
+# that reads (a failed read too: the attempt is the evidence); ``weak`` an ambiguous
+# reference or unknown provenance. Conclusive and strong findings gate the run
+# (``flagged``); a report whose findings are all weak is ``review``.
+Strength = Literal["conclusive", "strong", "weak"]
+STRENGTHS: tuple[Strength, ...] = ("conclusive", "strong", "weak")
+GATING_STRENGTHS: frozenset[str] = frozenset({"conclusive", "strong"})
 
 # The category a report carries when its scan did not finish inside its bounds.
 # A partial scan never reads clean: it is flagged under this category (fail closed).
@@ -50,6 +59,8 @@ class Rule(_Frozen):
     patterns: tuple[str, ...]
     fields: tuple[ScanField, ...] = SCAN_FIELDS
     source: str | None = None
+    # What a match proves (see ``Strength``); a profile says it per rule.
+    strength: Strength = "strong"
     # A key-shaped content rule standing in for the material's own fingerprints: it is
     # skipped when the scan has the protected material's fingerprint rules, which say
     # the same with no false positives on honest files that share the keys.
@@ -102,6 +113,13 @@ class Finding(_Frozen):
     # denied: a sandbox that hid the material) and printing nothing of it: the agent
     # *tried*. Still a finding (the attempt gates the run); only the wording differs.
     attempt_failed: bool = False
+    # What the finding proves. A stored finding without one predates strengths and
+    # gated the run: it reads as strong (fail closed).
+    strength: Strength = "strong"
+    # Where the token that matters came from, when the detector traced it (a prompt,
+    # the agent's own write, a named earlier command's output, or a resolution against
+    # the real history); ``None`` when it was not traced.
+    provenance: str | None = None
 
 
 class ScanCounts(_Frozen):
@@ -147,4 +165,16 @@ class CheatingReport(_Frozen):
             raise ValueError("a clean report has no findings and a complete scan")
         if self.incomplete and self.status != "flagged":
             raise ValueError("an incomplete scan is flagged, never clean or no_data")
+        if self.status == "review" and (
+            not self.findings or any(f.strength in GATING_STRENGTHS for f in self.findings)
+        ):
+            raise ValueError("a review report has findings, all of them weak")
         return self
+
+
+def status_for(findings: tuple[Finding, ...] | list[Finding], *, incomplete: bool) -> ReportStatus:
+    """The verdict a scan's findings give: ``flagged`` on any conclusive or strong
+    finding or an incomplete scan, ``review`` when every finding is weak, else clean."""
+    if incomplete or any(f.strength in GATING_STRENGTHS for f in findings):
+        return "flagged"
+    return "review" if findings else "clean"

@@ -47,6 +47,7 @@ _USER_RULE_FIELDS = frozenset(
         "patterns",
         "fields",
         "fallback",
+        "strength",
     }
 )
 _PROFILE_KEYS = frozenset({"name", "description", "extends", "baseline", "material", "rules"})

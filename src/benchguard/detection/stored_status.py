@@ -5,7 +5,8 @@ A persisted report is untrusted input: an older version, a hand edit or a bug ca
 the detector's lenient reader, the integrity gate and the published row cannot
 disagree: whatever its ``status`` says (``clean``, ``no_data`` or a value this version
 does not know), a report that lists findings, names categories or carries an
-``incomplete`` mark is flagged.
+``incomplete`` mark is flagged. ``review`` (only weak findings) is believed only when
+every finding says ``strength: weak`` and the scan is complete.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from benchguard.detection.models import ReportStatus
 
-KNOWN_STATUSES: tuple[ReportStatus, ...] = ("clean", "flagged", "no_data")
+KNOWN_STATUSES: tuple[ReportStatus, ...] = ("clean", "flagged", "review", "no_data")
 
 
 def stored_status(report: Any) -> ReportStatus | None:
@@ -29,11 +30,29 @@ def stored_status(report: Any) -> ReportStatus | None:
         return None
     status = report.get("status")
     if carries_evidence(report):
-        return "flagged"
+        return "review" if status == "review" and _only_weak(report) else "flagged"
     for known in KNOWN_STATUSES:
         if status == known:
             return known
     return None
+
+
+def _only_weak(report: Mapping[str, Any]) -> bool:
+    """A ``review`` report reads as review only when it is complete and every finding
+    is an object marked ``strength: weak``; anything else (a finding with no strength,
+    junk, a bare category) reads as flagged (fail closed)."""
+    findings = report.get("findings")
+    if is_marked_incomplete(report) or not isinstance(findings, list | tuple) or not findings:
+        return False
+    if not all(isinstance(f, Mapping) and f.get("strength") == "weak" for f in findings):
+        return False
+    # A category no finding carries is evidence nobody weighed (a bound, a hand edit).
+    categories = report.get("categories")
+    if categories is None:
+        return True
+    if not isinstance(categories, list | tuple):
+        return False
+    return set(map(str, categories)) <= {str(f.get("category")) for f in findings}
 
 
 def carries_evidence(report: Mapping[str, Any]) -> bool:

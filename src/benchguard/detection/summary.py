@@ -57,6 +57,8 @@ class _Group:
     # Typed accesses whose read failed (the step printed only an error).
     failed: list[tuple[str, int | None]] = field(default_factory=list)
     sightings: list[tuple[str, str, int | None]] = field(default_factory=list)
+    # Every finding of the group is weak (not gating): the sentence says so.
+    weak: bool = True
 
 
 def describe_findings(report: CheatingReport | Mapping[str, Any]) -> list[dict[str, str]]:
@@ -156,6 +158,8 @@ def _rule_verdicts(findings: list[Mapping[str, Any]]) -> list[dict[str, str]]:
                 severity=_text(finding.get("severity"), ""),
                 first_seen=position,
             )
+        if finding.get("strength") != "weak":
+            group.weak = False
         tool = _text(finding.get("tool"), "a tool")
         step = finding.get("trajectory_index")
         step = step if isinstance(step, int) and not isinstance(step, bool) else None
@@ -186,6 +190,11 @@ def _rule_verdicts(findings: list[Mapping[str, Any]]) -> list[dict[str, str]]:
 
 
 def _sentence(group: _Group) -> str:
+    sentence = _base_sentence(group)
+    return f"{sentence} [weak evidence: for review]" if group.weak else sentence
+
+
+def _base_sentence(group: _Group) -> str:
     if group.typed:
         listed = ", ".join(_at(tool, step) for tool, step in group.typed[:_MAX_LISTED_READS])
         extras = []

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from benchguard.detection.models import CheatingReport, DismissedFinding
+from benchguard.detection.models import CheatingReport, DismissedFinding, status_for
 from benchguard.results.io import ResultsFileError, dumps, read_json, write_text_atomic
 from benchguard.yamlfile import YamlFileError, load_yaml_file
 
@@ -120,8 +120,8 @@ def apply_dismissals(
     # A category no finding carries (a scan that hit its bound) is not dismissable.
     orphaned = {c for c in report.categories if c not in finding_categories}
     categories = sorted({f.category for f in remaining} | orphaned)
-    still_flagged = bool(remaining) or bool(orphaned) or report.incomplete
-    status = "flagged" if still_flagged else "clean"
+    still_flagged = bool(orphaned) or report.incomplete
+    status = "flagged" if still_flagged else status_for(remaining, incomplete=False)
     updated = CheatingReport.model_validate(
         {
             **report.model_dump(),

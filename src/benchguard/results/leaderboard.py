@@ -54,24 +54,45 @@ _POLICY_WORDS: dict[UnverifiedPolicy, str] = {
 }
 
 
-def policy_description(policy: UnverifiedPolicy) -> str:
-    """How the ranked mean treats runs nobody could verify, in words for a page."""
-    return _POLICY_WORDS[policy]
+# How ``review`` runs (only weak findings: not gated) count; the same three choices.
+# The default counts them with their own outcome and marks them on every view.
+ReviewPolicy = UnverifiedPolicy
+DEFAULT_REVIEW_POLICY: ReviewPolicy = "include"
+_REVIEW_WORDS: dict[ReviewPolicy, str] = {
+    "zero": "review runs count as 0",
+    "include": "review runs count with their own outcome (marked)",
+    "exclude": "review runs are left out of the mean",
+}
 
 
-def ranked_outcomes(rows: Iterable[ResultRow], policy: UnverifiedPolicy) -> list[float]:
-    """The outcomes a mean is taken over, under ``policy`` (see the module doc).
+def policy_description(policy: UnverifiedPolicy, review: ReviewPolicy | None = None) -> str:
+    """How the ranked mean treats runs nobody could verify (and, when given, runs sent
+    to review), in words for a page."""
+    words = _POLICY_WORDS[policy]
+    return words if review is None else f"{words}; {_REVIEW_WORDS[review]}"
 
-    A verified row without an outcome (no composite) is left out, as before.
-    """
+
+def ranked_outcomes(
+    rows: Iterable[ResultRow],
+    policy: UnverifiedPolicy,
+    review_policy: ReviewPolicy = DEFAULT_REVIEW_POLICY,
+) -> list[float]:
+    """The outcomes a mean is taken over, under ``policy`` and ``review_policy`` (see
+    the module doc). A verified row without an outcome (no composite) is left out."""
     values: list[float] = []
     for row in rows:
-        if row.integrity_status in UNVERIFIED_STATUSES:
-            if policy == "zero":
-                values.append(0.0)
-                continue
-            if policy == "exclude":
-                continue
+        chosen = (
+            policy
+            if row.integrity_status in UNVERIFIED_STATUSES
+            else review_policy
+            if row.integrity_status == "review"
+            else None
+        )
+        if chosen == "zero":
+            values.append(0.0)
+            continue
+        if chosen == "exclude":
+            continue
         if row.outcome_score is not None:
             values.append(row.outcome_score)
     return values
@@ -110,6 +131,8 @@ class SetupStanding(_Camel):
     dismissed_findings: int
     sandboxed_runs: int
     gated: tuple[GatedRun, ...]
+    # Runs sent to review (only weak findings), with their findings; never gated.
+    review: tuple[GatedRun, ...] = ()
 
     # Published beside ``integrity`` (the JSON's noData/unverified), read from it: one
     # source of truth for the counts.
@@ -150,6 +173,8 @@ class Leaderboard(_Camel):
     schema_version: int = LEADERBOARD_SCHEMA_VERSION
     # How the ranked means treated no_data and unverified runs.
     unverified_policy: UnverifiedPolicy = DEFAULT_UNVERIFIED_POLICY
+    # How the ranked means treated review runs.
+    review_policy: ReviewPolicy = DEFAULT_REVIEW_POLICY
     provenance: Provenance
     standings: tuple[SetupStanding, ...]
     # Every (task, setup) pair, by task then by mean outcome as the standings rank.
@@ -168,22 +193,25 @@ def row_kinds(row: ResultRow) -> tuple[str, ...]:
 
 
 def build_leaderboard(
-    rows: Iterable[ResultRow], *, unverified_policy: UnverifiedPolicy = DEFAULT_UNVERIFIED_POLICY
+    rows: Iterable[ResultRow],
+    *,
+    unverified_policy: UnverifiedPolicy = DEFAULT_UNVERIFIED_POLICY,
+    review_policy: ReviewPolicy = DEFAULT_REVIEW_POLICY,
 ) -> Leaderboard:
-    """Rank setups by mean outcome under ``unverified_policy`` (highest first; unscored
-    last; ties: fewer errored/interrupted runs first, then by setup id)."""
-    if unverified_policy not in UNVERIFIED_POLICIES:
-        raise ValueError(
-            f"unverified policy {unverified_policy!r}: allowed values are "
-            + ", ".join(UNVERIFIED_POLICIES)
-        )
+    """Rank setups by mean outcome under ``unverified_policy`` and ``review_policy``
+    (highest first; unscored last; ties: fewer errored/interrupted runs first, then by
+    setup id)."""
+    for what, value in (("unverified", unverified_policy), ("review", review_policy)):
+        if value not in UNVERIFIED_POLICIES:
+            raise ValueError(
+                f"{what} policy {value!r}: allowed values are " + ", ".join(UNVERIFIED_POLICIES)
+            )
+    policies = (unverified_policy, review_policy)
     all_rows = list(rows)
     by_setup: dict[str, list[ResultRow]] = {}
     for row in all_rows:
         by_setup.setdefault(row.setup_id, []).append(row)
-    unranked = [
-        _standing(setup_id, group, unverified_policy) for setup_id, group in by_setup.items()
-    ]
+    unranked = [_standing(setup_id, group, *policies) for setup_id, group in by_setup.items()]
     ordered = sorted(
         unranked,
         key=lambda s: (
@@ -197,9 +225,10 @@ def build_leaderboard(
     ordered_rows = sorted(all_rows, key=lambda r: (r.setup_id, r.task_folder, r.iteration))
     return Leaderboard(
         unverified_policy=unverified_policy,
+        review_policy=review_policy,
         provenance=_provenance(all_rows),
         standings=standings,
-        tasks=_task_standings(all_rows, unverified_policy),
+        tasks=_task_standings(all_rows, *policies),
         rows=tuple(ordered_rows),
     )
 
@@ -212,14 +241,14 @@ def standard_error(values: Sequence[float]) -> float | None:
 
 
 def _task_standings(
-    rows: Sequence[ResultRow], policy: UnverifiedPolicy
+    rows: Sequence[ResultRow], policy: UnverifiedPolicy, review_policy: ReviewPolicy
 ) -> tuple[TaskStanding, ...]:
     cells: dict[tuple[str, str], list[ResultRow]] = {}
     for row in rows:
         cells.setdefault((row.task_folder, row.setup_id), []).append(row)
     standings = []
     for (task, setup_id), group in cells.items():
-        scored = ranked_outcomes(group, policy)
+        scored = ranked_outcomes(group, policy, review_policy)
         standings.append(
             TaskStanding(
                 task_folder=task,
@@ -254,8 +283,10 @@ def _provenance(rows: Sequence[ResultRow]) -> Provenance:
     )
 
 
-def _standing(setup_id: str, rows: Sequence[ResultRow], policy: UnverifiedPolicy) -> SetupStanding:
-    scored = ranked_outcomes(rows, policy)
+def _standing(
+    setup_id: str, rows: Sequence[ResultRow], policy: UnverifiedPolicy, review_policy: ReviewPolicy
+) -> SetupStanding:
+    scored = ranked_outcomes(rows, policy, review_policy)
     gated_rows = [r for r in rows if r.catastrophic]
     kind_counts: Counter[str] = Counter(k for r in gated_rows for k in row_kinds(r))
     integrity = Counter(r.integrity_status for r in rows)
@@ -285,6 +316,18 @@ def _standing(setup_id: str, rows: Sequence[ResultRow], policy: UnverifiedPolicy
                 details=r.catastrophic_details,
             )
             for r in sorted(gated_rows, key=lambda r: (r.task_folder, r.iteration))
+        ),
+        review=tuple(
+            GatedRun(
+                run_id=r.run_id,
+                task_folder=r.task_folder,
+                iteration=r.iteration,
+                outcome_score=r.outcome_score,
+                kinds=("review",),
+                details={"review": r.review_details},
+            )
+            for r in sorted(rows, key=lambda r: (r.task_folder, r.iteration))
+            if r.integrity_status == "review"
         ),
     )
 
@@ -334,7 +377,9 @@ def render_table(board: Leaderboard) -> Group:
         title="Leaderboard",
         title_justify="left",
         header_style="bold",
-        caption=f"ranked mean: {policy_description(board.unverified_policy)}",
+        caption=(
+            f"ranked mean: {policy_description(board.unverified_policy, board.review_policy)}"
+        ),
         caption_justify="left",
     )
     standings.add_column("#", justify="right")
@@ -342,7 +387,7 @@ def render_table(board: Leaderboard) -> Group:
     for name in ("tasks", "runs", "mean outcome ± se"):
         standings.add_column(name, justify="right")
     standings.add_column("gated (by kind)", overflow="fold")
-    for name in ("no_data", "unverified", "dismissed"):
+    for name in ("review", "no_data", "unverified", "dismissed"):
         standings.add_column(name, justify="right", overflow="fold")
     for s in board.standings:
         gated: Text | str = (
@@ -360,6 +405,7 @@ def render_table(board: Leaderboard) -> Group:
             str(s.runs),
             _fmt_mean(s.mean_outcome, s.stderr_outcome),
             gated,
+            Text(str(len(s.review)), style="yellow" if s.review else ""),
             str(s.no_data),
             str(s.unverified),
             str(s.dismissed_findings),
@@ -384,6 +430,25 @@ def render_table(board: Leaderboard) -> Group:
                 Text("\n".join(_detail_text(d) for ds in g.details.values() for d in ds) or "—"),
             )
         parts.append(runs)
+    review_runs = [(s, g) for s in board.standings for g in s.review]
+    if review_runs:
+        table = Table(
+            title="Runs sent to review (weak evidence only; not gated)",
+            title_justify="left",
+            header_style="bold",
+        )
+        table.add_column("setup", overflow="fold")
+        table.add_column("task#iter", overflow="fold")
+        table.add_column("outcome", justify="right")
+        table.add_column("why", ratio=1)
+        for s, g in review_runs:
+            table.add_row(
+                Text(s.setup_id),
+                Text(f"{g.task_folder}#{g.iteration}"),
+                Text(_fmt(g.outcome_score), style="yellow"),
+                Text("\n".join(_detail_text(d) for ds in g.details.values() for d in ds) or "—"),
+            )
+        parts.append(table)
     return Group(*parts)
 
 
@@ -523,10 +588,15 @@ def _reason_li(detail: CatastrophicDetail) -> str:
 
 
 def _gate_td(row: ResultRow, kinds: tuple[str, ...]) -> str:
-    if not kinds:
+    if not kinds and not row.review_details:
         return '<td class="gate" data-sort=""><span class="ok">none</span></td>'
+    if not kinds:
+        # A review run: not gated, its weak findings listed under a review badge.
+        kinds = ("review",)
+        details = list(row.review_details)
+    else:
+        details = [d for ds in row.catastrophic_details.values() for d in ds]
     badges = "".join(f'<span class="kind">{_e(k)}</span>' for k in kinds)
-    details = [d for ds in row.catastrophic_details.values() for d in ds]
     shown = "".join(_reason_li(d) for d in details[:REASONS_SHOWN])
     reasons = f'<ul class="reasons">{shown}</ul>' if shown else ""
     hidden = details[REASONS_SHOWN:]

@@ -35,8 +35,14 @@ DETAIL_NAME_CAP = 120
 # Long enough for "agent exited with code 1: <a line of stderr>".
 ERROR_CAP = 400
 
-IntegrityStatus = Literal["clean", "flagged", "no_data", "unverified"]
-INTEGRITY_STATUSES: tuple[IntegrityStatus, ...] = ("clean", "flagged", "no_data", "unverified")
+IntegrityStatus = Literal["clean", "flagged", "review", "no_data", "unverified"]
+INTEGRITY_STATUSES: tuple[IntegrityStatus, ...] = (
+    "clean",
+    "flagged",
+    "review",
+    "no_data",
+    "unverified",
+)
 
 
 class _CamelModel(BaseModel):
@@ -92,6 +98,9 @@ class ResultRow(_CamelModel):
     catastrophic_kinds: tuple[str, ...] = ()
     catastrophic_details: dict[str, tuple[CatastrophicDetail, ...]] = Field(default_factory=dict)
     integrity_status: IntegrityStatus = "unverified"
+    # A ``review`` run (only weak findings, not gated): its findings, worded as a gate's
+    # details are, so a reader sees why it needs a look.
+    review_details: tuple[CatastrophicDetail, ...] = ()
     sandboxed: bool = False
     dismissed_findings: int = Field(default=0, ge=0)
     # Why the run did not complete (the record's ``error``, flattened); "" when it did.
@@ -143,6 +152,15 @@ def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
     outcome = scores.get(keys.OUTCOME_SCORE)
     kinds = fired_catastrophic_keys(scores)
     report = record.get("cheating_report")
+    status = integrity_status(record)
+    review = (
+        tuple(
+            CatastrophicDetail(name=d["name"], reason=d["reason"])
+            for d in _integrity_details(record)
+        )
+        if status == "review"
+        else ()
+    )
     return ResultRow(
         schema_version=SCHEMA_VERSION,
         setup_id=manifest.setup_id,
@@ -162,7 +180,8 @@ def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
         catastrophic=bool(kinds),
         catastrophic_kinds=kinds,
         catastrophic_details={kind: _details(kind, record, scores) for kind in kinds},
-        integrity_status=integrity_status(record),
+        integrity_status=status,
+        review_details=review,
         sandboxed=record.get("sandboxed") is True,
         dismissed_findings=_dismissed_count(report),
         error=_text(record.get("error")) if record.get("status") != "success" else "",

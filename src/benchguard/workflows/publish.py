@@ -10,8 +10,10 @@ from benchguard.errors import BadInputError
 from benchguard.results.aggregate import ROWS_FILENAME, dedupe_latest
 from benchguard.results.io import ResultsFileError, read_rows, write_text_atomic
 from benchguard.results.leaderboard import (
+    DEFAULT_REVIEW_POLICY,
     UNVERIFIED_POLICIES,
     Leaderboard,
+    ReviewPolicy,
     UnverifiedPolicy,
     build_leaderboard,
     render_html,
@@ -20,18 +22,21 @@ from benchguard.results.rows import ResultRow
 from benchguard.workflows._inputs import collect_inputs
 
 
-def parse_policy(value: str) -> UnverifiedPolicy:
-    """``value`` as an unverified-runs policy; :class:`BadInputError` listing them."""
+def parse_policy(value: str, option: str = "--unverified") -> UnverifiedPolicy:
+    """``value`` as a policy (for ``--unverified`` or ``--review``); :class:`BadInputError`
+    listing the allowed ones."""
     for policy in UNVERIFIED_POLICIES:
         if policy == value:
             return policy
-    raise BadInputError(
-        f"--unverified {value!r}: allowed values are {', '.join(UNVERIFIED_POLICIES)}"
-    )
+    raise BadInputError(f"{option} {value!r}: allowed values are {', '.join(UNVERIFIED_POLICIES)}")
 
 
 def publish(
-    rows_files: Sequence[Path], *, policy: UnverifiedPolicy, html_file: Path | None = None
+    rows_files: Sequence[Path],
+    *,
+    policy: UnverifiedPolicy,
+    html_file: Path | None = None,
+    review_policy: ReviewPolicy = DEFAULT_REVIEW_POLICY,
 ) -> Leaderboard:
     """The leaderboard of every row in ``rows_files``; the page written to ``html_file``.
     :class:`ResultsFileError` for a rows file that cannot be read (or a directory with
@@ -42,7 +47,9 @@ def publish(
     rows: list[ResultRow] = []
     for item in found.files:
         rows.extend(read_rows(item.path))
-    board = build_leaderboard(dedupe_latest(rows), unverified_policy=policy)
+    board = build_leaderboard(
+        dedupe_latest(rows), unverified_policy=policy, review_policy=review_policy
+    )
     if html_file is not None:
         try:
             write_text_atomic(html_file, render_html(board))

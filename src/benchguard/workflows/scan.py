@@ -41,6 +41,8 @@ class ScanRequest:
     scheduler: str | None = None
     workers: int | None = None
     renamed: dict[str, str] = field(default_factory=dict)
+    # Exit 1 on a record sent to review (only weak findings) as on a flagged one.
+    fail_on_review: bool = False
 
 
 @dataclass
@@ -56,15 +58,24 @@ class ScanOutcome:
     skipped: list[FileScan] = field(default_factory=list)
     unmatched: list[Dismissal] = field(default_factory=list)
     gaps: list[InputGap] = field(default_factory=list)
+    fail_on_review: bool = False
 
     @property
     def flagged(self) -> bool:
         return any(r.report.status == "flagged" for s in self.scans for r in s.records)
 
     @property
+    def review(self) -> int:
+        """Records sent to review (only weak findings): printed and counted; exit 0
+        unless ``fail_on_review``."""
+        return sum(r.report.status == "review" for s in self.scans for r in s.records)
+
+    @property
     def exit_code(self) -> int:
         return scan_exit_code(
-            bad_input=bool(self.missing or self.failed), flagged=self.flagged, gaps=self.gaps
+            bad_input=bool(self.missing or self.failed),
+            flagged=self.flagged or (self.fail_on_review and self.review > 0),
+            gaps=self.gaps,
         )
 
 
@@ -114,7 +125,9 @@ def scan_logs(request: ScanRequest) -> ScanOutcome:
     failed = [s for s in scans if s.error and s not in skipped]
     roots = [request.renamed.get(str(p), str(p)) for p in request.paths]
     gaps = input_gaps(scans, named=named, walked_roots=roots)
-    return ScanOutcome(scans, named, missing, failed, skipped, unmatched, gaps)
+    return ScanOutcome(
+        scans, named, missing, failed, skipped, unmatched, gaps, request.fail_on_review
+    )
 
 
 def _renamed(scanned: FileScan, old: str, new: str) -> FileScan:

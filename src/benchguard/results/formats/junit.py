@@ -54,6 +54,14 @@ def _testcase(suite: ET.Element, file: str, record: ReportedRecord) -> None:
             + (f" ({f.tool})" if f.tool else "")
             for f in report.findings
         )
+    elif report.status == "review":
+        # Not a failure (the run is not gated); the weak findings are listed for a reader.
+        review = ET.SubElement(case, "system-out")
+        review.text = "review (weak findings only, not gated):\n" + "\n".join(
+            f"{f.rule} [{f.strength}] {f.material}: {f.field} of "
+            + ("the final output" if f.trajectory_index is None else f"step {f.trajectory_index}")
+            for f in report.findings
+        )
     if report.dismissed:
         out = ET.SubElement(case, "system-out")
         out.text = "\n".join(

@@ -160,7 +160,8 @@ def _finding_result(
     line = locator.line_of(record.file, finding.excerpt, record.line)
     result: dict[str, Any] = {
         "ruleId": finding.rule,
-        "level": _LEVELS.get(finding.severity, "warning"),
+        # A weak finding does not gate: a note, whatever the rule's severity.
+        "level": "note" if finding.strength == "weak" else _LEVELS.get(finding.severity, "warning"),
         "message": {
             "text": f"{record.label}: {finding.material} in the {finding.field} of {step}{tool} "
             f"(evidence: {finding.evidence})"
