@@ -153,7 +153,8 @@ def run_shape_case() -> dict[str, Any]:
         shape = {
             "exit_code": result.exit_code,
             "last_line_is_the_run_dir": run_dir.is_dir() and run_dir.parent == out,
-            "run_dir_name": re.sub(r"\d", "N", run_dir.name),
+            # The pid suffix varies in length: digits of any count read as one N run.
+            "run_dir_name": re.sub(r"\d", "N", re.sub(r"_\d+$", "_<pid>", run_dir.name)),
             "layout": sorted(set(layout)),
             "results": _keys(results),
             "results.records[]": _keys(results["records"][0]),
