@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from harness.helpers import GONE_WITHIN_S, Operator, alive, eventually_gone, load_run
+from harness.helpers import GONE_WITHIN_S, Operator, alive, load_run
 
 pytestmark = pytest.mark.slow
 
@@ -161,10 +161,10 @@ def test_a_signal_mid_batch_keeps_every_finished_run_kills_every_agent_and_resum
         if record["status"] == "interrupted":
             assert record["scores"]["OutcomeScore"]["score"] == 0.0
             assert record["scores"]["OutcomeScore"]["reason"].startswith("no credit")
-    pids = [int(p.name) for p in (operator.agent_home / "pids").iterdir()]
-    assert pids
-    assert all(eventually_gone(pid) for pid in pids), "an agent process outlived the batch"
-    assert _carrying(marker) == []
+    # The agents ran; the pids they wrote are their own pid namespace's, so whether
+    # they outlived the batch is read by the marker on their command lines.
+    assert list((operator.agent_home / "pids").iterdir())
+    assert _carrying(marker) == [], "an agent process outlived the batch"
 
     code, output, resumed = operator.run(
         str(tmp_path / "tasks"),

@@ -42,7 +42,7 @@ from benchguard.detection.inventory import filter_rules_for_prompt
 from benchguard.detection.knowledge import HarnessKnowledge, run_context, run_rules
 from benchguard.detection.models import Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
-from benchguard.harness import integrity
+from benchguard.harness import cgroup, integrity
 from benchguard.harness.agents.config import (
     AgentConfig,
     agent_environment,
@@ -53,6 +53,7 @@ from benchguard.harness.agents.config import (
     resolve_program,
 )
 from benchguard.harness.audit import AuditSettings, RunAudit, protected_set, summarise
+from benchguard.harness.containment import RunContainment
 from benchguard.harness.granted import changed, digest, granted_inputs
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.journal import BATCH_FILE, BatchPlan, Journal, JournalError, PlannedRun
@@ -310,6 +311,7 @@ def run_job(
     stop: threading.Event | None = None,
     leftovers: Sequence[Path] = (),
     knowledge: HarnessKnowledge | None = None,
+    cgroups: cgroup.BatchCgroups | str | None = None,
 ) -> RunRecord:
     """Run one agent on one task and verify it; never raises for an agent failure.
 
@@ -321,6 +323,8 @@ def run_job(
     ``knowledge``: the batch's :func:`integrity.harness_knowledge`; the record then
     stores its scan context (the home and working directory) before the agent runs;
     :func:`finish_run` adds the known paths its commands' globs resolve to.
+    ``cgroups``: the batch's run cgroups (or why there are none); the run's process
+    tree lives in one of them and in a pid namespace (``harness.containment``).
     """
     record = seed_record(job, settings)
     record["started_at"] = _now()
@@ -328,6 +332,7 @@ def run_job(
     channel: TranscriptChannel | None = None
     proxy: ModelProxy | None = None
     audit = RunAudit(settings.audit) if settings.audit.active else None
+    containment: RunContainment | None = None
     try:
         scratch = make_scratch(job.task)
         if knowledge is not None:
@@ -337,8 +342,14 @@ def run_job(
         granted = granted_inputs(job.task, settings.home)
         record["granted_inputs"] = [str(path) for path in granted]
         argv, env, state_dirs, proxy = _command(job, settings, scratch, granted)
-        if audit is not None and _findable(argv[0], env, scratch.workspace):
-            argv = audit.wrap(argv)
+        if _findable(argv[0], env, scratch.workspace):
+            # Nothing to contain when the program does not exist: its start error stays.
+            batch = cgroups if cgroups is not None else cgroup.process_batch()
+            containment = RunContainment.start(batch, f"{job.position}")
+            argv = containment.inner(argv, scratch.root / "strays")
+            if audit is not None:
+                argv = audit.wrap(argv)
+            argv = containment.outer(argv)
         elif audit is not None:
             # Nothing to trace: the agent's program does not exist (the tracer would
             # report that as the agent's own failure).
@@ -358,6 +369,10 @@ def run_job(
             trace_log=audit.log if audit is not None else None,
         )
         strays = finished.strays_killed
+        if containment is not None:
+            # Before anything reads the workspace: nothing the agent left runs on.
+            strays += containment.strays() + containment.end()
+            record["containment"] = containment.facts()
         # Sandboxed the binds refuse the write; unsandboxed it is at least on the record.
         record["granted_inputs_changed"] = changed(granted_before, granted)
         if orphans is not None:
@@ -443,6 +458,8 @@ def run_job(
             proxy.close()
         if audit is not None:
             audit.remove()
+        if containment is not None and containment.cgroup is not None:
+            containment.cgroup.remove()
         if scratch is not None:
             undeleted = scratch.remove()
             if undeleted and record["error"] is None:
@@ -695,6 +712,10 @@ def run_batch(
         else None
     )
 
+    # One cgroup per run under one batch directory; stale ones of dead harnesses swept.
+    cgroups = cgroup.BatchCgroups.open()
+    if isinstance(cgroups, str):
+        log.info("runs are contained without a cgroup: %s", cgroups)
     with _Stop() as stop:
         snapshots.before_batch()
 
@@ -708,6 +729,7 @@ def run_batch(
                 orphans=per_run_orphans,
                 stop=stop.event,
                 lock=lock,
+                cgroups=cgroups,
             )
             with lock:
                 record = _journal(journal, job.position, record)
@@ -719,6 +741,8 @@ def run_batch(
             _run_jobs(todo, execute, settings.jobs, stop, orphans)
         finally:
             _sweep_orphans(orphans, "at the end of the batch")
+            if not isinstance(cgroups, str):
+                cgroups.close()
         result = publish(journal, jobs, done, settings, skipped_tasks, stop.signal_name)
     result.errors[:0] = errors
     manifest_elapsed = time.monotonic() - started
@@ -736,9 +760,11 @@ def run_and_finish(
     orphans: ChildBaseline | None,
     stop: threading.Event,
     lock: threading.Lock,
+    cgroups: cgroup.BatchCgroups | str | None = None,
 ) -> RunRecord:
     """One job end to end, as a local batch and a cluster worker both run it: the home
-    snapshot around the agent, :func:`run_job`, then :func:`finish_run` under ``lock``."""
+    snapshot around the agent, :func:`run_job`, then :func:`finish_run` under ``lock``.
+    ``cgroups``: the batch's run cgroups (a worker without them uses its process's)."""
     rules = snapshots.start_task(job.task.name)
     try:
         record = run_job(
@@ -748,6 +774,7 @@ def run_and_finish(
             stop=stop,
             leftovers=leftover_paths(rules, job.task.prompt, settings.home),
             knowledge=knowledge,
+            cgroups=cgroups,
         )
     finally:
         snapshots.finish_task(job.task.name)
@@ -818,6 +845,7 @@ def _run_jobs(
                 if exc is not None:  # execute guards every stage; this is a harness bug
                     log.error("a run failed outside its guards: %r", exc)
             if stop.event.is_set() and running:
+                cgroup.end_all()
                 _sweep_orphans(orphans, f"on {stop.signal_name}")
 
 

@@ -1,0 +1,344 @@
+"""One cgroup v2 per run: the agent's whole process tree, frozen and killed as one.
+
+A process cannot leave a cgroup it cannot write to: moving a process needs write access
+to ``cgroup.procs`` of the common ancestor, which the harness creates root-owned (the
+agent runs as another uid, or under Landlock, which denies writes to ``/sys``). So,
+however an agent daemonizes (``setsid``, double fork, a new process group), every
+process it starts is still listed in its run's cgroup, and ``cgroup.kill`` ends them
+all at once; ``cgroup.freeze`` first stops them where they stand, so none forks or
+writes while the kill is delivered.
+
+Where the hierarchy is: the v2 mount read from ``/proc/self/mountinfo`` (filesystem type
+``cgroup2``), wherever it is mounted (``/sys/fs/cgroup`` on a unified host,
+``/sys/fs/cgroup/unified`` on a hybrid one); never assumed. Run cgroups are created
+below the harness's own v2 cgroup::
+
+    <v2 mount>/<harness cgroup>/benchguard/h<pid>-<start>-<n>/run-<position>-<token>
+
+``h<pid>-<start>`` names the harness process that owns the batch (pid and start time,
+so a recycled pid is never mistaken for it). :func:`sweep_stale` removes the batch
+directories whose owner is gone (a harness killed outright), after killing whatever
+still lives in them.
+
+Unavailable (no v2 mount, no write access: an unprivileged harness without delegation,
+a read-only ``/sys``): :meth:`BatchCgroups.open` says why, and the run falls back to a
+pid namespace (``harness.containment``), whose init takes everything with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchguard.harness.process import read_process
+
+log = logging.getLogger(__name__)
+
+PARENT_NAME = "benchguard"
+BATCH_PREFIX = "h"
+RUN_PREFIX = "run-"
+# How long freezing, killing and emptying one cgroup may take before it is reported.
+KILL_BUDGET_S = 5.0
+_POLL_S = 0.005
+_MOUNTINFO = Path("/proc/self/mountinfo")
+
+
+class CgroupError(RuntimeError):
+    """A run's cgroup could not be made, joined, frozen, killed or removed."""
+
+
+def _unescape_mount(text: str) -> str:
+    # mountinfo escapes space, tab, newline and backslash as octal.
+    for code, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
+        text = text.replace(code, char)
+    return text
+
+
+def v2_mount(mountinfo: Path = _MOUNTINFO) -> tuple[Path, str] | None:
+    """The cgroup v2 mount point and the hierarchy path it shows as its root; None if
+    this mount namespace has no cgroup2 mount."""
+    try:
+        lines = mountinfo.read_text("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        head, sep, tail = line.partition(" - ")
+        if not sep:
+            continue
+        fields, after = head.split(), tail.split()
+        if len(fields) >= 5 and after and after[0] == "cgroup2":
+            return Path(_unescape_mount(fields[4])), _unescape_mount(fields[3])
+    return None
+
+
+def cgroup_of(pid: int | str) -> str | None:
+    """The v2 cgroup path of ``pid`` (``/proc/PID/cgroup``, the ``0::`` line); None when
+    the process is gone or has no v2 membership."""
+    try:
+        text = Path(f"/proc/{pid}/cgroup").read_text("utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("0::"):
+            return line[3:]
+    return None
+
+
+def harness_cgroup_dir() -> Path | None:
+    """The directory of this process's own v2 cgroup; None without a v2 hierarchy."""
+    mount = v2_mount()
+    own = cgroup_of("self")
+    if mount is None or own is None:
+        return None
+    point, root = mount
+    relative = own
+    if root != "/" and (own == root or own.startswith(root.rstrip("/") + "/")):
+        relative = own[len(root.rstrip("/")) :]
+    directory = point / relative.lstrip("/")
+    return directory if directory.is_dir() else None
+
+
+def _write(path: Path, text: str) -> None:
+    with path.open("w", encoding="ascii") as handle:
+        handle.write(text)
+
+
+def _events(directory: Path) -> dict[str, str]:
+    try:
+        text = (directory / "cgroup.events").read_text("ascii")
+    except OSError:
+        return {}
+    return dict(line.split(" ", 1) for line in text.splitlines() if " " in line)
+
+
+@dataclass
+class RunCgroup:
+    """One run's cgroup: the path of its directory and what is done to it."""
+
+    directory: Path
+    # The hierarchy path /proc/PID/cgroup shows for a member ("/benchguard/h.../run-...").
+    name: str
+    killed: int = 0
+    _ended: bool = field(default=False, init=False)
+
+    @property
+    def procs_file(self) -> Path:
+        return self.directory / "cgroup.procs"
+
+    def pids(self) -> list[int]:
+        """The live members, sorted (empty once the cgroup is gone)."""
+        try:
+            text = self.procs_file.read_text("ascii")
+        except OSError:
+            return []
+        return sorted(int(word) for word in text.split())
+
+    def holds(self, pid: int) -> bool | None:
+        """Whether ``pid`` is a member (this cgroup or one below it); None when the
+        process is gone and cannot be asked."""
+        found = cgroup_of(pid)
+        if found is None:
+            return None
+        return found == self.name or found.startswith(self.name + "/")
+
+    def populated(self) -> bool:
+        return _events(self.directory).get("populated", "0") == "1"
+
+    def end(self, *, budget_s: float = KILL_BUDGET_S) -> int:
+        """Freeze, then kill every member, then wait until none is left; the number of
+        members killed (0 when the run left nothing behind). Idempotent."""
+        if self._ended or not self.directory.is_dir():
+            return 0
+        members = self.pids()
+        deadline = time.monotonic() + budget_s
+        try:
+            if members:
+                _write(self.directory / "cgroup.freeze", "1")
+                # Frozen means no member runs user code: nothing forks or writes.
+                while _events(self.directory).get("frozen") != "1":
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(_POLL_S)
+            _write(self.directory / "cgroup.kill", "1")
+        except OSError as exc:
+            raise CgroupError(f"{self.directory}: cannot freeze and kill ({exc})") from None
+        while self.populated():
+            if time.monotonic() > deadline:
+                raise CgroupError(
+                    f"{self.directory}: processes still alive {budget_s:g}s after cgroup.kill"
+                )
+            time.sleep(_POLL_S)
+        self._ended = True
+        self.killed = len(members)
+        return self.killed
+
+    def remove(self) -> None:
+        """Kill what is left and remove the directory (the kernel refuses while any
+        member lives)."""
+        with contextlib.suppress(CgroupError):
+            self.end()
+        with contextlib.suppress(OSError):
+            self.directory.rmdir()
+        with _live_lock:
+            _live.pop(self.directory, None)
+
+
+_live: dict[Path, RunCgroup] = {}
+_live_lock = threading.Lock()
+
+
+def live_runs() -> list[RunCgroup]:
+    """Every run cgroup this process made and has not removed, in path order."""
+    with _live_lock:
+        return [_live[path] for path in sorted(_live)]
+
+
+def end_all(*, budget_s: float = KILL_BUDGET_S) -> int:
+    """Freeze and kill every live run cgroup of this process (an interrupted batch)."""
+    total = 0
+    for run in live_runs():
+        try:
+            total += run.end(budget_s=budget_s)
+        except CgroupError as exc:
+            log.warning("%s", exc)
+    return total
+
+
+@dataclass
+class BatchCgroups:
+    """The cgroups of one batch, under a directory that names the harness owning it."""
+
+    directory: Path
+    name: str
+
+    @classmethod
+    def open(cls) -> BatchCgroups | str:
+        """The batch's directory (stale ones swept first); the reason it cannot be
+        made otherwise."""
+        own = harness_cgroup_dir()
+        if own is None:
+            return "no cgroup v2 hierarchy is mounted"
+        parent = own / PARENT_NAME
+        try:
+            parent.mkdir(mode=0o755, exist_ok=True)
+        except OSError as exc:
+            return f"cannot create {parent} ({exc.strerror or exc})"
+        sweep_stale(parent)
+        me = read_process(os.getpid())
+        start = me.start if me is not None else 0
+        for attempt in range(1000):
+            directory = parent / f"{BATCH_PREFIX}{os.getpid()}-{start}-{attempt}"
+            try:
+                directory.mkdir(mode=0o755)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                return f"cannot create {directory} ({exc.strerror or exc})"
+            mount = v2_mount()
+            assert mount is not None
+            return cls(directory, _hierarchy_name(directory, mount))
+        return f"{parent}: no free batch cgroup name"
+
+    def new_run(self, label: str) -> RunCgroup:
+        """A fresh cgroup for one run; :class:`CgroupError` if it cannot be made or
+        its ``cgroup.procs`` cannot be written (the run could not join it)."""
+        directory = self.directory / f"{RUN_PREFIX}{label}-{secrets.token_hex(4)}"
+        try:
+            directory.mkdir(mode=0o755)
+        except OSError as exc:
+            raise CgroupError(f"cannot create {directory} ({exc.strerror or exc})") from None
+        if not os.access(directory / "cgroup.procs", os.W_OK):
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+            raise CgroupError(f"{directory / 'cgroup.procs'} is not writable")
+        run = RunCgroup(directory, f"{self.name}/{directory.name}")
+        with _live_lock:
+            _live[directory] = run
+        return run
+
+    def close(self) -> None:
+        """Kill and remove every run cgroup left, then the batch directory."""
+        for run in [r for r in live_runs() if r.directory.parent == self.directory]:
+            run.remove()
+        for child in _children(self.directory):
+            _remove_tree(child)
+        with contextlib.suppress(OSError):
+            self.directory.rmdir()
+
+
+_process_batch: BatchCgroups | str | None = None
+
+
+def process_batch() -> BatchCgroups | str:
+    """One batch directory for this process's runs outside :func:`run_batch` (a cluster
+    worker, a direct :func:`run_job`): opened once, removed by the next harness's sweep
+    once this process is gone."""
+    global _process_batch
+    with _live_lock:
+        if _process_batch is None:
+            _process_batch = BatchCgroups.open()
+        return _process_batch
+
+
+def _hierarchy_name(directory: Path, mount: tuple[Path, str]) -> str:
+    point, root = mount
+    relative = "/" + str(directory.relative_to(point))
+    return relative if root == "/" else root.rstrip("/") + relative
+
+
+def _children(directory: Path) -> Iterator[Path]:
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            yield Path(entry.path)
+
+
+def _remove_tree(directory: Path) -> None:
+    """Kill everything in ``directory`` and below, then remove it, deepest first."""
+    for child in _children(directory):
+        _remove_tree(child)
+    with contextlib.suppress(OSError):
+        if (directory / "cgroup.procs").read_text("ascii").split():
+            _write(directory / "cgroup.kill", "1")
+    deadline = time.monotonic() + KILL_BUDGET_S
+    while _events(directory).get("populated") == "1" and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
+    with contextlib.suppress(OSError):
+        directory.rmdir()
+
+
+def _owner_alive(name: str) -> bool:
+    """Whether the harness a batch directory names (``h<pid>-<start>-<n>``) still runs."""
+    parts = name[len(BATCH_PREFIX) :].split("-")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+        return True  # not ours to judge: leave it
+    info = read_process(int(parts[0]))
+    return info is not None and info.start == int(parts[1]) and not info.zombie
+
+
+def sweep_stale(parent: Path) -> int:
+    """Remove the batch directories under ``parent`` that this uid owns and whose
+    harness is gone, killing what still lives in them; how many were removed."""
+    removed = 0
+    for child in _children(parent):
+        if not child.name.startswith(BATCH_PREFIX) or _owner_alive(child.name):
+            continue
+        try:
+            if child.stat().st_uid != os.geteuid():
+                continue
+        except OSError:
+            continue
+        log.warning("removing a stale run cgroup left by a harness that is gone: %s", child)
+        _remove_tree(child)
+        removed += 0 if child.exists() else 1
+    return removed

@@ -1,0 +1,182 @@
+"""Containing one run's process tree: its cgroup, and a pid namespace whose init dies
+with the harness.
+
+The command a run starts is wrapped, outermost first::
+
+    sh -c 'echo 0 > cgroup.procs; exec ...'      join the run's cgroup (harness/cgroup)
+    setpriv --pdeathsig KILL --                  die when the harness's thread dies
+    [strace ...]                                 the strace audit, when it is on
+    setpriv --pdeathsig KILL --                  die when strace dies
+    unshare --pid --fork --kill-child ...        a pid namespace (and a mount namespace
+                                                 with its own /proc)
+    sh -c '"$@"; exit $?'                        the namespace's init: the agent's parent
+    <the agent's command>                        (setpriv to the agent uid, bwrap, ...)
+
+What each layer guarantees:
+
+- the cgroup: every process the agent starts, daemonized or not, is a member; at the
+  deadline, on interrupt and before verification it is frozen and killed
+  (:meth:`RunContainment.end`), so no background process writes after the agent ended;
+- the pid namespace: when its init exits (the agent ended) the kernel kills every other
+  process in it; ``--kill-child`` kills the init when ``unshare`` dies, and the
+  ``--pdeathsig`` layers kill ``unshare`` (and strace) when the harness dies, even by
+  SIGKILL, so a harness killed outright takes its agents with it. Where cgroups cannot
+  be delegated (an unprivileged harness), the pid namespace alone contains the run (in a
+  user namespace mapping the harness's uid to itself: the agent keeps its uid and gains
+  no capability after ``exec``);
+- the mount namespace (as root, propagation private): the run's mounts are copies of the
+  harness's, so the mount a file was opened through names the run that opened it
+  (the fanotify audit attributes events by it, harness/fanotify).
+
+Unavailable pieces are recorded on the run (:meth:`RunContainment.facts`), never
+silently assumed.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchguard.harness.cgroup import BatchCgroups, CgroupError, RunCgroup
+
+log = logging.getLogger(__name__)
+
+JOIN_SCRIPT = 'echo 0 > "$0" && exec "$@"'
+# Not `exec "$@"`: the init stays the agent's parent, so the agent is never pid 1 (which
+# ignores signals it has no handler for) and its exit ends the namespace. The moment the
+# agent exits, the init stops every other process in the namespace (`kill -STOP -1`:
+# nothing writes from then on), counts them (its own /proc: every pid but its own) into
+# the file named by $0 for the record's strays_killed, and exits, so the kernel kills
+# them all.
+INIT_SCRIPT = (
+    '"$@"; code=$?; kill -STOP -1 2>/dev/null; '
+    'set -- /proc/[0-9]*; echo $(($# - 1)) > "$0"; exit $code'
+)
+SHELL = "/bin/sh"
+PROBE_TIMEOUT_S = 10.0
+
+
+@functools.cache
+def pdeathsig_prefix() -> tuple[str, ...]:
+    """``setpriv --pdeathsig KILL --``, or () where setpriv lacks it."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return ()
+    prefix = (setpriv, "--pdeathsig", "KILL", "--")
+    return prefix if _works([*prefix, "true"]) else ()
+
+
+@functools.cache
+def pid_namespace_prefix() -> tuple[str, ...]:
+    """The ``unshare`` command making a run's pid (and mount) namespace, or () where
+    this harness cannot make one."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return ()
+    common = ["--pid", "--fork", "--kill-child=SIGKILL", "--mount", "--mount-proc"]
+    if os.geteuid() == 0:
+        argv = [unshare, *common, "--propagation", "private"]
+    else:
+        argv = [unshare, "--user", "--map-current-user", *common]
+    return tuple(argv) if _works([*argv, "--", "true"]) else ()
+
+
+def _works(argv: Sequence[str]) -> bool:
+    try:
+        done = subprocess.run(list(argv), capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@dataclass
+class RunContainment:
+    """How one run is contained, and its command wrapped accordingly."""
+
+    cgroup: RunCgroup | None
+    cgroup_unavailable: str | None
+    pid_namespace: tuple[str, ...]
+    pdeathsig: tuple[str, ...]
+    killed_at_end: int = 0
+    end_error: str | None = None
+    strays_file: Path | None = None
+
+    @classmethod
+    def start(cls, batch: BatchCgroups | str, label: str) -> RunContainment:
+        """A run's containment in ``batch`` (a reason string when the batch has no
+        cgroups: the pid namespace then contains the run alone)."""
+        cgroup: RunCgroup | None = None
+        reason: str | None = batch if isinstance(batch, str) else None
+        if isinstance(batch, BatchCgroups):
+            try:
+                cgroup = batch.new_run(label)
+            except CgroupError as exc:
+                reason = str(exc)
+        return cls(cgroup, reason, pid_namespace_prefix(), pdeathsig_prefix())
+
+    def outer(self, argv: Sequence[str]) -> list[str]:
+        """``argv`` joining the cgroup first, dying with the harness."""
+        wrapped = [*self.pdeathsig, *argv]
+        if self.cgroup is not None:
+            wrapped = [SHELL, "-c", JOIN_SCRIPT, str(self.cgroup.procs_file), *wrapped]
+        return wrapped
+
+    def inner(self, argv: Sequence[str], strays_file: Path) -> list[str]:
+        """``argv`` as the child of a fresh pid namespace's init, which writes to
+        ``strays_file`` how many processes the agent left running when it exited."""
+        if not self.pid_namespace:
+            return list(argv)
+        self.strays_file = strays_file
+        return [
+            *self.pdeathsig,
+            *self.pid_namespace,
+            "--",
+            SHELL,
+            "-c",
+            INIT_SCRIPT,
+            str(strays_file),
+            *argv,
+        ]
+
+    def strays(self) -> int:
+        """The processes the pid namespace's init found alive when the agent exited (the
+        kernel killed them with the init); 0 when it did not say."""
+        if self.strays_file is None:
+            return 0
+        try:
+            text = self.strays_file.read_text("ascii", errors="replace").strip()
+        except OSError:
+            return 0
+        return int(text) if text.isdigit() and len(text) < 8 else 0
+
+    def end(self) -> int:
+        """Freeze and kill the run's cgroup (everything the agent left running); how many
+        processes were still alive. A failure is kept for the record."""
+        if self.cgroup is None:
+            return 0
+        try:
+            killed = self.cgroup.end()
+        except CgroupError as exc:
+            self.end_error = str(exc)
+            log.error("%s", exc)
+            return 0
+        self.killed_at_end += killed
+        return killed
+
+    def facts(self) -> dict[str, Any]:
+        """``record["containment"]``: what contained this run."""
+        return {
+            "cgroup": self.cgroup.name if self.cgroup is not None else None,
+            "cgroup_unavailable": self.cgroup_unavailable if self.cgroup is None else None,
+            "pid_namespace": bool(self.pid_namespace),
+            "dies_with_harness": bool(self.pdeathsig) and bool(self.pid_namespace),
+            "killed_at_end": self.killed_at_end,
+            "end_error": self.end_error,
+        }
