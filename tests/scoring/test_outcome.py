@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from benchguard.scoring import keys
+from benchguard.record import scores as keys
 from benchguard.scoring.outcome import (
     OutcomeInputError,
     compute_outcome_v1,

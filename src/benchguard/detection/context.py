@@ -27,65 +27,20 @@ import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from typing import Any
 
 from benchguard.detection.shell import ShellReader, ShellState, canonical_text
 from benchguard.detection.surfaces import dict_entries
-
-SCAN_CONTEXT_KEY = "scan_context"
-# Enough for a tasks tree, a home and the top of a results tree; a record carries its
-# own copy, so the bound is also the record's cost (about 100 KB at most).
-MAX_KNOWN_PATHS = 1000
-# Levels listed below each root: globs name a few levels (``t?sks/*/t*.yaml``).
-MAX_KNOWN_DEPTH = 6
-MAX_CONTEXT_PATH_CHARS = 1024
+from benchguard.record.context import (  # compatibility re-exports: the shape lives in record
+    MAX_CONTEXT_PATH_CHARS,
+    MAX_KNOWN_DEPTH,
+    MAX_KNOWN_PATHS,
+    SCAN_CONTEXT_KEY,
+    ScanContext,
+    stored_context,
+)
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
-
-ContextPath = Annotated[
-    str, StringConstraints(min_length=1, max_length=MAX_CONTEXT_PATH_CHARS, pattern=r"^/")
-]
-
-
-class ScanContext(BaseModel):
-    """The agent's view of the file system, for reading its commands.
-
-    Paths are absolute and spelled as the agent saw them (a sandbox keeps host paths,
-    so they are the host's).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    # The agent's home (``~``, ``$HOME`` and this literal path mean the same place).
-    home: ContextPath | None = None
-    # Where the agent's shell started: relative paths and ``cd ..`` resolve from here.
-    workdir: ContextPath | None = None
-    # Paths the harness knows exist (the protected set, the home), sorted: what a glob
-    # or a relative path can name.
-    known_paths: tuple[ContextPath, ...] = Field(default=(), max_length=MAX_KNOWN_PATHS)
-    # False when the listing stopped at MAX_KNOWN_PATHS or MAX_KNOWN_DEPTH.
-    known_paths_complete: bool = True
-
-
-def stored_context(record: Mapping[str, Any]) -> tuple[ScanContext | None, str | None]:
-    """The record's scan context and, when one is stored but unusable, why.
-
-    A record without one (an imported log, a results file older than schema 4) gives
-    ``(None, None)``: its commands are read without a home or working directory.
-    """
-    raw = record.get(SCAN_CONTEXT_KEY)
-    if raw is None:
-        return None, None
-    if isinstance(raw, ScanContext):
-        return raw, None
-    try:
-        return ScanContext.model_validate(raw), None
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"]) or "(top level)"
-        return None, f"the stored scan context cannot be read ({where}: {error['msg']})"
 
 
 @dataclass(frozen=True)

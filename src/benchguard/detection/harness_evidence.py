@@ -18,13 +18,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from benchguard.detection.models import Finding
+from benchguard.record.evidence import (  # the keys and vocabulary live in record.evidence
+    AUDIT_OPERATIONS as AUDIT_OPERATIONS,
+)
+from benchguard.record.evidence import (
+    AUDIT_RESULTS as AUDIT_RESULTS,
+)
+from benchguard.record.evidence import (
+    SYSTEM_AUDIT_KEY as SYSTEM_AUDIT_KEY,
+)
+from benchguard.record.evidence import (
+    TRANSCRIPT_PROBLEM_KEY as TRANSCRIPT_PROBLEM_KEY,
+)
+from benchguard.record.evidence import (
+    TranscriptProblem as TranscriptProblem,
+)
 
-SYSTEM_AUDIT_KEY = "system_audit"
-TRANSCRIPT_PROBLEM_KEY = "transcript_problem"
-TranscriptProblem = Literal["missing", "tampered"]
 TRANSCRIPT_PROBLEM_REASONS: dict[str, str] = {
     "missing": "the agent produced work but its transcript recorded nothing",
     "tampered": "the transcript channel was replaced or rewritten during the run",
@@ -36,9 +48,6 @@ AUDIT_UNREADABLE_REASON = "the stored system audit could not be read"
 # counted in the audit summary only (the record is flagged already).
 MAX_AUDIT_FINDINGS = 50
 AUDIT_RULE_PREFIX = "audit/"
-# The vocabulary the harness writes; anything else reads as an unreadable audit.
-AUDIT_OPERATIONS = ("opened", "executed", "listed", "looked up", "linked to", "changed")
-AUDIT_RESULTS = ("ok", "not-found", "denied", "error")
 
 
 @dataclass(frozen=True)

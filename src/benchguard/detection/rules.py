@@ -16,10 +16,7 @@ fails at load time with one :class:`RulesetError` naming the file and the rule i
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -30,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from benchguard.detection._patterns import PatternError, pattern_problem
 from benchguard.detection.models import Rule
 from benchguard.errors import BadInputError
+from benchguard.record.rules import ruleset_digest as ruleset_digest  # compatibility re-export
 from benchguard.yamlfile import YamlFailure, YamlFileError, load_yaml_file, yaml_problem
 
 DEFAULT_PROFILE = "benchguard"
@@ -123,20 +121,6 @@ def load_ruleset(
     extras = load_extra_rules(Path(extra_rules))
     _reject_duplicates(extras, str(extra_rules), base, against=f"profile {profile!r}")
     return base + extras
-
-
-def ruleset_digest(rules: Iterable[Rule]) -> str:
-    """SHA-256 over the rules' canonical JSON, in order: equal digests, equal rulesets."""
-    canonical = "[" + ",".join(_canonical_rule(rule) for rule in rules) + "]"
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-@functools.lru_cache(maxsize=65536)
-def _canonical_rule(rule: Rule) -> str:
-    """One rule's canonical JSON (sorted keys, no spaces); rules are frozen, so cacheable."""
-    return json.dumps(
-        rule.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
 
 
 def validate_rule_patterns(rule: Rule) -> None:

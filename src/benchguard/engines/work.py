@@ -23,8 +23,8 @@ from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, DETECTOR_VERS
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.importers.registry import UnknownFormatError, stream_path
 from benchguard.importers.transcript import UnreadableLogError
-from benchguard.results.rescore import stored_dynamic_rules
-from benchguard.results.rows import record_iteration, record_task_folder
+from benchguard.record.rules import stored_dynamic_rules
+from benchguard.record.run import record_iteration, record_task_folder
 
 
 class RecordScan(BaseModel):

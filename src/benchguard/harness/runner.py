@@ -70,6 +70,7 @@ from benchguard.harness.trajectory import capture, read_tail
 from benchguard.harness.transcript_channel import TranscriptChannel
 from benchguard.harness.verification import CheckSandbox, HomeFiles, run_checks
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
+from benchguard.record.codec import MANIFEST_FILE, RESULTS_FILE, ROWS_FILE
 from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
 from benchguard.results.io import dumps, results_document, write_files_atomic
 from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
@@ -81,9 +82,6 @@ from benchguard.scoring.verification import verification_scores
 log = logging.getLogger(__name__)
 
 SandboxMode = Literal["none", "bwrap"]
-RESULTS_FILE = "results.json"
-ROWS_FILE = "rows.json"
-MANIFEST_FILE = "manifest.json"
 # Kept on a failed record so an operator sees why without opening files.
 STDERR_TAIL_CHARS = 1000
 

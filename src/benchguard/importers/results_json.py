@@ -7,7 +7,7 @@ bare list.
 Records are taken as they are, ``{name, input, output, trajectory, ...}``: nothing is
 added or renamed, so a rescan sees exactly what the harness recorded. The one exception
 is the on-disk sharing of dynamic rules (schema 2): each report's ``dynamic_rules`` is
-put back from the file's table by :func:`benchguard.results.io.inflate_records`, the
+put back from the file's table by :func:`benchguard.record.codec.inflate_records`, the
 same code every results reader uses. An entry that is not an object, or whose report
 names a rules list the file does not hold, is reported by position and skipped; the
 valid records beside it stay.
@@ -38,7 +38,7 @@ from benchguard.importers.transcript import (
     import_json_lines,
     read_json_document,
 )
-from benchguard.results.io import DYNAMIC_RULESETS_KEY, inflate_records
+from benchguard.record.codec import DYNAMIC_RULESETS_KEY, inflate_records
 
 FORMAT_NAME = "benchguard"
 # The reference's record shape is ``{input, output, trajectory, ...}``; any one of these

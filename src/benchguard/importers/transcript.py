@@ -13,13 +13,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchguard.errors import BadInputError
-
-StepStatus = Literal["called", "completed", "error"]
+from benchguard.record.steps import StepStatus as StepStatus  # compatibility re-export
 
 
 class ParsedTranscript(BaseModel):

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchguard.record.codec import MANIFEST_FILE, MANIFESTS_FILE, ROWS_FILE
 from benchguard.results.io import (
     ResultsFileError,
     read_manifest,
@@ -23,9 +24,10 @@ from benchguard.results.io import (
 )
 from benchguard.results.rows import Manifest, ResultRow
 
-ROWS_FILENAME = "rows.json"
-MANIFEST_FILENAME = "manifest.json"
-MANIFESTS_FILENAME = "manifests.json"
+# The file names, defined once in record.codec (these names are kept for importers).
+ROWS_FILENAME = ROWS_FILE
+MANIFEST_FILENAME = MANIFEST_FILE
+MANIFESTS_FILENAME = MANIFESTS_FILE
 
 
 def new_run_id(now: datetime, pid: int) -> str:

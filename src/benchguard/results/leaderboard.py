@@ -30,9 +30,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from benchguard.record import scores as keys
 from benchguard.records import NO_CREDIT_STATUSES
 from benchguard.results.rows import INTEGRITY_STATUSES, CatastrophicDetail, ResultRow
-from benchguard.scoring import keys
 
 # 2 adds provenance (run ids, latest row time, row schema and scoring versions).
 # 3 adds the standard error of each mean and the per-task view.

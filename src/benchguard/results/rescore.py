@@ -20,16 +20,14 @@ rule ids).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from benchguard.detection.detector import report_from_record
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.detection.summary import describe_findings
+from benchguard.record.rules import stored_dynamic_rules as stored_dynamic_rules  # re-export
 from benchguard.results.dismissals import Dismissal, apply_dismissals, carried_dismissals
 from benchguard.results.rows import record_iteration, record_task_folder
 from benchguard.scoring.judge import Judge
@@ -71,73 +69,6 @@ def unmatched_messages(dismissals: Sequence[Dismissal], used: Sequence[bool]) ->
         for i, d in enumerate(dismissals)
         if not used[i]
     ]
-
-
-def stored_dynamic_rules(record: Mapping[str, Any]) -> tuple[Rule, ...]:
-    """The dynamic (inventory) rules the record's stored report was scanned with.
-
-    ``ValueError`` naming the rule when they cannot be read: rescanning without them
-    would silently drop a leftover-file rule. Records that share one stored list (the
-    reader gives every record of a ruleset the same list) get the same ``Rule``
-    objects, so the detector's plan for them, remembered by rule identity, is reused.
-    """
-    stored = record.get("cheating_report")
-    raw = stored.get("dynamic_rules") if isinstance(stored, dict) else None
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise ValueError("the stored report's dynamic_rules is not a list")
-    same = _STORED_BY_IDENTITY.get(id(raw))
-    if same is not None and same[0] is raw:
-        return same[1]
-    key = _content_key(raw)
-    cached = _STORED_RULES.get(key) if key is not None else None
-    if cached is not None:
-        _remember_identity(raw, cached)
-        return cached
-    rules = []
-    for index, item in enumerate(raw):
-        try:
-            rules.append(Rule.model_validate(item))
-        except ValidationError as exc:
-            raise ValueError(
-                f"stored dynamic rule {index} is invalid: {exc.errors()[0]['msg']}"
-            ) from None
-    parsed = tuple(rules)
-    if key is not None:
-        if len(_STORED_RULES) >= _MAX_STORED_RULES:
-            _STORED_RULES.pop(next(iter(_STORED_RULES)), None)
-        _STORED_RULES[key] = parsed
-    _remember_identity(raw, parsed)
-    return parsed
-
-
-def _remember_identity(raw: list[Any], parsed: tuple[Rule, ...]) -> None:
-    if len(_STORED_BY_IDENTITY) >= _MAX_STORED_RULES:
-        _STORED_BY_IDENTITY.pop(next(iter(_STORED_BY_IDENTITY)), None)
-    _STORED_BY_IDENTITY[id(raw)] = (raw, parsed)
-
-
-def _content_key(raw: list[Any]) -> str | None:
-    """The stored list's exact JSON text (None when it has none): records whose lists
-    say the same thing share one parse and one tuple of ``Rule`` objects, so the
-    detector's plan (remembered by rule identity) is built once per ruleset, not once
-    per record. Keyed by content, not by the list's identity: readers copy each
-    record's report at the edge, so equal lists are rarely the same object."""
-    try:
-        return json.dumps(raw, ensure_ascii=True, allow_nan=True)
-    except (TypeError, ValueError, RecursionError):
-        return None
-
-
-# Parsed stored rule lists by the raw list's exact text, and by the list itself (the
-# same list object read again, the common case, skips even the text): each identity
-# entry holds the raw list, so its id cannot be reused while it is cached, and the
-# lookup re-checks identity. Stored lists are read-only once read
-# (``results.io.inflate_records``).
-_STORED_RULES: dict[str, tuple[Rule, ...]] = {}
-_STORED_BY_IDENTITY: dict[int, tuple[list[Any], tuple[Rule, ...]]] = {}
-_MAX_STORED_RULES = 64
 
 
 def rescan_documents(

@@ -20,7 +20,13 @@ from pydantic.alias_generators import to_camel
 
 from benchguard.detection.stored_status import stored_status
 from benchguard.detection.summary import describe_findings
-from benchguard.scoring import keys
+from benchguard.record import scores as keys
+from benchguard.record.run import (  # compatibility re-exports (record.run)
+    record_iteration as record_iteration,
+)
+from benchguard.record.run import (
+    record_task_folder as record_task_folder,
+)
 from benchguard.scoring.outcome import fired_catastrophic_keys
 from benchguard.scoring.text import sanitize_text
 from benchguard.scoring.values import read_optional_score
@@ -253,21 +259,6 @@ _DETAIL_READERS: dict[str, Callable[[Mapping[str, Any]], list[dict[str, str]]]] 
 def _first_score(scores: Mapping[str, Any], sources: tuple[str, ...]) -> float | None:
     key = next((k for k in sources if k in scores), None)
     return None if key is None else read_optional_score(scores[key])
-
-
-def record_task_folder(record: Mapping[str, Any]) -> str:
-    """The task a record belongs to: its ``folder``, else its ``name``, else "unknown"."""
-    for key in ("folder", "name"):
-        value = record.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return "unknown"
-
-
-def record_iteration(record: Mapping[str, Any]) -> int:
-    """The record's ``iteration``, or 0 when it is missing or not a non-negative int."""
-    value = record.get("iteration")
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _text(value: Any) -> str:

@@ -1,41 +1,24 @@
-"""The canonical names in a record's ``scores`` map, shared by the scorer and the row builder.
+"""Compatibility re-exports: the score keys live in ``benchguard.record.scores``.
 
-``CATASTROPHIC_SCORE_KEYS`` is the extension point: a key added there zeroes
-``OutcomeScore`` when it scores 0.0 and appears in a row's ``catastrophicKinds`` with no
-other wiring, because both the finalizer and the row builder read this one tuple. The
-gates apply with no judge configured, so every key in it must be computed
-deterministically (never by a model).
-
-Integrity has its own key rather than sharing ``VerificationCatastrophic``: the scores
-map is last-write-wins, so a clean integrity 1.0 written under the task's key would erase
-a real task catastrophic 0.0.
+Code that reads the extension point at run time (``CATASTROPHIC_SCORE_KEYS``) reads it
+from ``benchguard.record.scores``; these names stay so existing imports keep working.
 """
 
 from __future__ import annotations
 
-from typing import Final
-
-OUTCOME_SCORE: Final = "OutcomeScore"
-VERIFICATION_CORRECTNESS: Final = "VerificationCorrectness"
-VERIFICATION_RECOVERABLE: Final = "VerificationRecoverable"
-VERIFICATION_CATASTROPHIC: Final = "VerificationCatastrophic"
-INTEGRITY_CATASTROPHIC: Final = "IntegrityCatastrophic"
-
-# Judged counterparts, read only when the deterministic verification key is absent.
-JUDGED_CORRECTNESS: Final = "JudgedCorrectness"
-JUDGED_RECOVERABLE: Final = "JudgedRecoverable"
-
-CATASTROPHIC_SCORE_KEYS: Final[tuple[str, ...]] = (
-    VERIFICATION_CATASTROPHIC,
+from benchguard.record.scores import (
+    CATASTROPHIC_SCORE_KEYS,
+    CORRECTNESS_SOURCE_KEYS,
     INTEGRITY_CATASTROPHIC,
+    JUDGED_CORRECTNESS,
+    JUDGED_RECOVERABLE,
+    OUTCOME_SCORE,
+    RECOVERABLE_SOURCE_KEYS,
+    SCORING_VERSION,
+    VERIFICATION_CATASTROPHIC,
+    VERIFICATION_CORRECTNESS,
+    VERIFICATION_RECOVERABLE,
 )
-
-# First present key wins: deterministic verification before any judge.
-CORRECTNESS_SOURCE_KEYS: Final[tuple[str, ...]] = (VERIFICATION_CORRECTNESS, JUDGED_CORRECTNESS)
-RECOVERABLE_SOURCE_KEYS: Final[tuple[str, ...]] = (VERIFICATION_RECOVERABLE, JUDGED_RECOVERABLE)
-
-# Stamped on every OutcomeScore entry; bump when the composite's formula changes.
-SCORING_VERSION: Final = "v1"
 
 __all__ = [
     "CATASTROPHIC_SCORE_KEYS",

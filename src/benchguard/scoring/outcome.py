@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
-from benchguard.scoring import keys as score_keys
+from benchguard.record import scores as score_keys
 from benchguard.scoring.keys import (
     CORRECTNESS_SOURCE_KEYS,
     OUTCOME_SCORE,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
+from benchguard.record import scores as score_keys
 from benchguard.records import NO_CREDIT_STATUSES
-from benchguard.scoring import keys as score_keys
 from benchguard.scoring.integrity import integrity_entry
 from benchguard.scoring.judge import Judge, NullJudge
 from benchguard.scoring.keys import INTEGRITY_CATASTROPHIC, OUTCOME_SCORE, SCORING_VERSION

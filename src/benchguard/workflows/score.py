@@ -24,6 +24,7 @@ from benchguard.engines import EngineName, scan_records
 from benchguard.importers.registry import detect_format, import_path
 from benchguard.importers.results_json import FORMAT_NAME as RESULTS_FORMAT
 from benchguard.importers.transcript import UnreadableLogError
+from benchguard.record.codec import RESULTS_FILE
 from benchguard.results.aggregate import MANIFEST_FILENAME, ROWS_FILENAME, iso_t
 from benchguard.results.dismissals import Dismissal
 from benchguard.results.imported import imported_document
@@ -44,9 +45,11 @@ from benchguard.results.rescore import (
 from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
 from benchguard.workflows._inputs import collect_inputs
 
-RESULTS_FILENAME = "results.json"
 # Beside an imported log, the folder its scored outputs are written to.
 IMPORTED_SUFFIX = ".benchguard"
+
+# The file name is defined once in record.codec (this name is kept for importers).
+RESULTS_FILENAME = RESULTS_FILE
 
 
 @dataclass

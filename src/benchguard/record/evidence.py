@@ -1,0 +1,82 @@
+"""The evidence a record carries beside its transcript: which layers were active, what
+the system audit saw, and the harness's transcript problems.
+
+All written by ``benchguard.harness`` and read by ``benchguard.detection.harness_evidence``
+so a rescan of a stored record reproduces the run's verdict. The record keeps the
+stored values as they are (``RunRecord.system_audit`` and ``transcript_problem`` are
+not replaced by defaults when malformed): a malformed audit must read as an incomplete
+scan, never as "no audit" (fail closed). :class:`SystemAudit` is the shape a
+well-formed summary has, a typed view for readers that want one.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+SYSTEM_AUDIT_KEY = "system_audit"
+TRANSCRIPT_PROBLEM_KEY = "transcript_problem"
+EVIDENCE_SOURCES_KEY = "evidence_sources"
+CHECKS_SANDBOXED_KEY = "checks_sandboxed"
+
+# The layers that can produce evidence for a run (a manifest's ``evidenceSources``).
+EvidenceSource = Literal["audit", "sandbox", "transcript"]
+# What the harness found wrong with the transcript channel itself.
+TranscriptProblem = Literal["missing", "tampered"]
+# The vocabulary the harness's audit writes; anything else reads as an unreadable audit.
+AuditOperation = Literal["opened", "executed", "listed", "looked up", "linked to", "changed"]
+AuditResult = Literal["ok", "not-found", "denied", "error"]
+AUDIT_OPERATIONS: tuple[AuditOperation, ...] = (
+    "opened",
+    "executed",
+    "listed",
+    "looked up",
+    "linked to",
+    "changed",
+)
+AUDIT_RESULTS: tuple[AuditResult, ...] = ("ok", "not-found", "denied", "error")
+
+
+class AuditAccess(BaseModel):
+    """One distinct access of the agent's processes to a protected path."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    # The path the kernel resolved (never the spelling the agent used).
+    path: str
+    operation: AuditOperation
+    result: AuditResult
+    # The protected root it falls under, and what that root holds.
+    category: str
+    material: str
+    root: str | None = None
+
+
+class SystemAudit(BaseModel):
+    """``record.system_audit``: what the system audit of one run saw (harness.audit)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    # The tracer ("strace").
+    tool: str
+    # False when the log was capped, unreadable or empty: the scan is then incomplete.
+    complete: bool
+    incomplete_reason: str | None = None
+    # Traced calls read, and how many touched protected paths.
+    events: int = 0
+    protected_accesses: int = 0
+    # Distinct accesses, sorted by (path, operation, result), bounded.
+    accesses: tuple[AuditAccess, ...] = Field(default=())
+    log_bytes: int = 0
+
+
+def system_audit_view(value: object) -> SystemAudit | None:
+    """``value`` as a :class:`SystemAudit`; None when it is absent or malformed (a
+    reader deciding a verdict must treat malformed as incomplete, not as absent)."""
+    if value is None:
+        return None
+    try:
+        return SystemAudit.model_validate(value)
+    except ValidationError:
+        return None

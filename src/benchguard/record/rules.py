@@ -1,0 +1,172 @@
+"""Rules and rulesets: one kind of benchmark material and the regexes that reveal it.
+
+A ruleset is an ordered tuple of rules; its digest (:func:`ruleset_digest`) names it:
+equal digests, equal rulesets. A report stores the digest of the exact rules it was
+scanned with, and a results file stores each distinct dynamic ruleset once under its
+digest (``record.codec``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+ScanField = Literal["args", "result", "output"]
+SCAN_FIELDS: tuple[ScanField, ...] = ("args", "result", "output")
+Severity = Literal["high", "medium", "low"]
+# How much a finding proves (docs/cheat-detection.md, "Strength"): ``conclusive`` the
+# protected material itself (or its fingerprint) in what a protected source printed, or
+# future state resolved as future; ``strong`` a read of a protected path by a command
+# that reads (a failed read too: the attempt is the evidence); ``weak`` an ambiguous
+# reference or unknown provenance. Conclusive and strong findings gate the run
+# (``flagged``); a report whose findings are all weak is ``review``.
+Strength = Literal["conclusive", "strong", "weak"]
+STRENGTHS: tuple[Strength, ...] = ("conclusive", "strong", "weak")
+GATING_STRENGTHS: frozenset[str] = frozenset({"conclusive", "strong"})
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Rule(_Frozen):
+    """One kind of benchmark material and the regexes that reveal access to it."""
+
+    # Unique within a ruleset ("task-definition/path", "prior-run-artifact/<entry>/path").
+    id: str
+    # The family of material (a report's ``categories`` are these, sorted).
+    category: str
+    # What the material is, in words a report can print.
+    material: str
+    # What of it the patterns reveal ("the path", "its contents").
+    evidence: str = "the path"
+    description: str = ""
+    severity: Severity = "high"
+    # The regexes (the ``regex`` module's syntax, checked for safety at load time).
+    patterns: tuple[str, ...]
+    # The surfaces of a record the patterns run over.
+    fields: tuple[ScanField, ...] = SCAN_FIELDS
+    # Set only on rules generated from a home inventory (the home-entry name): what
+    # lets a task prompt that names the entry authorize it.
+    source: str | None = None
+    # What a match proves (see ``Strength``); a profile says it per rule.
+    strength: Strength = "strong"
+    # A key-shaped content rule standing in for the material's own fingerprints: it is
+    # skipped when the scan has the protected material's fingerprint rules, which say
+    # the same with no false positives on honest files that share the keys.
+    fallback: bool = False
+
+    @field_validator("id", "category", "material")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+    @field_validator("patterns")
+    @classmethod
+    def _some_patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("needs at least one pattern")
+        if any(not p for p in value):
+            raise ValueError("patterns must not be empty strings")
+        return value
+
+    @field_validator("fields")
+    @classmethod
+    def _some_fields(cls, value: tuple[ScanField, ...]) -> tuple[ScanField, ...]:
+        if not value:
+            raise ValueError(f"needs at least one of {list(SCAN_FIELDS)}")
+        if len(set(value)) != len(value):
+            raise ValueError("fields must not repeat")
+        return value
+
+
+def ruleset_digest(rules: Iterable[Rule]) -> str:
+    """SHA-256 over the rules' canonical JSON, in order: equal digests, equal rulesets."""
+    canonical = "[" + ",".join(canonical_rule(rule) for rule in rules) + "]"
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@functools.lru_cache(maxsize=65536)
+def canonical_rule(rule: Rule) -> str:
+    """One rule's canonical JSON (sorted keys, no spaces); rules are frozen, so cacheable."""
+    return json.dumps(
+        rule.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+
+
+# --- a stored report's dynamic rules ----------------------------------------------
+# (memoised by identity and by text until rulesets are read by reference: issue 23)
+
+
+def stored_dynamic_rules(record: Mapping[str, Any]) -> tuple[Rule, ...]:
+    """The dynamic (inventory) rules the record's stored report was scanned with.
+
+    ``ValueError`` naming the rule when they cannot be read: rescanning without them
+    would silently drop a leftover-file rule. Records that share one stored list (the
+    reader gives every record of a ruleset the same list) get the same ``Rule``
+    objects, so the detector's plan for them, remembered by rule identity, is reused.
+    """
+    stored = record.get("cheating_report")
+    raw = stored.get("dynamic_rules") if isinstance(stored, dict) else None
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ValueError("the stored report's dynamic_rules is not a list")
+    same = _STORED_BY_IDENTITY.get(id(raw))
+    if same is not None and same[0] is raw:
+        return same[1]
+    key = _content_key(raw)
+    cached = _STORED_RULES.get(key) if key is not None else None
+    if cached is not None:
+        _remember_identity(raw, cached)
+        return cached
+    rules = []
+    for index, item in enumerate(raw):
+        try:
+            rules.append(Rule.model_validate(item))
+        except ValidationError as exc:
+            raise ValueError(
+                f"stored dynamic rule {index} is invalid: {exc.errors()[0]['msg']}"
+            ) from None
+    parsed = tuple(rules)
+    if key is not None:
+        if len(_STORED_RULES) >= _MAX_STORED_RULES:
+            _STORED_RULES.pop(next(iter(_STORED_RULES)), None)
+        _STORED_RULES[key] = parsed
+    _remember_identity(raw, parsed)
+    return parsed
+
+
+def _remember_identity(raw: list[Any], parsed: tuple[Rule, ...]) -> None:
+    if len(_STORED_BY_IDENTITY) >= _MAX_STORED_RULES:
+        _STORED_BY_IDENTITY.pop(next(iter(_STORED_BY_IDENTITY)), None)
+    _STORED_BY_IDENTITY[id(raw)] = (raw, parsed)
+
+
+def _content_key(raw: list[Any]) -> str | None:
+    """The stored list's exact JSON text (None when it has none): records whose lists
+    say the same thing share one parse and one tuple of ``Rule`` objects, so the
+    detector's plan (remembered by rule identity) is built once per ruleset, not once
+    per record. Keyed by content, not by the list's identity: readers copy each
+    record's report at the edge, so equal lists are rarely the same object."""
+    try:
+        return json.dumps(raw, ensure_ascii=True, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+# Parsed stored rule lists by the raw list's exact text, and by the list itself (the
+# same list object read again, the common case, skips even the text): each identity
+# entry holds the raw list, so its id cannot be reused while it is cached, and the
+# lookup re-checks identity. Stored lists are read-only once read
+# (``record.codec.inflate_records``).
+_STORED_RULES: dict[str, tuple[Rule, ...]] = {}
+_STORED_BY_IDENTITY: dict[int, tuple[list[Any], tuple[Rule, ...]]] = {}
+_MAX_STORED_RULES = 64
