@@ -24,7 +24,7 @@ from typing import Any
 
 from benchguard.importers import atif
 from benchguard.importers.transcript import ImportedFile, UnreadableLogError, as_dict
-from benchguard.scoring.keys import VERIFICATION_CORRECTNESS
+from benchguard.record.scores import VERIFICATION_CORRECTNESS
 
 CONFIG_FILE = "config.json"
 RESULT_FILE = "result.json"
