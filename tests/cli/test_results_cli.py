@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cli.helpers import CHEAT, HONEST, invoke, record, run_dir
+from cli.helpers import CHEAT, HONEST, exited, invoke, record, run_dir
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -25,8 +25,9 @@ def scored_root(tmp_path: Path) -> Path:
                                      record("opa", 0, HONEST, scores=partial)], model="model-a")  # fmt: skip
     cheat = run_dir(root, "run_b", [record("log-rotate", 0, CHEAT),
                                     record("log-rotate", 1, HONEST)], model="model-b")  # fmt: skip
-    for results in (honest, cheat):
-        assert invoke("score", str(results)).exit_code == 0
+    # As scan: 0 for the honest setup, 1 for the one with a gated run.
+    for results, code in ((honest, 0), (cheat, 1)):
+        exited(invoke("score", str(results)), code)
     return root
 
 
@@ -50,7 +51,7 @@ def test_score_with_out_dir_leaves_the_input_alone(tmp_path: Path) -> None:
     results = run_dir(tmp_path, "run", [record("t", 0, CHEAT)], model="m")
     before = results.read_text(encoding="utf-8")
     out = tmp_path / "scored"
-    assert invoke("score", str(results), "-o", str(out)).exit_code == 0
+    exited(invoke("score", str(results), "-o", str(out)), 1)  # the one record is gated
     assert results.read_text(encoding="utf-8") == before
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "results.json", "rows.json"]
 
@@ -84,7 +85,7 @@ def test_score_bad_input_exits_2_naming_the_file(
 def test_score_reports_a_non_object_record_and_keeps_it(tmp_path: Path) -> None:
     results = run_dir(tmp_path, "run", [record("t", 0, HONEST), "junk"], model="m")
     result = invoke("score", str(results))
-    assert result.exit_code == 1
+    exited(result, 3)  # a record not scored: incomplete
     assert "record 1 is not an object" in result.stderr
     assert json.loads(results.read_text(encoding="utf-8"))[1] == "junk"
 
@@ -143,14 +144,27 @@ def test_dismiss_refuses_a_rule_with_no_findings(scored_root: Path) -> None:
     assert not (scored_root / "run_b" / "dismissals.yaml").exists()
 
 
-def test_unmatched_dismissal_is_reported_with_exit_1(scored_root: Path) -> None:
+def test_unmatched_dismissal_is_reported_and_the_gate_still_exits_1(scored_root: Path) -> None:
     results = scored_root / "run_b" / "results.json"
     dismissals = scored_root / "d.json"
     dismissals.write_text(json.dumps([{"task": "log-rotate", "iteration": 0, "rule": "typo/path",
                                        "reviewer": "ana", "reason": "x", "date": "2026-01-05"}]))  # fmt: skip
     result = invoke("score", str(results), "--dismissals", str(dismissals))
-    assert result.exit_code == 1
+    exited(result, 1)  # the cheating record is still gated
     assert "rule 'typo/path'" in result.stderr and "matched no finding" in result.stderr
+
+
+def test_an_unmatched_dismissal_on_a_clean_input_warns_as_scan_does(tmp_path: Path) -> None:
+    """A dismissal that matched nothing is a warning in score as in scan: exit 0."""
+    results = run_dir(tmp_path, "run", [record("log-rotate", 0, HONEST)], model="m")
+    dismissals = tmp_path / "d.json"
+    dismissals.write_text(json.dumps([{"task": "log-rotate", "iteration": 0, "rule": "typo/path",
+                                       "reviewer": "ana", "reason": "x", "date": "2026-01-05"}]))  # fmt: skip
+    scored = invoke("score", str(results), "--dismissals", str(dismissals))
+    scanned = invoke("scan", str(results), "--dismissals", str(dismissals))
+    exited(scored, 0)
+    exited(scanned, 0)
+    assert "matched no finding" in scored.stderr and "matched no finding" in scanned.stderr
 
 
 def test_aggregate_then_leaderboard(scored_root: Path, tmp_path: Path) -> None:

@@ -84,9 +84,10 @@ def test_serial_and_dask_write_identical_scored_results_and_rows(
     _compact_run_dir(tree, "run_c", [_leftover_record("opa", 0), record("opa", 1, HONEST)])
     serial_out, dask_out = tmp_path / "serial", tmp_path / "dask"
     serial = invoke("score", str(tree), "-o", str(serial_out), "--engine", "serial")
-    assert serial.exit_code == 0, serial.output
+    # Exit 1 from both: the tree holds gated runs (docs/exit-codes.md).
+    assert serial.exit_code == 1, serial.output
     parallel = invoke("score", str(tree), "-o", str(dask_out), "--engine", "dask", "--workers", "2")
-    assert parallel.exit_code == 0, parallel.output
+    assert parallel.exit_code == 1, parallel.output
     assert _outputs(serial_out) == _outputs(dask_out)
     assert sorted(_outputs(dask_out)) == [
         f"{run}/{name}" for run in ("run_a", "run_c", "week2/run_b") for name in OUTPUTS
@@ -109,14 +110,14 @@ def test_a_directory_tree_is_scored_in_place_and_rescoring_is_stable(tree: Path)
     """Guards against a walk that misses nested runs, reads a hidden directory, or on a
     second pass mistakes its own rows.json/manifest.json for results files."""
     first = invoke("score", str(tree))
-    assert first.exit_code == 0, first.output
+    assert first.exit_code == 1, first.output  # a gated run in the tree
     for run in (tree / "run_a", tree / "week2" / "run_b"):
         assert sorted(p.name for p in run.iterdir()) == OUTPUTS
     assert sorted(p.name for p in (tree / ".trash").iterdir()) == ["manifest.json", "results.json"]
     assert "total" in first.stdout
     before = _outputs(tree)
     second = invoke("score", str(tree))
-    assert second.exit_code == 0, second.output
+    assert second.exit_code == 1, second.output
     assert _outputs(tree) == before
 
 
@@ -144,7 +145,7 @@ def test_out_dir_with_several_inputs_mirrors_their_locations(tmp_path: Path) -> 
     second = run_dir(tmp_path / "lab2", "run", [record("log-rotate", 0, HONEST)])
     out = tmp_path / "scored"
     result = invoke("score", str(first), str(second), "-o", str(out))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # lab1 is gated
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*.json")) == [
         f"{lab}/run/{name}" for lab in ("lab1", "lab2") for name in OUTPUTS
     ]
@@ -169,9 +170,9 @@ def test_two_inputs_that_would_write_the_same_directory_are_refused(tmp_path: Pa
 def test_an_out_dir_inside_the_tree_is_not_read_back(tree: Path) -> None:
     """Guards against scoring one's own outputs on the next run (doubling every run)."""
     out = tree / "scored"
-    assert invoke("score", str(tree), "-o", str(out)).exit_code == 0
+    assert invoke("score", str(tree), "-o", str(out)).exit_code == 1  # gated runs
     again = invoke("score", str(tree), "-o", str(out))
-    assert again.exit_code == 0, again.output
+    assert again.exit_code == 1, again.output
     assert not (out / "scored").exists()
     assert sorted(str(p.relative_to(out)) for p in out.rglob("results.json")) == [
         "run_a/results.json",
@@ -188,7 +189,7 @@ def test_a_dismissal_is_unmatched_only_if_no_input_matches_it(tree: Path) -> Non
              "date": "2026-01-05"}  # fmt: skip
     dismissals.write_text(json.dumps([entry]), encoding="utf-8")
     result = invoke("score", str(tree), "--dismissals", str(dismissals))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # run_a's leftover read is still gated
     assert "matched no finding" not in result.stderr
     rows = json.loads((tree / "week2" / "run_b" / "rows.json").read_text(encoding="utf-8"))
     assert rows[0]["dismissedFindings"] == 1 and rows[0]["catastrophic"] is False

@@ -18,7 +18,7 @@ def test_inspect_json_is_scored_and_published(tmp_path: Path) -> None:
     log.parent.mkdir()
     shutil.copy(FIXTURES / "inspect_log.json", log)
     result = invoke("score", str(log))
-    exited(result, 0)
+    exited(result, 1)  # the sample is gated, as scan exits 1 for it
     out = log.parent / "inspect_log.json.benchguard"
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["model"] == "openai/gpt-4o-mini" and manifest["harness"] == "inspect"
@@ -38,7 +38,7 @@ def test_reviewed_dismissal_applies_to_a_foreign_record(tmp_path: Path) -> None:
     log = tmp_path / "inspect_log.json"
     shutil.copy(FIXTURES / "inspect_log.json", log)
     first = invoke("score", str(log), "--format", "json")
-    exited(first, 0)
+    exited(first, 1)
     ((entry,),) = [e["rows"] for e in json.loads(first.stdout)]
     task = entry["taskFolder"]
     results = json.loads((tmp_path / "inspect_log.json.benchguard" / "results.json").read_text())
@@ -70,7 +70,7 @@ def test_score_prints_sarif_and_junit(tmp_path: Path) -> None:
     log = tmp_path / "verifiers_traces.jsonl"
     shutil.copy(FIXTURES / "verifiers_traces.jsonl", log)
     sarif = invoke("score", str(log), "--format", "sarif")
-    exited(sarif, 0)
+    exited(sarif, 1)  # whatever the output format, a flagged record exits 1
     document = json.loads(sarif.stdout)
     uris = {
         r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
@@ -78,7 +78,7 @@ def test_score_prints_sarif_and_junit(tmp_path: Path) -> None:
     }
     assert uris and all(u.endswith("verifiers_traces.jsonl") for u in uris)
     junit = invoke("score", str(log), "--format", "junit")
-    exited(junit, 0)
+    exited(junit, 1)
     root = ET.fromstring(junit.stdout.encode("utf-8"))
     assert root.get("tests") == "2" and root.get("failures") == "1"
 
@@ -99,11 +99,11 @@ def test_dismiss_names_a_finding_of_a_scored_foreign_log(tmp_path: Path) -> None
     early = invoke("dismiss", str(log), "--task", "fix_login/login-1", *args)
     exited(early, 2)
     assert "not scored yet" in one_line(early.output)
-    exited(invoke("score", str(log)), 0)
+    exited(invoke("score", str(log)), 1)
     exited(invoke("dismiss", str(log), "--task", "fix_login/login-1", *args), 0)
     reviewed = tmp_path / "dismissals.yaml"
     assert "run_id: inspect_log.json" in reviewed.read_text()
     rescored = invoke("score", str(log), "--dismissals", str(reviewed), "--format", "json")
-    exited(rescored, 0)
+    exited(rescored, 1)  # one rule dismissed, another still gates
     ((row,),) = [e["rows"] for e in json.loads(rescored.stdout)]
     assert row["dismissedFindings"] >= 1

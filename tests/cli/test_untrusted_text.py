@@ -35,7 +35,7 @@ def _run_dir(parent: Path, name: str, model: str, folders: tuple[str, ...]) -> P
 def hostile_rows(tmp_path: Path) -> Path:
     """A scored run whose setup id and task folders are all markup-looking text."""
     results = _run_dir(tmp_path / "results", "run", f"m{CLOSING}{OPENING}", HOSTILE)
-    exited(invoke("score", str(results)), 0)
+    exited(invoke("score", str(results)), 1)  # every record reads its task file
     return results.parent / "rows.json"
 
 

@@ -100,7 +100,8 @@ def test_cli_scan_and_score_on_the_cluster_match_serial(
     runs = tmp_path / "to-score"
     for batch in ("run_0", "run_1", "run_2"):
         shutil.copytree(mixed_tree / batch, runs / batch)
-    exited(invoke("score", str(runs), "-o", str(tmp_path / "serial")), 0)
+    # The tree holds flagged records: score exits 1, as scan does.
+    exited(invoke("score", str(runs), "-o", str(tmp_path / "serial")), 1)
     exited(
         invoke(
             "score",
@@ -112,7 +113,7 @@ def test_cli_scan_and_score_on_the_cluster_match_serial(
             "--scheduler",
             cluster,
         ),
-        0,
+        1,
     )
     for written in sorted((tmp_path / "serial").rglob("*.json")):
         twin = tmp_path / "cluster" / written.relative_to(tmp_path / "serial")

@@ -42,9 +42,9 @@ def exited(result: Result, code: int) -> None:
     assert result.exit_code == code, result.output
 
 
-def _publish(log: Path, tmp_path: Path, *score_args: str) -> dict[str, Any]:
-    """score -> aggregate -> leaderboard --json; the one standing."""
-    exited(invoke("score", str(log), *score_args), 0)
+def _publish(log: Path, tmp_path: Path, *score_args: str, code: int) -> dict[str, Any]:
+    """score (exiting ``code``) -> aggregate -> leaderboard --json; the one standing."""
+    exited(invoke("score", str(log), *score_args), code)
     board_dir = tmp_path / "board"
     exited(invoke("aggregate", str(log.parent), "-o", str(board_dir)), 0)
     board = invoke("leaderboard", str(board_dir / "rows.json"), "--json")
@@ -66,7 +66,7 @@ def test_real_log_scanned_scored_dismissed_and_published(name: str, tmp_path: Pa
     assert entry["format"] == log_format
     assert "task-definition" in entry["report"]["categories"]
 
-    standing = _publish(log, tmp_path)
+    standing = _publish(log, tmp_path, code=1)  # gated: score exits 1, as scan
     assert standing["setupId"] == setup_id
     assert standing["gatedRuns"] == 1 and standing["meanOutcome"] == 0.0
     (gated,) = standing["gated"]
@@ -86,7 +86,7 @@ def test_real_log_scanned_scored_dismissed_and_published(name: str, tmp_path: Pa
         )
     )
     shutil.rmtree(tmp_path / "board")
-    standing = _publish(log, tmp_path, "--dismissals", str(reviewed))
+    standing = _publish(log, tmp_path, "--dismissals", str(reviewed), code=0)
     assert standing["gatedRuns"] == 0 and standing["dismissedFindings"] > 0
 
 
@@ -99,7 +99,7 @@ def test_inspect_log_written_live_by_inspect_ai(log_format: str, tmp_path: Path)
     exited(scanned, 1)
     (entry,) = json.loads(scanned.stdout)
     assert entry["format"] == "inspect" and entry["name"] == "fix_login/login-1"
-    exited(invoke("score", str(written)), 0)
+    exited(invoke("score", str(written)), 1)
     manifest = json.loads(
         (written.parent / f"{written.name}.benchguard" / "manifest.json").read_text()
     )

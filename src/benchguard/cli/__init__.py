@@ -18,6 +18,7 @@ from benchguard.cli import (
     results_cmds,
     scan_cmds,
 )
+from benchguard.cli._help import use_plain_help
 
 app = typer.Typer(
     name="benchguard",
@@ -26,6 +27,11 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Click's plain help: paragraphs reflowed whole (Rich's help keeps the docstring's
+    # line breaks mid-sentence) and no ``<str>``/``<bool>`` type column. ``-h`` is
+    # ``--help`` in every command (subcommands inherit the context settings).
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -63,6 +69,9 @@ def version() -> None:
     from benchguard import __version__
 
     typer.echo(__version__)
+
+
+use_plain_help(app)
 
 
 def main() -> None:

@@ -31,6 +31,8 @@ def config(
     working directory upward (BENCHGUARD_CONFIG names one; empty turns the search off).
     Allowed keys: profile, rules, dismissals, inventory_roots, format, engine,
     scheduler, workers. Flags given to a command override the file.
+
+    Exit codes: 0 done, 2 bad input (docs/exit-codes.md).
     """
     err = plain_console(stderr=True)
     try:

@@ -38,7 +38,12 @@ def run(
     iterations: Annotated[int, typer.Option("--iterations", min=1, help="Runs per task.")] = 1,
     jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Runs in parallel.")] = 1,
     sandbox: Annotated[
-        str, typer.Option("--sandbox", help="none, or bwrap (bubblewrap isolation).")
+        str,
+        typer.Option(
+            "--sandbox",
+            help="bwrap: bubblewrap isolation; none: on the host.",
+            metavar="[none|bwrap]",
+        ),
     ] = "none",
     out: Annotated[
         Path,
@@ -93,8 +98,9 @@ def run(
         str,
         typer.Option(
             "--audit",
-            help="System audit of the agent's file access: strace, none, or auto (strace "
-            "where it can trace, else none).",
+            help="System audit of the agent's file access: auto is strace where it can "
+            "trace, else none.",
+            metavar="[auto|strace|none]",
         ),
     ] = "auto",
     protect: Annotated[
@@ -121,7 +127,7 @@ def run(
 
     Exit codes: 0 every run completed and none was flagged; 1 a run was flagged or
     gated (wins over 3); 3 a run errored or was interrupted, a planned run never
-    started, or a task was skipped; 2 bad input (nothing ran).
+    started, or a task was skipped; 2 bad input (nothing ran) (docs/exit-codes.md).
     """
     # Markup off: task names, paths and error texts print as themselves.
     console = plain_console(stderr=True)

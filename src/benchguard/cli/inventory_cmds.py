@@ -90,7 +90,10 @@ def inventory(
         bool, typer.Option("--json", help="Print a JSON list of rules instead of a table.")
     ] = False,
 ) -> None:
-    """Show the prior-run rules a home would generate: path rules and content fingerprints."""
+    """Show the prior-run rules a home would generate: path rules and content fingerprints.
+
+    Exit codes: 0 done, 2 bad input (docs/exit-codes.md).
+    """
     absolute = Path(os.path.abspath(home))
     try:
         settings = values({"profile": profile})

@@ -26,15 +26,21 @@ if TYPE_CHECKING:
     from redaction_pressure.knobs import CorpusKnobs
     from redaction_pressure.splits import SplitSeeds
 
-PRESET_HELP = "Difficulty preset: intro, easy, standard, hard or expert."
+PRESET_HELP = "Difficulty preset."
+# Listed here, not read from the environment: the package may not be installed when
+# --help is asked for (the environment refuses unknown names itself).
+PRESET_CHOICES = "[intro|easy|standard|hard|expert]"
 
 redaction_app = typer.Typer(
     name="redaction",
     help="Evaluate and inspect the redaction-pressure environment offline "
-    "(needs the redaction-pressure package installed).",
+    "(needs the redaction-pressure package installed). Exit codes: 0 done, 2 bad input "
+    "(docs/exit-codes.md).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # as the main app: plain help, no type column
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 INSTALL_HINT = (
@@ -149,13 +155,15 @@ def _policy(name: str) -> Callable[[GeneratedTask], str]:
 
 @redaction_app.command("eval")
 def eval_command(
-    split: Annotated[str, typer.Option(help="train, dev or private_eval.")] = "dev",
+    split: Annotated[
+        str, typer.Option(help="The split to evaluate.", metavar="[train|dev|private_eval]")
+    ] = "dev",
     limit: Annotated[int | None, typer.Option(min=1, help="Evaluate the first N tasks.")] = None,
     policy: Annotated[
         list[str] | None, typer.Option(help="Policy to evaluate (repeatable); default all.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    preset: Annotated[str, typer.Option(help=PRESET_HELP)] = "standard",
+    preset: Annotated[str, typer.Option(help=PRESET_HELP, metavar=PRESET_CHOICES)] = "standard",
 ) -> None:
     """Score baseline policies over a split and print one table, a row per policy."""
     from redaction_pressure.corpus import generate_task
@@ -225,13 +233,13 @@ def _print_table(report: EvalReport, split_label: str) -> None:
 @redaction_app.command("score")
 def score_command(
     index: Annotated[int, typer.Option(help="Task index within the split.")],
-    split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
+    split: Annotated[str, typer.Option(help="The split.", metavar="[train|dev]")] = "dev",
     reply_file: Annotated[
         Path | None, typer.Option(help="File holding the model reply to score.")
     ] = None,
     policy: Annotated[str | None, typer.Option(help="Score this baseline's reply.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    preset: Annotated[str, typer.Option(help=PRESET_HELP)] = "standard",
+    preset: Annotated[str, typer.Option(help=PRESET_HELP, metavar=PRESET_CHOICES)] = "standard",
 ) -> None:
     """Score one reply (from a file or a baseline policy) on one task."""
     from redaction_pressure.corpus import generate_task
@@ -285,8 +293,8 @@ def score_command(
 @redaction_app.command("show")
 def show_command(
     index: Annotated[int, typer.Option(help="Task index within the split.")],
-    split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
-    preset: Annotated[str, typer.Option(help=PRESET_HELP)] = "standard",
+    split: Annotated[str, typer.Option(help="The split.", metavar="[train|dev]")] = "dev",
+    preset: Annotated[str, typer.Option(help=PRESET_HELP, metavar=PRESET_CHOICES)] = "standard",
 ) -> None:
     """Print the prompt exactly as the model receives it (system, then user message)."""
     from redaction_pressure.corpus import generate_task

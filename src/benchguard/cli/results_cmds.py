@@ -1,10 +1,11 @@
 """``benchguard score | aggregate | leaderboard | dismiss``: publication commands.
 
 Thin: each parses, calls ``benchguard.scoring`` / ``benchguard.results``, prints. Exit
-codes: 0 ok; 1 outputs written but something needs attention (a record that could not
-be scored, a dismissal that matched nothing, a rows file skipped); 2 bad input, with a
-message naming the file and what is wrong, never a traceback. ``score`` takes many
-files or trees: a bad one is reported (exit 2) and every good one is still written.
+codes are the project's one policy (docs/exit-codes.md): ``score`` 0 clean, 1 a row
+gated or flagged, 2 bad input (a message naming the file and what is wrong, never a
+traceback), 3 a record not rescored; ``aggregate`` 3 when a rows file was skipped.
+``score`` takes many files or trees: a bad one is reported (exit 2) and every good one
+is still written.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from rich.text import Text
 
 from benchguard import __version__
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
+from benchguard.cli._help import choices
 from benchguard.cli._output import (
     bad_input,
     fail,
@@ -60,6 +62,7 @@ from benchguard.results.io import (
 from benchguard.results.leaderboard import (
     DEFAULT_REVIEW_POLICY,
     DEFAULT_UNVERIFIED_POLICY,
+    UNVERIFIED_POLICIES,
     render_table,
     render_task_table,
 )
@@ -129,8 +132,9 @@ def score(
         str | None,
         typer.Option(
             "--engine",
-            help=f"Rescan engine: {', '.join(ENGINE_NAMES)} (default: serial).",
+            help="Rescan engine (default: serial).",
             show_default=False,
+            metavar=choices(ENGINE_NAMES),
         ),
     ] = None,
     scheduler: SchedulerOption = None,
@@ -151,8 +155,9 @@ def score(
         typer.Option(
             "--format",
             "-f",
-            help=f"What to print: {', '.join(OUTPUT_FORMATS)} (default: table).",
+            help="What to print (default: table).",
             show_default=False,
+            metavar=choices(OUTPUT_FORMATS),
         ),
     ] = None,
     fail_on_review: Annotated[
@@ -165,9 +170,10 @@ def score(
 ) -> None:
     """Rescan, apply dismissals, gate and finalize; write results.json, rows.json, manifest.json.
 
-    Exit 0 ok (records sent to review are counted in the summary, not gated, and exit 0
-    unless --fail-on-review); 1 outputs written but something needs attention; 2 bad
-    input (every readable input is still scored and written).
+    Exit codes, as scan's: 0 clean (records sent to review, with only weak findings, are
+    counted, not gated, and exit 0 unless --fail-on-review), 1 a run gated or flagged, 2
+    bad input (every readable input is still scored and written), 3 a record not
+    rescored; 2 wins over 1, 1 over 3 (docs/exit-codes.md).
     """
     try:
         settings = values(
@@ -215,18 +221,16 @@ def score(
             )
     else:
         _print_scored(chosen, outcome.scored, ruleset)
-    for message in outcome.attention:
+    for message in (*outcome.incomplete, *outcome.warnings):
         _warn(message)
     for message in outcome.bad:
         print_error(_err, message)
     review = sum(row.integrity_status == "review" for _, rows in outcome.scored for row in rows)
     if review:
         _warn(f"{review} record(s) sent to review (weak findings only; not gated)")
-    code = outcome.exit_code
-    if fail_on_review and review:
-        code = max(code, 1)
-    if code:
-        raise typer.Exit(code=code)
+    outcome.fail_on_review = fail_on_review
+    if outcome.exit_code:
+        raise typer.Exit(code=outcome.exit_code)
 
 
 def _print_scored(
@@ -311,7 +315,10 @@ def aggregate_cmd(
         str | None, typer.Option("--t", help="Timestamp for the batch.", show_default=False)
     ] = None,
 ) -> None:
-    """Merge per-task rows.json files into one batch: rows.json and manifests.json."""
+    """Merge per-task rows.json files into one batch: rows.json and manifests.json.
+
+    Exit codes: 0 merged, 2 bad input, 3 a rows file was skipped (docs/exit-codes.md).
+    """
     try:
         outcome = aggregate_tree(root, out_dir=out_dir, run_id=run_id, t=t)
     except BenchguardError as exc:
@@ -354,6 +361,7 @@ def leaderboard(
             "--unverified",
             help="How the ranked mean treats no_data and unverified runs: zero (count "
             "them as 0), include (with their own outcome) or exclude (leave them out).",
+            metavar=choices(UNVERIFIED_POLICIES),
         ),
     ] = DEFAULT_UNVERIFIED_POLICY,
     review: Annotated[
@@ -368,7 +376,10 @@ def leaderboard(
     """Rank setups by mean outcome (± standard error), with gated runs shown as zeros
     with their kind. Runs nobody could verify count as 0 unless --unverified says
     otherwise; runs sent to review count with their own outcome, marked, unless
-    --review says otherwise; the table and the page say which policies ranked them."""
+    --review says otherwise; the table and the page say which policies ranked them.
+
+    Exit codes: 0 published, 2 bad input (docs/exit-codes.md).
+    """
     try:
         board = publish(
             rows_files,
@@ -410,7 +421,10 @@ def dismiss(
         str | None, typer.Option("--date", help="YYYY-MM-DD (default: today).", show_default=False)
     ] = None,
 ) -> None:
-    """Record a reviewed dismissal of one rule's findings on one record."""
+    """Record a reviewed dismissal of one rule's findings on one record.
+
+    Exit codes: 0 recorded, 2 bad input (docs/exit-codes.md).
+    """
     try:
         document, run_id = _dismissable(results)
         report = _find_report(results, document, task, iteration)

@@ -30,6 +30,7 @@ from rich.text import Text
 
 from benchguard import __version__
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
+from benchguard.cli._help import choices
 from benchguard.cli._output import (
     bad_input,
     fail,
@@ -87,17 +88,18 @@ def scan(
         typer.Option(
             "--format",
             "-f",
-            help=f"Output format: {', '.join(OUTPUT_FORMATS)} (default: table, or the "
-            "config file's).",
+            help="Output format (default: table, or the config file's).",
             show_default=False,
+            metavar=choices(OUTPUT_FORMATS),
         ),
     ] = None,
     input_format: Annotated[
         str | None,
         typer.Option(
             "--input-format",
-            help=f"Force a log format: {', '.join(FORMAT_NAMES)}.",
+            help="Force a log format (default: detected by content).",
             show_default=False,
+            metavar=choices(FORMAT_NAMES),
         ),
     ] = None,
     profile: Annotated[
@@ -126,8 +128,9 @@ def scan(
         str | None,
         typer.Option(
             "--engine",
-            help=f"Scan engine: {', '.join(ENGINE_NAMES)} (default: serial).",
+            help="Scan engine (default: serial).",
             show_default=False,
+            metavar=choices(ENGINE_NAMES),
         ),
     ] = None,
     scheduler: SchedulerOption = None,
@@ -163,10 +166,10 @@ def scan(
 ) -> None:
     """Scan recorded agent runs for access to benchmark material.
 
-    Exit code 0 when nothing is flagged (records sent to review, with only weak
-    findings, are listed and counted but exit 0 unless --fail-on-review), 1 when any
-    record is flagged, 2 for bad input, 3 when some input was skipped or could not be
-    read (or there was none).
+    Exit codes: 0 nothing flagged (records sent to review, with only weak findings, are
+    listed and counted but exit 0 unless --fail-on-review), 1 a record flagged, 2 bad
+    input, 3 some input was skipped or unread, or nothing had anything to scan; 2 wins
+    over 1, 1 over 3 (docs/exit-codes.md).
     """
     # Markup off: file names, record names and error texts print as themselves.
     err = plain_console(stderr=True)
@@ -238,7 +241,8 @@ def scan(
         )
     for warning in coverage_warnings(scans, profile):
         print_warning(err, warning)
-    if not scans:
+    if not scans and not missing and chosen != "table":
+        # The table names it in its summary; a missing path already said so in one line.
         print_warning(err, gaps[0].file + ": " + gaps[0].reason)
 
     if out is not None:
@@ -256,7 +260,13 @@ def scan(
         _print_table(console, scans, show_all=show_all)
         if verbose:
             _print_findings(console, scans)
-        console.print(summary_line(profile, ruleset_digest(rules), gaps), soft_wrap=True)
+        # Like pytest's collection errors: every input not scanned, named, on stdout.
+        for gap in gaps:
+            where = gap.file if gap.record is None else f"{gap.file} record {gap.record}"
+            console.print(Text(printable(f"incomplete: {where}: {gap.reason}")), soft_wrap=True)
+        console.print(
+            summary_line(profile, ruleset_digest(rules), gaps, outcome.exit_code), soft_wrap=True
+        )
 
     raise typer.Exit(outcome.exit_code)
 

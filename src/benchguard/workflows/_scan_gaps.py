@@ -74,9 +74,19 @@ def input_gaps(
             gaps.append(InputGap(scanned.path, scanned.error))
         elif not scanned.error and not scanned.records:
             gaps.append(InputGap(scanned.path, "the file holds no records"))
+    where = ", ".join(walked_roots) or "the input"
     if not scans:
-        where = ", ".join(walked_roots) or "the input"
         gaps.append(InputGap(where, "no log files found: nothing was scanned"))
+    statuses = [r.report.status for s in scans for r in s.records]
+    if statuses and all(status == "no_data" for status in statuses):
+        # Every record was read and none held anything to scan (e.g. an Inspect log
+        # whose samples all errored): a clean exit would vouch for nothing.
+        gaps.append(
+            InputGap(
+                where,
+                f"no record had anything to scan ({len(statuses)} record(s), all no data)",
+            )
+        )
     return gaps
 
 
@@ -95,15 +105,13 @@ def coverage_warnings(scans: Sequence[FileScan], profile: str) -> list[str]:
     return warnings
 
 
-def summary_line(profile: str, digest: str, gaps: Sequence[InputGap]) -> str:
-    """The scan's provenance line, and its incompleteness when there is any."""
+def summary_line(profile: str, digest: str, gaps: Sequence[InputGap], exit_code: int) -> str:
+    """The scan's provenance line, its incompleteness when there is any, and the exit
+    code the process really ends with (a finding's 1 wins over an input gap's 3)."""
     line = f"profile {profile}, ruleset {digest[:19]}"
     if gaps:
-        line += (
-            f"; INCOMPLETE: {len(gaps)} input problem(s) (skipped or unread), "
-            f"exit code {EXIT_INCOMPLETE}"
-        )
-    return line
+        line += f"; INCOMPLETE: {len(gaps)} input problem(s) (skipped, unread or empty)"
+    return f"{line}; exit code {exit_code}"
 
 
 __all__ = [

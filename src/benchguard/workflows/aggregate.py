@@ -19,19 +19,20 @@ from benchguard.results.aggregate import (
     new_run_id,
 )
 from benchguard.results.io import dumps, write_files_atomic
+from benchguard.workflows.exit_policy import verdict_exit_code
 
 
 @dataclass(frozen=True)
 class AggregateOutcome:
     """The merged batch and where it was written; ``result.problems`` name the rows
-    files that were skipped (exit 1)."""
+    files that were skipped (exit 3, incomplete: docs/exit-codes.md)."""
 
     target: Path
     result: AggregateResult
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.result.problems else 0
+        return verdict_exit_code(incomplete=bool(self.result.problems))
 
 
 def aggregate_tree(

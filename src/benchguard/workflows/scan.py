@@ -2,8 +2,9 @@
 them with an engine, apply reviewed dismissals, and say what could not be read.
 
 ``benchguard scan`` parses its options, calls :func:`scan_logs` and prints the
-:class:`ScanOutcome`; nothing here prints. The exit policy (2 bad input, 1 flagged,
-3 an input gap, 0) is :attr:`ScanOutcome.exit_code`.
+:class:`ScanOutcome`; nothing here prints. The exit code (the shared policy of
+:mod:`benchguard.workflows.exit_policy`: 2 bad input, 1 flagged, 3 an input gap, 0)
+is :attr:`ScanOutcome.exit_code`.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from pathlib import Path
 
 from benchguard.detection.models import Rule
 from benchguard.engines import EngineName, FileScan, scan_files
-from benchguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS
 from benchguard.importers.harbor import is_harbor_dir
 from benchguard.results.aggregate import MANIFEST_FILENAME, MANIFESTS_FILENAME, ROWS_FILENAME
 from benchguard.results.dismissals import Dismissal, apply_dismissals
 from benchguard.workflows._inputs import collect_inputs
-from benchguard.workflows._scan_gaps import EXIT_INCOMPLETE, InputGap, input_gaps
+from benchguard.workflows._scan_gaps import InputGap, input_gaps
+from benchguard.workflows.exit_policy import verdict_exit_code
 
 # Suffixes picked up when walking a directory; a file named on the command line is
 # read whatever its name.
@@ -74,20 +75,31 @@ class ScanOutcome:
     def exit_code(self) -> int:
         return scan_exit_code(
             bad_input=bool(self.missing or self.failed),
-            flagged=self.flagged or (self.fail_on_review and self.review > 0),
+            flagged=self.flagged,
             gaps=self.gaps,
+            review=self.review > 0,
+            fail_on_review=self.fail_on_review,
         )
 
 
-def scan_exit_code(*, bad_input: bool, flagged: bool, gaps: Sequence[InputGap]) -> int:
+def scan_exit_code(
+    *,
+    bad_input: bool,
+    flagged: bool,
+    gaps: Sequence[InputGap],
+    review: bool = False,
+    fail_on_review: bool = False,
+) -> int:
     """2 bad input; else 1 a finding; else 3 an input gap (skipped, unread or empty
     input: never 0 over what was not read); else 0. A finding is never hidden behind
-    an incomplete scan, as for ``run``."""
-    if bad_input:
-        return EXIT_BAD_INPUT
-    if flagged:
-        return EXIT_FINDINGS
-    return EXIT_INCOMPLETE if gaps else 0
+    an incomplete scan, as for ``run`` and ``score``."""
+    return verdict_exit_code(
+        bad_input=bad_input,
+        gated=flagged,
+        incomplete=bool(gaps),
+        review=review,
+        fail_on_review=fail_on_review,
+    )
 
 
 def is_log_file(path: Path) -> bool:

@@ -44,6 +44,7 @@ from benchguard.results.rescore import (
 )
 from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
 from benchguard.workflows._inputs import collect_inputs
+from benchguard.workflows.exit_policy import REVIEW_STATUS, verdict_exit_code
 
 # Beside an imported log, the folder its scored outputs are written to.
 IMPORTED_SUFFIX = ".benchguard"
@@ -83,17 +84,42 @@ class ScoreRequest:
 @dataclass
 class ScoreOutcome:
     """What scoring did: each input written with its rows; ``notes`` (a record kept
-    without a row), ``attention`` (exit 1: a record not scored, a dismissal that matched
-    nothing, an incomplete rescan) and ``bad`` (exit 2: an input not scored)."""
+    without a row), ``warnings`` (a dismissal that matched nothing, as ``scan`` warns),
+    ``incomplete`` (exit 3: a record not scored, a rescan that failed or was cut) and
+    ``bad`` (exit 2: an input not scored). A gated or flagged row exits 1, as ``scan``
+    and ``run`` do (:mod:`benchguard.workflows.exit_policy`)."""
 
     scored: list[tuple[ScoreInput, list[ResultRow]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    attention: list[str] = field(default_factory=list)
+    incomplete: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
+    # The hook for a status that asks for review without gating: such a row exits 0
+    # unless this is set (by an option that asks to fail on it), then 1.
+    fail_on_review: bool = False
+
+    @property
+    def attention(self) -> list[str]:
+        """Everything that needs a look besides bad input (incomplete, then warnings)."""
+        return [*self.incomplete, *self.warnings]
+
+    @property
+    def rows(self) -> list[ResultRow]:
+        return [row for _, rows in self.scored for row in rows]
+
+    @property
+    def gated(self) -> bool:
+        return any(r.catastrophic or r.integrity_status == "flagged" for r in self.rows)
 
     @property
     def exit_code(self) -> int:
-        return 2 if self.bad else 1 if self.attention else 0
+        return verdict_exit_code(
+            bad_input=bool(self.bad),
+            gated=self.gated,
+            incomplete=bool(self.incomplete),
+            review=any(r.integrity_status == REVIEW_STATUS for r in self.rows),
+            fail_on_review=self.fail_on_review,
+        )
 
 
 def score_files(request: ScoreRequest) -> ScoreOutcome:
@@ -113,7 +139,7 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
     used = [False] * len(entries)
     for item, fresh in zip(inputs, verdicts, strict=True):
         document, manifest = item.document, item.manifest
-        outcome.attention.extend(item.problems)
+        outcome.incomplete.extend(item.problems)
         outcome.notes.extend(
             f"{item.path}: record {position} is not an object; kept as it is, with no row"
             for position in document.non_object_positions()
@@ -122,9 +148,8 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
             document.records, verdicts=fresh, dismissals=entries, run_id=manifest.run_id
         )
         used = [a or b for a, b in zip(used, rescored.dismissals_used, strict=True)]
-        outcome.attention.extend(
-            f"{item.path}: {m}" for m in (*rescored.errors, *rescored.stale_dismissals)
-        )
+        outcome.incomplete.extend(f"{item.path}: {m}" for m in rescored.errors)
+        outcome.warnings.extend(f"{item.path}: {m}" for m in rescored.stale_dismissals)
         rows = build_rows(document.records, manifest)
         if document.layout == "object":
             document.manifest = manifest.to_json()
@@ -141,7 +166,7 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
             outcome.bad.append(f"{item.target}: cannot write outputs: {exc.strerror or exc}")
             continue
         outcome.scored.append((item, rows))
-    outcome.attention.extend(unmatched_messages(entries, used))
+    outcome.warnings.extend(unmatched_messages(entries, used))
     return outcome
 
 
