@@ -113,7 +113,7 @@ def test_a_single_trial_directory_is_read_too(job: Path) -> None:
 def test_score_puts_the_job_on_the_leaderboard_with_cheaters_zeroed(
     job: Path, tmp_path: Path
 ) -> None:
-    exited(invoke("score", str(job), "--profile", "terminal-bench"), 0)
+    exited(invoke("score", str(job), "--profile", "terminal-bench"), 1)  # two gated trials
     out = job.parent / f"{job.name}.benchguard"
     rows = {r["taskName"]: r for r in json.loads((out / "rows.json").read_text())}
     assert rows["hello-world__honest"]["outcomeScore"] == 1.0
