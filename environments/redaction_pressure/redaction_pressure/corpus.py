@@ -41,12 +41,14 @@ from redaction_pressure.knobs import RECORD_KINDS as RECORD_KINDS
 from redaction_pressure.knobs import CorpusKnobs
 from redaction_pressure.records import LabelledRecord, LabelledSpan, SpanLabel
 
-CORPUS_VERSION = "rp-corpus-2"
-"""rp-corpus-2: evaluation records come from the keyed evaluation stream (prompts are
-byte-identical to rp-corpus-1; evaluation records differ)."""
-EXAMPLE_STREAM_VERSION = "rp-corpus-1"
-"""Names the example stream's seed string; kept so that rp-corpus-1 prompts stay
-byte-identical. Change it only together with CORPUS_VERSION."""
+CORPUS_VERSION = "rp-corpus-3"
+"""rp-corpus-3: what is *not* secret varies by tenant (whole credential families it treats
+as public, kept variants such as test keys, config keys whose values are not
+credentials, its own public ids and sandbox tokens), those look-alikes are drawn into the
+evaluation records as often as secrets, and the in-house format comes from a space too
+large to list. rp-corpus-2: evaluation records come from the keyed evaluation stream."""
+EXAMPLE_STREAM_VERSION = "rp-corpus-3"
+"""Names the example stream's seed string. Change it only together with CORPUS_VERSION."""
 
 EXAMPLE_RECORDS = CorpusKnobs().example_records
 """Records shown in the prompt with their secrets listed (default knobs)."""
@@ -91,6 +93,9 @@ SECRET_VARIANTS: dict[str, tuple[str, ...]] = {
     "bearer_token": ("header",),
     "npm_token": ("key",),
 }
+STRIPE_TEST_VARIANTS: dict[str, str] = {"sk_live": "sk_test", "rk_live": "rk_test"}
+"""The test-mode counterpart of each Stripe live variant: secret for some tenants, kept by
+others."""
 CONFIG_KEY_POOL: tuple[str, ...] = (
     "password",
     "db_password",
@@ -100,6 +105,64 @@ CONFIG_KEY_POOL: tuple[str, ...] = (
     "smtp_password",
     "passphrase",
     "signing_secret",
+    "redis_password",
+    "ldap_password",
+    "webhook_secret",
+    "app_secret",
+    "master_key",
+    "encryption_key",
+)
+"""Config keys a tenant can use. Some hold its passwords; for some tenants others hold
+password-like values that are not credentials (kept)."""
+KEPT_VARIANT_RATE = 0.7
+"""Chance that a secret family also shows one of its unused variants, kept (e.g. GitHub
+OAuth tokens of a public demo app, Slack user tokens of a bot sandbox)."""
+STRIPE_TEST_SECRET_RATE = 0.4
+INHOUSE_TEST_SECRET_RATE = 0.5
+
+INHOUSE_WORDS: tuple[str, ...] = (
+    "live", "prod", "test", "sandbox", "dev", "stage", "pub", "demo", "app", "svc",
+    "api", "int", "ext", "key", "tok", "sk", "pk", "acct", "org", "usr",
+)  # fmt: skip
+"""Environment words of in-house tokens. Which word marks a credential, which a sandbox
+token and which a public id is drawn per tenant from this one pool, so no word is
+secret everywhere."""
+_RESERVED_PREFIXES: tuple[str, ...] = (
+    "sk", "rk", "pk", "gh", "npm", "xox", "aiza", "akia", "asia", "eyj", "ssh", "github",
+)  # fmt: skip
+"""Prefixes an in-house token must not start with (they are other families' shapes)."""
+INHOUSE_LENGTHS = (20, 48)
+"""Inclusive range of in-house body lengths."""
+
+UNIT_DESCRIPTIONS: dict[str, str] = {
+    "aws_access_key_id:AKIA": "AWS access key ids (`AKIA...`)",
+    "aws_access_key_id:ASIA": "AWS temporary access key ids (`ASIA...`)",
+    "aws_secret_access_key:key": "AWS secret access keys (under `aws_secret_access_key`)",
+    "github_token:ghp": "GitHub personal access tokens (`ghp_...`)",
+    "github_token:gho": "GitHub OAuth tokens (`gho_...`)",
+    "github_token:ghs": "GitHub app installation tokens (`ghs_...`)",
+    "github_token:github_pat": "fine-grained GitHub tokens (`github_pat_...`)",
+    "slack_token:xoxb": "Slack bot tokens (`xoxb-...`)",
+    "slack_token:xoxp": "Slack user tokens (`xoxp-...`)",
+    "stripe_secret_key:sk_live": "Stripe live secret keys (`sk_live_...`)",
+    "stripe_secret_key:rk_live": "Stripe live restricted keys (`rk_live_...`)",
+    "stripe_secret_key:sk_test": "Stripe test-mode secret keys (`sk_test_...`)",
+    "stripe_secret_key:rk_test": "Stripe test-mode restricted keys (`rk_test_...`)",
+    "google_api_key:key": "Google API keys (`AIza...`)",
+    "jwt:hs256": "JSON Web Tokens (`eyJ...`)",
+    "private_key:ec": "EC private keys (`-----BEGIN EC PRIVATE KEY-----`)",
+    "private_key:pkcs8": "PKCS#8 private keys (`-----BEGIN PRIVATE KEY-----`)",
+    "private_key:openssh": "OpenSSH private keys (`-----BEGIN OPENSSH PRIVATE KEY-----`)",
+    "dsn_password:url": "passwords in connection URLs (`scheme://user:PASSWORD@host`)",
+    "bearer_token:header": "opaque bearer tokens (`Authorization: Bearer ...`)",
+    "npm_token:key": "npm tokens (`npm_...`)",
+}
+_KEPT_REASONS: tuple[str, ...] = (
+    "they are test fixtures published with our SDKs",
+    "they belong to the public demo tenant",
+    "they are public by design",
+    "they were revoked and published in an incident report",
+    "they only reach a local emulator",
 )
 
 _PREFIX_SYLLABLES = ("zor", "kel", "vex", "tan", "mur", "qui", "dra", "lum", "bex", "nor", "syl")
@@ -110,7 +173,12 @@ _USERS = ("maya", "tomas", "priya", "jonas", "aiko", "femi", "lucia", "omar")
 
 
 class InHouseFormat(BaseModel):
-    """The tenant's own token format: ``{prefix}{sep}{env}{sep}{body}``."""
+    """The tenant's own token format: ``{prefix}{sep}{env}{sep}{body}``.
+
+    ``live_word`` marks its credentials, ``test_word`` its sandbox tokens (secret for
+    some tenants, kept by others) and ``public_word`` its public object ids (kept); the
+    three words come from one pool, so no word means the same thing for every tenant.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -118,6 +186,7 @@ class InHouseFormat(BaseModel):
     separator: str
     live_word: str
     test_word: str
+    public_word: str
     alphabet_name: Literal["hex", "base62", "base32"]
     length: int
 
@@ -144,6 +213,18 @@ class TenantProfile(BaseModel):
     inhouse_test_is_secret: bool
     inhouse: InHouseFormat
     decoy_kinds: tuple[str, ...]
+    """Generic look-alike kinds (from the knobs' pool)."""
+    public_families: tuple[str, ...] = ()
+    """Credential families this tenant treats as public: their values are kept."""
+    kept_variants: tuple[str, ...] = ()
+    """``family:variant`` units whose values look like credentials but are kept: the
+    public families' variants, kept variants of secret families, test-mode Stripe keys,
+    sandbox and public-id in-house tokens and ``config_password:<key>`` for
+    :attr:`kept_config_keys`. Every one appears, kept, in the examples and is drawn into
+    evaluation records as often as a secret."""
+    kept_config_keys: tuple[str, ...] = ()
+    """Config keys whose password-like values are not credentials for this tenant."""
+    kept_reason: str = ""
 
     @property
     def secret_families(self) -> tuple[str, ...]:
@@ -151,18 +232,54 @@ class TenantProfile(BaseModel):
 
     def policy_notes(self) -> tuple[str, ...]:
         """Statements the tenant's security team makes in the prompt."""
-        head = self.inhouse.head(self.inhouse.live_word)
-        notes = [f"{self.tenant} issues its own API tokens (they start with `{head}`)."]
-        test_head = self.inhouse.head(self.inhouse.test_word)
+        fmt = self.inhouse
+        notes = [
+            f"{self.tenant} issues its own API tokens: `{fmt.head(fmt.live_word)}...` "
+            "tokens are credentials."
+        ]
+        test_head = fmt.head(fmt.test_word)
         if self.inhouse_test_is_secret:
             notes.append(f"Sandbox tokens (`{test_head}...`) are credentials too.")
         else:
             notes.append(f"Sandbox tokens (`{test_head}...`) are not secret: keep them.")
+        notes.append(
+            f"`{fmt.head(fmt.public_word)}...` values are public object ids, not "
+            "credentials: keep them."
+        )
+        described = [
+            UNIT_DESCRIPTIONS[u]
+            for u in self.secret_variants
+            if u in UNIT_DESCRIPTIONS
+            and not u.startswith("stripe_secret_key:sk_test")
+            and not u.startswith("stripe_secret_key:rk_test")
+        ]
+        if described:
+            notes.append(f"Credentials {self.tenant} uses: " + "; ".join(described) + ".")
         if "stripe_secret_key" in self.secret_families:
             if self.stripe_test_is_secret:
-                notes.append("Stripe test-mode secret keys (sk_test_) are treated as secrets.")
+                notes.append("Stripe test-mode keys (sk_test_, rk_test_) are treated as secrets.")
             else:
-                notes.append("Stripe test-mode keys (sk_test_) are not secret: keep them.")
+                notes.append(
+                    "Stripe test-mode keys (sk_test_, rk_test_) are not secret: keep them."
+                )
+        kept = [
+            UNIT_DESCRIPTIONS[u]
+            for u in self.kept_variants
+            if u in UNIT_DESCRIPTIONS and "_test" not in u.split(":", 1)[1]
+        ]
+        if kept:
+            notes.append(
+                f"Not secret for {self.tenant}, keep them ({self.kept_reason}): "
+                + "; ".join(kept)
+                + "."
+            )
+        keys = ", ".join(f"`{key}`" for key in self.config_keys)
+        notes.append(f"Config passwords live under {keys}.")
+        if self.kept_config_keys:
+            kept_keys = ", ".join(f"`{key}`" for key in self.kept_config_keys)
+            notes.append(
+                f"Values under {kept_keys} are public identifiers, not credentials: keep them."
+            )
         return tuple(notes)
 
 
@@ -294,12 +411,21 @@ def secret_value(rng: random.Random, unit: str, profile: TenantProfile) -> str:
     if family == "npm_token":
         return _checksummed(rng, "npm_", 36)
     if family == "inhouse_token":
-        word = profile.inhouse.live_word if variant == "live" else profile.inhouse.test_word
-        return profile.inhouse.head(word) + _inhouse_body(rng, profile.inhouse)
+        fmt = profile.inhouse
+        word = {"live": fmt.live_word, "test": fmt.test_word, "public": fmt.public_word}[variant]
+        return fmt.head(word) + _inhouse_body(rng, fmt)
     raise ValueError(f"unknown secret unit {unit!r}")
 
 
 # --------------------------------------------------------------------------- profile
+
+
+def _inhouse_prefix(rng: random.Random) -> str:
+    """2-5 characters, first a letter; about 1.7 million choices per separator."""
+    while True:
+        prefix = rng.choice(LOWER) + _chars(rng, LOWER + DIGITS, rng.randint(1, 4))
+        if not prefix.startswith(_RESERVED_PREFIXES):
+            return prefix
 
 
 def _tenant_profile(rng: random.Random, knobs: CorpusKnobs) -> TenantProfile:
@@ -308,35 +434,55 @@ def _tenant_profile(rng: random.Random, knobs: CorpusKnobs) -> TenantProfile:
     families = sorted(SECRET_VARIANTS)
     family_count = rng.randint(knobs.secret_families.low, knobs.secret_families.high)
     chosen = sorted(rng.sample(families, family_count))
+    rest = [family for family in families if family not in chosen]
+    public_count = min(
+        rng.randint(knobs.public_families.low, knobs.public_families.high), len(rest)
+    )
+    public = sorted(rng.sample(rest, public_count))
     units: list[str] = []
+    kept: list[str] = []
     for family in chosen:
         variants = SECRET_VARIANTS[family]
         count = 1 if len(variants) == 1 else rng.choice((1, 1, 2))
-        units.extend(f"{family}:{v}" for v in sorted(rng.sample(variants, count)))
-    config_keys = tuple(sorted(rng.sample(CONFIG_KEY_POOL, rng.randint(1, 3))))
+        used = sorted(rng.sample(variants, count))
+        units.extend(f"{family}:{v}" for v in used)
+        unused = [v for v in variants if v not in used]
+        if unused and rng.random() < KEPT_VARIANT_RATE:
+            kept.append(f"{family}:{rng.choice(unused)}")
+    for family in public:
+        variants = SECRET_VARIANTS[family]
+        count = 1 if len(variants) == 1 else rng.choice((1, 2))
+        kept.extend(f"{family}:{v}" for v in sorted(rng.sample(variants, count)))
+    keys = rng.sample(CONFIG_KEY_POOL, rng.randint(2, 5))
+    secret_key_count = rng.randint(1, min(3, len(keys) - 1))
+    config_keys = tuple(sorted(keys[:secret_key_count]))
+    kept_config_keys = tuple(sorted(keys[secret_key_count:]))
     units.extend(f"config_password:{key}" for key in config_keys)
-    stripe_test_is_secret = "stripe_secret_key" in chosen and rng.random() < 0.35
-    if stripe_test_is_secret:
-        units.append("stripe_secret_key:sk_test")
+    kept.extend(f"config_password:{key}" for key in kept_config_keys)
+    stripe_test_is_secret = "stripe_secret_key" in chosen and rng.random() < STRIPE_TEST_SECRET_RATE
+    if "stripe_secret_key" in chosen:
+        tests = [
+            f"stripe_secret_key:{STRIPE_TEST_VARIANTS[u.split(':', 1)[1]]}"
+            for u in units
+            if u.startswith("stripe_secret_key:")
+        ]
+        (units if stripe_test_is_secret else kept).extend(tests)
+    live_word, test_word, public_word = rng.sample(INHOUSE_WORDS, 3)
     inhouse = InHouseFormat(
-        prefix=rng.choice(_PREFIX_SYLLABLES) + rng.choice(LOWER),
+        prefix=_inhouse_prefix(rng),
         separator=rng.choice(("_", "-")),
-        live_word=rng.choice(("live", "prod")),
-        test_word=rng.choice(("test", "sandbox")),
+        live_word=live_word,
+        test_word=test_word,
+        public_word=public_word,
         alphabet_name=rng.choice(("hex", "base62", "base32")),
-        length=rng.choice((24, 28, 32, 40)),
+        length=rng.randint(*INHOUSE_LENGTHS),
     )
-    inhouse_test_is_secret = rng.random() < 0.3
+    inhouse_test_is_secret = rng.random() < INHOUSE_TEST_SECRET_RATE
     units.append("inhouse_token:live")
-    if inhouse_test_is_secret:
-        units.append("inhouse_token:test")
+    (units if inhouse_test_is_secret else kept).append("inhouse_token:test")
+    kept.append("inhouse_token:public")
     pool = knobs.decoy_pool()
     decoys = sorted(rng.sample(pool, rng.randint(knobs.decoy_kinds.low, knobs.decoy_kinds.high)))
-    # Look-alikes the tenant explicitly keeps are part of its policy: always present.
-    if "stripe_secret_key" in chosen and not stripe_test_is_secret:
-        decoys.append("stripe_test_key")
-    if not inhouse_test_is_secret:
-        decoys.append("inhouse_test_token")
     return TenantProfile(
         tenant=tenant,
         domain=domain,
@@ -346,6 +492,10 @@ def _tenant_profile(rng: random.Random, knobs: CorpusKnobs) -> TenantProfile:
         inhouse_test_is_secret=inhouse_test_is_secret,
         inhouse=inhouse,
         decoy_kinds=tuple(decoys),
+        public_families=tuple(public),
+        kept_variants=tuple(kept),
+        kept_config_keys=kept_config_keys,
+        kept_reason=rng.choice(_KEPT_REASONS),
     )
 
 
@@ -403,9 +553,14 @@ def _dsn(rng: random.Random, profile: TenantProfile, password: _Segment | None) 
     return _Item(key, (f"{scheme}://{user}:", password, tail))
 
 
-def _secret_item(rng: random.Random, unit: str, profile: TenantProfile) -> _Item:
+def _secret_item(
+    rng: random.Random, unit: str, profile: TenantProfile, *, kept: bool = False
+) -> _Item:
+    """A line item carrying a fresh value of ``unit``: a secret, or (``kept``) the same
+    shape in the same places labelled as a decoy of family ``kept:<unit>``."""
     family, variant = unit.split(":", 1)
-    piece = _Piece("secret", family, secret_value(rng, unit, profile))
+    value = secret_value(rng, unit, profile)
+    piece = _Piece("decoy", f"kept:{unit}", value) if kept else _Piece("secret", family, value)
     if family == "dsn_password":
         return _dsn(rng, profile, piece)
     if family == "bearer_token":
@@ -501,16 +656,6 @@ def _decoy_item(rng: random.Random, kind: str, profile: TenantProfile) -> _Item:
             f"pk_{mode}_{_chars(rng, ALNUM, 24)}",
             "stripe_publishable_key",
         )
-    if kind == "stripe_test_key":
-        return one(
-            "stripe_test_key",
-            f"sk_test_{_chars(rng, ALNUM, rng.choice((24, 34)))}",
-            "stripe_secret_key",
-        )
-    if kind == "inhouse_test_token":
-        fmt = profile.inhouse
-        value = fmt.head(fmt.test_word) + _inhouse_body(rng, fmt)
-        return one("inhouse_test_token", value, rng.choice((None, "service_token")))
     if kind == "sha256":
         return one(
             "hash", _chars(rng, HEX, 64), rng.choice(("checksum", "sha256", "artifact_digest"))
@@ -927,10 +1072,12 @@ def _record(
     secrets: Sequence[str],
     decoys: Sequence[str],
     kinds: Sequence[str],
+    kept: Sequence[str] = (),
 ) -> LabelledRecord:
     kind = kinds[rng.randrange(len(kinds))]
     ctx = _Context(rng, profile, rng.choice(_SERVICES), rng.randint(0, 80_000), rng.random() < 0.6)
     items = [_secret_item(rng, unit, profile) for unit in secrets]
+    items += [_secret_item(rng, unit, profile, kept=True) for unit in kept]
     items += [_decoy_item(rng, decoy, profile) for decoy in decoys]
     rng.shuffle(items)
     return _build_record(index, kind, ctx, items)
@@ -964,27 +1111,24 @@ def _draw_examples(
 ) -> tuple[TenantProfile, tuple[LabelledRecord, ...]]:
     """The tenant and the records shown in the prompt, from the example stream.
 
-    Every secret unit of the profile and every look-alike the tenant explicitly keeps
-    (sandbox in-house tokens, Stripe test keys) appears in the examples, so the
-    evaluation records never need a rule the examples give no evidence for.
+    Every secret unit of the profile and every kept unit (public families, kept
+    variants, sandbox tokens, public ids, kept config keys) appears in the examples, so
+    the evaluation records never need a decision the examples give no evidence for.
     """
     profile = _tenant_profile(rng, knobs)
     units = list(profile.secret_variants)
     rng.shuffle(units)
-    policy_decoys = [
-        d for d in profile.decoy_kinds if d in ("stripe_test_key", "inhouse_test_token")
-    ]
+    kept = list(profile.kept_variants)
+    rng.shuffle(kept)
     count = knobs.example_records
     per_record = max(2, -(-len(units) // count))
+    kept_per_record = max(1, -(-len(kept) // count))
     examples: list[LabelledRecord] = []
     for index in range(count):
         chunk = units[index * per_record : (index + 1) * per_record]
+        kept_chunk = kept[index * kept_per_record : (index + 1) * kept_per_record]
         decoys = _sample_decoys(rng, profile, knobs)
-        if index < len(policy_decoys):
-            decoys.append(policy_decoys[index])
-        if index == count - 1:
-            decoys.extend(policy_decoys[count:])  # fewer records than kept look-alikes
-        examples.append(_record(rng, profile, index, chunk, decoys, knobs.record_kinds))
+        examples.append(_record(rng, profile, index, chunk, decoys, knobs.record_kinds, kept_chunk))
     return profile, tuple(examples)
 
 
@@ -993,10 +1137,22 @@ def _sample_decoys(rng: random.Random, profile: TenantProfile, knobs: CorpusKnob
     return rng.sample(profile.decoy_kinds, min(wanted, len(profile.decoy_kinds)))
 
 
+_PER_RECORD_COUNTS: tuple[int, ...] = (0, 1, 2, 3)
+_PER_RECORD_WEIGHTS: tuple[int, ...] = (1, 4, 4, 2)
+_KEPT_PER_RECORD_WEIGHTS: tuple[int, ...] = (1, 2, 4, 4)
+"""Kept look-alikes per evaluation record: a little more of them than of secrets (mean
+2.0 against 1.64), so redacting every credential shape costs more precision than it
+earns recall."""
+
+
 def _draw_evaluation(
     rng: KeyedStream, profile: TenantProfile, knobs: CorpusKnobs, *, first_index: int
 ) -> tuple[LabelledRecord, ...]:
     """The scored records, from the keyed evaluation stream only.
+
+    Kept look-alikes are drawn exactly like secrets (same count distribution, uniform
+    over the kept units), so a reply that redacts a shape without knowing whether this
+    tenant keeps it pays for it in precision and in the clean gate.
 
     Typed to take a :class:`KeyedStream` so that the example stream (a Mersenne Twister)
     cannot be passed here by mistake; the profile is the only thing shared, and the
@@ -1004,11 +1160,16 @@ def _draw_evaluation(
     """
     evaluation: list[LabelledRecord] = []
     for offset in range(knobs.evaluation_records):
-        count = rng.choices((0, 1, 2, 3), weights=(1, 4, 4, 2))[0]
+        count = rng.choices(_PER_RECORD_COUNTS, weights=_PER_RECORD_WEIGHTS)[0]
         if offset == 0:
             count = max(count, 1)
         secrets = [rng.choice(profile.secret_variants) for _ in range(count)]
+        kept_count = rng.choices(_PER_RECORD_COUNTS, weights=_KEPT_PER_RECORD_WEIGHTS)[0]
+        kept = [
+            rng.choice(profile.kept_variants)
+            for _ in range(kept_count if profile.kept_variants else 0)
+        ]
         decoys = _sample_decoys(rng, profile, knobs)
         index = first_index + offset
-        evaluation.append(_record(rng, profile, index, secrets, decoys, knobs.record_kinds))
+        evaluation.append(_record(rng, profile, index, secrets, decoys, knobs.record_kinds, kept))
     return tuple(evaluation)

@@ -89,9 +89,13 @@ class CorpusKnobs(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    secret_families: Range = Range(low=5, high=8)
-    """Credential families per tenant, out of 11 (plus config passwords and in-house
-    tokens, always present)."""
+    secret_families: Range = Range(low=4, high=5)
+    """Credential families per tenant treated as secret, out of 11 (plus config passwords
+    and in-house tokens, always present)."""
+    public_families: Range = Range(low=4, high=5)
+    """Further families the tenant treats as public: their values appear, kept, in its
+    examples and evaluation records. Drawn from the families left over by
+    ``secret_families``, so fewer when those run out (at 11 secret families, none)."""
     decoy_kinds: Range = Range(low=8, high=11)
     """Look-alike kinds per tenant, drawn from the pool ``decoy_closeness`` selects (kept
     test keys and sandbox tokens the tenant's notes mention come on top)."""
@@ -111,6 +115,8 @@ class CorpusKnobs(BaseModel):
     def _feasible(self) -> CorpusKnobs:
         if not 1 <= self.secret_families.low <= self.secret_families.high <= SECRET_FAMILY_COUNT:
             raise ValueError(f"secret_families must lie within 1..{SECRET_FAMILY_COUNT}")
+        if self.public_families.high > SECRET_FAMILY_COUNT - 1:
+            raise ValueError(f"public_families must lie within 0..{SECRET_FAMILY_COUNT - 1}")
         pool = len(self.decoy_pool())
         if not 1 <= self.decoy_kinds.low <= self.decoy_kinds.high <= pool:
             raise ValueError(
@@ -137,6 +143,7 @@ PresetName = Literal["intro", "easy", "standard", "hard", "expert"]
 PRESETS: dict[str, CorpusKnobs] = {
     "intro": CorpusKnobs(
         secret_families=Range(low=2, high=3),
+        public_families=Range(low=2, high=3),
         decoy_kinds=Range(low=2, high=4),
         decoy_closeness="far",
         decoys_per_record=Range(low=1, high=1),
@@ -145,7 +152,8 @@ PRESETS: dict[str, CorpusKnobs] = {
         record_kinds=("env", "yaml", "json"),
     ),
     "easy": CorpusKnobs(
-        secret_families=Range(low=3, high=5),
+        secret_families=Range(low=3, high=4),
+        public_families=Range(low=3, high=4),
         decoy_kinds=Range(low=4, high=7),
         decoy_closeness="far",
         example_records=8,
@@ -153,14 +161,16 @@ PRESETS: dict[str, CorpusKnobs] = {
     ),
     "standard": CorpusKnobs(),
     "hard": CorpusKnobs(
-        secret_families=Range(low=8, high=11),
+        secret_families=Range(low=5, high=6),
+        public_families=Range(low=5, high=5),
         decoy_kinds=Range(low=11, high=14),
         decoys_per_record=Range(low=2, high=4),
         example_records=4,
         evaluation_records=20,
     ),
     "expert": CorpusKnobs(
-        secret_families=Range(low=9, high=11),
+        secret_families=Range(low=5, high=6),
+        public_families=Range(low=5, high=5),
         decoy_kinds=Range(low=6, high=7),
         decoy_closeness="close",
         decoys_per_record=Range(low=3, high=5),

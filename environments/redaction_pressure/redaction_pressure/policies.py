@@ -18,6 +18,7 @@ import regex
 from redaction_pressure.corpus import (
     AWS_EXAMPLE_KEY_ID,
     AWS_EXAMPLE_SECRET,
+    CONFIG_KEY_POOL,
     JWT_IO_EXAMPLE,
     GeneratedTask,
     TenantProfile,
@@ -64,8 +65,11 @@ def oracle_patterns(profile: TenantProfile) -> list[str]:
         variants.setdefault(family, []).append(variant)
     patterns: list[str] = []
     if "private_key" in variants:
-        patterns.append(
-            r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----[\s\S]{1,4000}?-----END (?:[A-Z]+ )?PRIVATE KEY-----"
+        labels = {"ec": "EC PRIVATE KEY", "pkcs8": "PRIVATE KEY", "openssh": "OPENSSH PRIVATE KEY"}
+        # One rule per label: an alternation of two would double the expanded size.
+        patterns.extend(
+            f"-----BEGIN {labels[v]}-----" + r"[\s\S]{1,4000}?" + f"-----END {labels[v]}-----"
+            for v in sorted(variants["private_key"])
         )
     if "jwt" in variants:
         header, payload, _ = JWT_IO_EXAMPLE.split(".")
@@ -196,21 +200,34 @@ def redact_everything(task: GeneratedTask) -> str:
     return reply_json([(r"[\s\S]+", REDACTED)])
 
 
+_JWT_IO_HEAD = r"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9\.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+
+_ALLOWLIST = rf"(?!{_JWT_IO_HEAD})(?![A-Za-z0-9/+=]{{0,40}}EXAMPLE)(?!pk_(?:live|test)_)"
+"""Where no generic finding may start: documented example credentials and Stripe
+publishable keys (public by design)."""
+
 GENERIC_SCANNER_PATTERNS: tuple[str, ...] = (
     r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY-----[\s\S]{1,4000}?-----END[ A-Z0-9_-]{0,40}PRIVATE KEY-----",
-    r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
-    r"(?<=(?i:aws_?secret_?access_?key)[\"']?\s{0,3}[:=]\s{0,3}[\"']?)[A-Za-z0-9/+=]{40}",
+    # Allowlisted, as maintained scanners do: the documented AWS example key pair.
+    r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)(?![A-Z2-7]{9}EXAMPLE)[A-Z2-7]{16}(?![A-Za-z0-9])",
+    r"(?<=(?i:aws_?secret_?access_?key)[\"']?\s{0,3}[:=]\s{0,3}[\"']?)(?![A-Za-z0-9/+=]{30}EXAMPLEKEY)[A-Za-z0-9/+=]{40}",
     r"gh[pousr]_[A-Za-z0-9]{36}",
     r"github_pat_[A-Za-z0-9_]{82}",
-    r"xox[baprs]-[A-Za-z0-9-]{10,72}",
+    r"xox[baprs]-[A-Za-z0-9-]{10,100}",
     r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,99}",
     r"AIza[A-Za-z0-9_-]{35}",
-    r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*",
+    # Signed tokens only; jwt.io's published example is allowlisted.
+    rf"(?!{_JWT_IO_HEAD})" + r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
     r"(?i)npm_[a-z0-9]{36}",
     r"(?<=://[^:@/\s]{1,64}:)[^@/\s]{1,128}(?=@)",
-    r"(?<=(?i:bearer) )[A-Za-z0-9._~+/-]{16,}=*",
-    r"(?<=(?i:password|passwd|secret|token|api_?key)[\w.-]{0,20}[\"']?\s{0,3}[:=]\s{0,3}[\"']?)[A-Za-z0-9_.+/~!#%=-]{8,}",
+    r"(?<=(?i:bearer) )" + _ALLOWLIST + r"[A-Za-z0-9._~+/-]{16,}=*",
+    r"(?<=(?i:password|passwd|passphrase|secret|token|key|credential)[\w.-]{0,20}[\"']?\s{0,3}[:=]\s{0,3}[\"']?)"
+    + _ALLOWLIST
+    + r"[A-Za-z0-9_.+/~!#%=-]{8,}",
 )
+"""A tenant-blind, gitleaks-style rule set: the well-known token shapes, a generic
+``key = value`` rule, and the allowlist of documented example credentials (the AWS
+``...EXAMPLE`` pair, jwt.io's token) that maintained scanners keep."""
 
 
 def generic_scanner(task: GeneratedTask) -> str:
@@ -218,6 +235,50 @@ def generic_scanner(task: GeneratedTask) -> str:
     ``key = value`` rule. Knows nothing about the tenant (misses its in-house format,
     damages test keys and placeholders)."""
     return reply_json((p, REDACTED) for p in GENERIC_SCANNER_PATTERNS)
+
+
+def fixed_reply_patterns(*, spare_test_keys: bool = False) -> list[str]:
+    """The fixed reply of issue 22, written against this generator: every credential
+    family with every variant the generator knows, every config key of its pool and the
+    in-house token *shape* (any prefix, any environment word, any body), with the
+    documented examples spared. ``spare_test_keys`` also spares Stripe test-mode keys
+    and in-house tokens whose environment word is ``test`` or ``sandbox``."""
+    header, payload, _ = JWT_IO_EXAMPLE.split(".")
+    stripe = "(?:sk|rk)_live" if spare_test_keys else "(?:sk|rk)_(?:live|test)"
+    spared_words = r"(?!(?:test|sandbox)[_-])" if spare_test_keys else ""
+    keys = _key_alternation(CONFIG_KEY_POOL)
+    return [
+        r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----[\s\S]{1,4000}?-----END (?:[A-Z]+ )?PRIVATE KEY-----",
+        _ALNUM_B + rf"(?!{AWS_EXAMPLE_KEY_ID})(?:AKIA|ASIA)[A-Z2-7]{{16}}" + _ALNUM_E,
+        rf"(?<=(?i:aws_?secret_?access_?key){_ASSIGN})"
+        + rf"(?!{regex.escape(AWS_EXAMPLE_SECRET)})[A-Za-z0-9/+]{{40}}(?![A-Za-z0-9/+=])",
+        r"(?<![A-Za-z0-9_])(?:gh[pos]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})"
+        + _ALNUM_E,
+        _ALNUM_B
+        + r"(?:xoxb-[0-9]{10,13}-[0-9]{10,13}-[A-Za-z0-9]{24}"
+        + r"|xoxp-[0-9]{10,13}-[0-9]{10,13}-[0-9]{10,13}-[0-9a-f]{32})"
+        + _ALNUM_E,
+        r"(?<![A-Za-z0-9_])" + stripe + r"_[A-Za-z0-9]{24,99}" + _ALNUM_E,
+        _URLSAFE_B + r"AIza[A-Za-z0-9_-]{35}" + _URLSAFE_E,
+        _URLSAFE_B
+        + rf"(?!{header}\.{payload}\.)"
+        + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"
+        + _URLSAFE_E,
+        r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}" + _ALNUM_E,
+        r"(?<=[a-z][a-z0-9+]*://[A-Za-z0-9_.-]*:)[A-Za-z0-9._~-]+(?=@)",
+        r"(?<=Bearer )[A-Za-z0-9]{32,44}(?![A-Za-z0-9._~+/=-])",
+        rf"(?<=(?<![A-Za-z0-9_])(?i:{keys}){_ASSIGN})"
+        + r"[A-Za-z0-9][A-Za-z0-9!#%+._-]*[A-Za-z0-9](?![A-Za-z0-9!#%+._-])",
+        r"(?<![A-Za-z0-9_-])(?!(?:sk|rk|pk)_)[a-z][a-z0-9]{1,4}[_-]"
+        + spared_words
+        + r"[a-z]{2,7}[_-][A-Za-z0-9]{20,48}(?![A-Za-z0-9_.-])",
+    ]
+
+
+def fixed_reply(task: GeneratedTask) -> str:
+    """The same 13 rules for every task, whatever the prompt says (issue 22's attack:
+    it learns the generator's space instead of reading the tenant)."""
+    return reply_json((p, REDACTED) for p in fixed_reply_patterns())
 
 
 POLICIES: dict[str, Callable[[GeneratedTask], str]] = {
@@ -228,6 +289,7 @@ POLICIES: dict[str, Callable[[GeneratedTask], str]] = {
     "all_but_one": all_but_one,
     "redact_everything": redact_everything,
     "generic_scanner": generic_scanner,
+    "fixed_reply": fixed_reply,
 }
 """Every baseline by name, in report order."""
 

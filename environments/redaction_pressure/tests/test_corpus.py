@@ -80,9 +80,8 @@ def test_every_secret_unit_and_kept_lookalike_is_shown_in_the_examples() -> None
                 for s in r.spans
                 if s.family == "config_password"
             ), key
-        for decoy in ("stripe_test_key", "inhouse_test_token"):
-            if decoy in task.profile.decoy_kinds:
-                assert decoy in shown
+        for unit in task.profile.kept_variants:
+            assert f"kept:{unit}" in shown, (task.seed, unit)
 
 
 def test_all_record_kinds_appear() -> None:
@@ -149,7 +148,7 @@ def test_decoys_include_documented_examples_and_lookalikes() -> None:
     assert families >= {
         "aws_example_key",
         "jwt_example",
-        "stripe_test_key",
+        "kept:stripe_secret_key:sk_test",
         "hash",
         "uuid",
         "git_sha",
@@ -159,7 +158,8 @@ def test_decoys_include_documented_examples_and_lookalikes() -> None:
         "masked",
         "key_name",
         "near_miss",
-        "inhouse_test_token",
+        "kept:inhouse_token:test",
+        "kept:inhouse_token:public",
     }
 
 
@@ -175,7 +175,36 @@ def test_decoys_sit_where_naive_rules_strike() -> None:
                     "secretaccesskey", "secret_access_key"
                 ):
                     found_example_under_real_key = True
-                if span.family == "stripe_test_key" and "stripe" in before:
+                if span.family == "kept:stripe_secret_key:sk_test" and "stripe" in before:
                     found_test_key_under_secret_key = True
     assert found_example_under_real_key
     assert found_test_key_under_secret_key
+
+
+def test_what_a_tenant_keeps_varies_and_shows_up_in_evaluation_like_secrets() -> None:
+    """Guards the corpus against prompt-ignoring replies (issue 22): every credential
+    shape is secret for some tenants and kept by others, and kept look-alikes appear in
+    the scored records about as often as secrets."""
+    secret_for: dict[str, int] = {}
+    kept_by: dict[str, int] = {}
+    secret_spans = kept_spans = 0
+    words: set[str] = set()
+    for task in DEV_TASKS:
+        profile = task.profile
+        for unit in profile.secret_variants:
+            secret_for[unit.split(":")[0]] = secret_for.get(unit.split(":")[0], 0) + 1
+        for unit in profile.kept_variants:
+            kept_by[unit.split(":")[0]] = kept_by.get(unit.split(":")[0], 0) + 1
+        assert not set(profile.secret_variants) & set(profile.kept_variants)
+        assert not set(profile.config_keys) & set(profile.kept_config_keys)
+        words.add(profile.inhouse.live_word)
+        for record in task.evaluation:
+            for span in record.spans:
+                secret_spans += span.label == "secret"
+                kept_spans += span.family.startswith("kept:")
+    families = set(secret_for) | set(kept_by)
+    assert families == set(secret_for) == set(kept_by), (secret_for, kept_by)
+    assert kept_spans >= secret_spans
+    assert len(words) >= 10  # the credential word is drawn per tenant
+    prefixes = {task.profile.inhouse.prefix for task in DEV_TASKS}
+    assert len(prefixes) == DEV_SIZE

@@ -54,6 +54,8 @@ RP_CORPUS_1_DEV_PROMPTS = "5ec1515155128e24e64d4f211cfd3544d0d465a3867f0bf4bf49d
 """SHA-256 over every dev prompt (without the contract text, whose budget line changed
 with reward schema 0.3.0), profile and example records as rp-corpus-1 generated them."""
 RP_CORPUS_1_DEV_EVALUATION = "726892a1af91b639b59d074fc9f4d610afdccf58c4dcb478379d16c0ec71aee2"
+RP_CORPUS_3_DEV_PROMPTS = "d58bb7327992af390933019843b307628875e50fc215dada92720b95524990a6"
+RP_CORPUS_3_DEV_EVALUATION = "c731f89216875bce80fc134a57ddb4cdce7774f003ef16ad66001c9362cff651"
 
 
 def _prompts_digest(tasks: list[GeneratedTask]) -> str:
@@ -73,14 +75,17 @@ def _evaluation_digest(tasks: list[GeneratedTask]) -> str:
     return hasher.hexdigest()
 
 
-def test_prompts_are_byte_identical_to_rp_corpus_1_and_evaluation_records_are_not() -> None:
-    """The contract promises reproducible prompts; the evaluation bytes changed, so the
-    corpus version moved on."""
+def test_rp_corpus_3_changed_prompts_and_evaluation_and_says_so() -> None:
+    """rp-corpus-3 (tenant-varying kept look-alikes) changed both the prompts and the
+    evaluation records, so the corpus version moved on; the pinned digests catch any
+    further change that does not."""
     tasks = [generate_task(public_task_seed("dev", i)) for i in range(DEV_SIZE)]
-    assert _prompts_digest(tasks) == RP_CORPUS_1_DEV_PROMPTS
+    assert _prompts_digest(tasks) != RP_CORPUS_1_DEV_PROMPTS
     assert _evaluation_digest(tasks) != RP_CORPUS_1_DEV_EVALUATION
-    assert CORPUS_VERSION == "rp-corpus-2"
-    assert {task.corpus_version for task in tasks} == {"rp-corpus-2"}
+    assert _prompts_digest(tasks) == RP_CORPUS_3_DEV_PROMPTS
+    assert _evaluation_digest(tasks) == RP_CORPUS_3_DEV_EVALUATION
+    assert CORPUS_VERSION == "rp-corpus-3"
+    assert {task.corpus_version for task in tasks} == {"rp-corpus-3"}
 
 
 @pytest.mark.parametrize("knobs", KNOB_SETTINGS)

@@ -25,8 +25,6 @@ from redaction_pressure.policies import oracle
 from redaction_pressure.reward import score_reply
 from redaction_pressure.splits import public_task_seed
 
-KEPT_LOOKALIKES = ("stripe_test_key", "inhouse_test_token")
-
 
 def test_defaults_are_the_standard_preset_and_curriculum_is_ordered() -> None:
     assert CorpusKnobs() == PRESETS["standard"]
@@ -39,7 +37,7 @@ def test_defaults_are_the_standard_preset_and_curriculum_is_ordered() -> None:
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_task_is_solvable_and_honours_its_knobs(name: str) -> None:
     knobs = PRESETS[name]
-    pool = set(knobs.decoy_pool()) | set(KEPT_LOOKALIKES)
+    pool = set(knobs.decoy_pool())
     for index in range(12):
         task = generate_task(public_task_seed("dev", index), knobs=knobs)
         assert len(task.examples) == knobs.example_records
@@ -52,9 +50,11 @@ def test_every_preset_task_is_solvable_and_honours_its_knobs(name: str) -> None:
             assert record.kind in knobs.record_kinds
         shown = {span.family for record in task.examples for span in record.spans}
         assert families <= shown, name
-        for kept in KEPT_LOOKALIKES:
-            if kept in task.profile.decoy_kinds:
-                assert kept in shown, (name, kept)
+        public = set(task.profile.public_families)
+        assert not public & families
+        assert len(public) <= knobs.public_families.high
+        for kept in task.profile.kept_variants:
+            assert f"kept:{kept}" in shown, (name, kept)
         assert score_reply(oracle(task), task.evaluation).reward == 1.0, (name, index)
 
 
@@ -64,6 +64,7 @@ def test_every_preset_task_is_solvable_and_honours_its_knobs(name: str) -> None:
         ({"secret_families": {"low": 0, "high": 3}}, "secret_families"),
         ({"secret_families": {"low": 3, "high": 12}}, "secret_families"),
         ({"secret_families": {"low": 5, "high": 2}}, "below low"),
+        ({"public_families": {"low": 0, "high": 11}}, "public_families"),
         ({"decoy_kinds": {"low": 8, "high": 9}, "decoy_closeness": "far"}, "decoy_kinds"),
         ({"decoys_per_record": {"low": 0, "high": 2}}, "decoys_per_record"),
         ({"example_records": 0}, "example_records"),
