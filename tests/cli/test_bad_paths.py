@@ -138,7 +138,9 @@ def test_scan_out_creates_missing_parents_and_refuses_a_directory(tmp_path: Path
     created = invoke("scan", str(log), "-o", str(target))
     # A log without records is an input gap: exit 3, never 0.
     assert created.exit_code == 3, created.output
-    assert json.loads(target.read_text(encoding="utf-8"))["profile"] == "benchguard"
+    written = json.loads(target.read_text(encoding="utf-8"))
+    assert written["profile"] == "auto"
+    assert written["profiles"][str(log)][0]["profile"] == "benchguard"
     on_dir = invoke("scan", str(log), "-o", str(tmp_path))
     exited(on_dir, 2)
     assert f"{tmp_path}: cannot write" in one_line(on_dir.output)

@@ -35,7 +35,8 @@ from benchguard.cli._output import (
 from benchguard.cli._settings import values
 from benchguard.cli._view import print_table
 from benchguard.detection.models import Rule
-from benchguard.detection.rules import DEFAULT_PROFILE, load_ruleset
+from benchguard.detection.profile_choice import union_rules
+from benchguard.detection.rules import load_ruleset
 from benchguard.engines import ENGINE_NAMES
 from benchguard.engines.work import record_label
 from benchguard.errors import BadInputError, BenchguardError
@@ -112,7 +113,8 @@ def score(
         str | None,
         typer.Option(
             "--profile",
-            help=f"Detection rule profile name or profile YAML path (default: {DEFAULT_PROFILE}).",
+            help="Detection rule profile name or profile YAML path; auto (the default) "
+            "recognises the benchmark from each input and adds the generic rules.",
             show_default=False,
         ),
     ] = None,
@@ -202,6 +204,8 @@ def score(
                 engine="dask" if settings["engine"] == "dask" else "serial",
                 scheduler=settings["scheduler"],
                 workers=settings["workers"],
+                profiles=(settings["profile"],),
+                extra_rules=settings["rules"],
             )
         )
     except BenchguardError as exc:
@@ -211,6 +215,8 @@ def score(
 
     for note in outcome.notes:
         _warn(note)
+    if outcome.choices:
+        ruleset = union_rules(("", choice.rules) for choice in outcome.choices.values())
     if chosen == "table":
         if outcome.scored:
             print_table(_out, _score_summary([(str(i.path), rows) for i, rows in outcome.scored]))
@@ -219,6 +225,8 @@ def score(
                 f"wrote {item.target / RESULTS_FILENAME}, {item.target / ROWS_FILENAME}",
                 soft_wrap=True,
             )
+        for described in dict.fromkeys(c.describe() for c in outcome.choices.values()):
+            _out.print(f"profiles: {described}", soft_wrap=True)
     else:
         _print_scored(chosen, outcome.scored, ruleset)
     for message in (*outcome.incomplete, *outcome.warnings):

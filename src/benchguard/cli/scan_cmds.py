@@ -18,7 +18,7 @@ has material the chosen profile does not cover.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any
@@ -43,8 +43,8 @@ from benchguard.cli._settings import values
 from benchguard.cli._stdin import STDIN_LABEL, STDIN_NAME, spooled_stdin
 from benchguard.cli._view import print_table, printable
 from benchguard.detection.models import CheatingReport
+from benchguard.detection.profile_choice import ProfileChoice, union_rules
 from benchguard.detection.rules import (
-    DEFAULT_PROFILE,
     load_ruleset,
     ruleset_digest,
 )
@@ -106,7 +106,8 @@ def scan(
         str | None,
         typer.Option(
             "--profile",
-            help=f"Rule profile name or profile YAML path (default: {DEFAULT_PROFILE}).",
+            help="Rule profile name or profile YAML path; auto (the default) recognises "
+            "the benchmark from each log and adds the generic rules.",
             show_default=False,
         ),
     ] = None,
@@ -217,6 +218,8 @@ def scan(
                     workers=workers,
                     renamed=renamed,
                     fail_on_review=fail_on_review,
+                    profiles=(profile,),
+                    extra_rules=rules_file,
                 )
             )
     except BenchguardError as exc:
@@ -239,6 +242,9 @@ def scan(
         err.print(
             labelled("skipped ", "dim", f"{skip.path}: not a log format we read"), soft_wrap=True
         )
+    if outcome.choices:
+        # auto: every file's rules were chosen for it; SARIF describes all of them.
+        rules = union_rules(("", choice.rules) for choice in outcome.choices.values())
     for warning in coverage_warnings(scans, profile):
         print_warning(err, warning)
     if not scans and not missing and chosen != "table":
@@ -246,7 +252,7 @@ def scan(
         print_warning(err, gaps[0].file + ": " + gaps[0].reason)
 
     if out is not None:
-        _write_out(err, out, scans, profile, engine)
+        _write_out(err, out, scans, profile, engine, outcome.choices)
     if chosen == "json":
         typer.echo(json.dumps(_json_entries(scans, gaps), indent=2, ensure_ascii=False))
     elif chosen == "sarif":
@@ -265,7 +271,10 @@ def scan(
             where = gap.file if gap.record is None else f"{gap.file} record {gap.record}"
             console.print(Text(printable(f"incomplete: {where}: {gap.reason}")), soft_wrap=True)
         console.print(
-            summary_line(profile, ruleset_digest(rules), gaps, outcome.exit_code), soft_wrap=True
+            summary_line(
+                outcome.profiles_line() or profile, ruleset_digest(rules), gaps, outcome.exit_code
+            ),
+            soft_wrap=True,
         )
 
     raise typer.Exit(outcome.exit_code)
@@ -325,12 +334,25 @@ def _json_entries(scans: list[FileScan], gaps: Sequence[InputGap] = ()) -> list[
     return entries
 
 
-def _write_out(err: Console, out: Path, scans: list[FileScan], profile: str, engine: str) -> None:
-    document = {
+def _write_out(
+    err: Console,
+    out: Path,
+    scans: list[FileScan],
+    profile: str,
+    engine: str,
+    choices: Mapping[str, ProfileChoice],
+) -> None:
+    document: dict[str, Any] = {
         "profile": profile,
         "engine": engine,
         "files": [s.model_dump(mode="json") for s in scans],
     }
+    if choices:
+        # auto: the profiles each file was scanned with, and why each was chosen.
+        document["profiles"] = {
+            path: [{"profile": n, "why": r} for n, r in zip(c.names, c.reasons, strict=True)]
+            for path, c in sorted(choices.items())
+        }
     try:
         write_text_atomic(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     except OSError as exc:

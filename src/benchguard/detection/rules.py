@@ -31,6 +31,10 @@ from benchguard.record.rules import ruleset_digest as ruleset_digest  # compatib
 from benchguard.yamlfile import YamlFailure, YamlFileError, load_yaml_file, yaml_problem
 
 DEFAULT_PROFILE = "benchguard"
+# ``auto`` (the default of scan and score) chooses profiles per log
+# (``detection.profile_choice``); with no log to read (``benchguard run``, an inventory)
+# it stands for the default profile: the harness knows its own layout.
+AUTO_PROFILE = "auto"
 
 # Fields a rules file may set on a rule. ``source`` is reserved for inventory rules:
 # it is what lets a prompt authorize a rule, and a hand-written rule must not opt out.
@@ -93,6 +97,8 @@ def load_profile(name_or_path: str) -> tuple[Rule, ...]:
 
 def load_profile_spec(name_or_path: str) -> Profile:
     """The whole profile: rules (extended ones first) and the home baseline."""
+    if name_or_path == AUTO_PROFILE:
+        name_or_path = DEFAULT_PROFILE
     return _load_profile(name_or_path, ())
 
 
@@ -191,8 +197,9 @@ def _read_profile_document(name_or_path: str) -> tuple[str, Any]:
     if path.suffix in (".yaml", ".yml") or path.exists() or "/" in name_or_path:
         return str(path), _read_yaml(path, str(path))
     raise RulesetError(
-        f"unknown profile {name_or_path!r}; built-in profiles: {list(profile_names())}, "
-        "or give the path of a profile YAML file"
+        f"unknown profile {name_or_path!r}; built-in profiles: {list(profile_names())} "
+        f"(or {AUTO_PROFILE!r}: recognised from the log), or give the path of a profile "
+        "YAML file"
     )
 
 

@@ -91,8 +91,11 @@ def input_gaps(
 
 
 def coverage_warnings(scans: Sequence[FileScan], profile: str) -> list[str]:
-    """Warnings for inputs whose framework's material the profile does not cover."""
+    """Warnings for inputs whose framework's material the profile does not cover
+    (none under ``auto``, which chose each file's profiles from the file)."""
     warnings: list[str] = []
+    if profile == "auto":
+        return warnings
     formats = sorted({s.format for s in scans if s.format and s.records})
     for name in formats:
         wanted = FORMAT_PROFILES.get(name)

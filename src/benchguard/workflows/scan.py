@@ -14,11 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchguard.detection.models import Rule
+from benchguard.detection.profile_choice import AUTO, ProfileChoice, resolve_profiles
 from benchguard.engines import EngineName, FileScan, scan_files
 from benchguard.importers.harbor import is_harbor_dir
+from benchguard.importers.registry import detect_format
+from benchguard.importers.transcript import UnreadableLogError
 from benchguard.results.aggregate import MANIFEST_FILENAME, MANIFESTS_FILENAME, ROWS_FILENAME
 from benchguard.results.dismissals import Dismissal, apply_dismissals
 from benchguard.workflows._inputs import collect_inputs
+from benchguard.workflows._log_head import log_head
 from benchguard.workflows._scan_gaps import InputGap, input_gaps
 from benchguard.workflows.exit_policy import verdict_exit_code
 
@@ -44,6 +48,11 @@ class ScanRequest:
     renamed: dict[str, str] = field(default_factory=dict)
     # Exit 1 on a record sent to review (only weak findings) as on a flagged one.
     fail_on_review: bool = False
+    # The profiles asked for (repeated --profile: their union). When they include
+    # ``auto``, each file's rules are chosen from the file itself and ``rules`` is not
+    # used; ``extra_rules`` are then appended to every file's choice.
+    profiles: tuple[str, ...] = ()
+    extra_rules: Path | None = None
 
 
 @dataclass
@@ -60,6 +69,13 @@ class ScanOutcome:
     unmatched: list[Dismissal] = field(default_factory=list)
     gaps: list[InputGap] = field(default_factory=list)
     fail_on_review: bool = False
+    # Per file, the profiles its rules came from and why (``auto``); empty otherwise.
+    choices: dict[str, ProfileChoice] = field(default_factory=dict)
+
+    def profiles_line(self) -> str:
+        """The profiles chosen and why, once per distinct choice (for the summary)."""
+        seen = list(dict.fromkeys(choice.describe() for choice in self.choices.values()))
+        return "; ".join(seen)
 
     @property
     def flagged(self) -> bool:
@@ -121,14 +137,18 @@ def scan_logs(request: ScanRequest) -> ScanOutcome:
         if item.named and not _readable_input(item.path)
     ]
     files = [str(item.path) for item in inputs if not item.named or _readable_input(item.path)]
-    scans = scan_files(
-        files,
-        request.rules,
-        format_name=request.input_format,
-        engine=request.engine,
-        scheduler=request.scheduler,
-        workers=request.workers,
-    )
+    choices: dict[str, ProfileChoice] = {}
+    if AUTO in request.profiles:
+        scans, choices = _scan_auto(files, request)
+    else:
+        scans = scan_files(
+            files,
+            request.rules,
+            format_name=request.input_format,
+            engine=request.engine,
+            scheduler=request.scheduler,
+            workers=request.workers,
+        )
     for old, new in request.renamed.items():
         scans = [_renamed(s, old, new) for s in scans]
     named = {request.renamed.get(str(item.path), str(item.path)) for item in inputs if item.named}
@@ -137,9 +157,54 @@ def scan_logs(request: ScanRequest) -> ScanOutcome:
     failed = [s for s in scans if s.error and s not in skipped]
     roots = [request.renamed.get(str(p), str(p)) for p in request.paths]
     gaps = input_gaps(scans, named=named, walked_roots=roots)
+    choices = {request.renamed.get(path, path): choice for path, choice in choices.items()}
     return ScanOutcome(
-        scans, named, missing, failed, skipped, unmatched, gaps, request.fail_on_review
+        scans, named, missing, failed, skipped, unmatched, gaps, request.fail_on_review, choices
     )
+
+
+def choose_profiles(
+    path: Path, profiles: Sequence[str], extra_rules: Path | None, input_format: str | None
+) -> ProfileChoice:
+    """The profiles for one file: ``auto`` recognised from the file (its format as the
+    importers detect it, and its head)."""
+    format_name = input_format
+    if format_name is None:
+        try:
+            format_name = detect_format(path)
+        except (UnreadableLogError, OSError, ValueError):
+            format_name = None  # the scan itself reports what it cannot read
+    text = log_head(path) if AUTO in profiles else ""
+    return resolve_profiles(profiles, text=text, format_name=format_name, extra_rules=extra_rules)
+
+
+def _scan_auto(
+    files: list[str], request: ScanRequest
+) -> tuple[list[FileScan], dict[str, ProfileChoice]]:
+    """Each file scanned with the profiles chosen for it; files with one choice are
+    scanned together (one engine call per distinct ruleset), results in file order."""
+    choices = {
+        path: choose_profiles(
+            Path(path), request.profiles, request.extra_rules, request.input_format
+        )
+        for path in files
+    }
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for path in files:
+        groups.setdefault(choices[path].names, []).append(path)
+    by_path: dict[str, FileScan] = {}
+    for paths in groups.values():
+        rules = choices[paths[0]].rules
+        for scanned in scan_files(
+            paths,
+            rules,
+            format_name=request.input_format,
+            engine=request.engine,
+            scheduler=request.scheduler,
+            workers=request.workers,
+        ):
+            by_path[scanned.path] = scanned
+    return [by_path[path] for path in files], choices
 
 
 def _renamed(scanned: FileScan, old: str, new: str) -> FileScan:

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
+from benchguard.detection.profile_choice import AUTO, ProfileChoice
 from benchguard.engines import EngineName, scan_records
 from benchguard.importers.registry import detect_format, import_path
 from benchguard.importers.results_json import FORMAT_NAME as RESULTS_FORMAT
@@ -45,6 +46,7 @@ from benchguard.results.rescore import (
 from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
 from benchguard.workflows._inputs import collect_inputs
 from benchguard.workflows.exit_policy import REVIEW_STATUS, verdict_exit_code
+from benchguard.workflows.scan import choose_profiles
 
 # Beside an imported log, the folder its scored outputs are written to.
 IMPORTED_SUFFIX = ".benchguard"
@@ -79,6 +81,10 @@ class ScoreRequest:
     engine: EngineName = "serial"
     scheduler: str | None = None
     workers: int | None = None
+    # The profiles asked for; with ``auto`` each input's rules are chosen from the
+    # input itself (``rules`` is then not used) and ``extra_rules`` appended.
+    profiles: tuple[str, ...] = ()
+    extra_rules: Path | None = None
 
 
 @dataclass
@@ -111,6 +117,9 @@ class ScoreOutcome:
     def gated(self) -> bool:
         return any(r.catastrophic or r.integrity_status == "flagged" for r in self.rows)
 
+    # Per input, the profiles its rules came from and why (``auto``).
+    choices: dict[str, ProfileChoice] = field(default_factory=dict)
+
     @property
     def exit_code(self) -> int:
         return verdict_exit_code(
@@ -134,7 +143,10 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
     if not inputs:
         return outcome
     scan_batch = _engine_scan(request.engine, request.scheduler, request.workers)
-    verdicts = rescan_documents([i.document.records for i in inputs], request.rules, scan_batch)
+    if AUTO in request.profiles:
+        verdicts = _rescan_auto(inputs, request, scan_batch, outcome.choices)
+    else:
+        verdicts = rescan_documents([i.document.records for i in inputs], request.rules, scan_batch)
     entries = tuple(request.dismissals)
     used = [False] * len(entries)
     for item, fresh in zip(inputs, verdicts, strict=True):
@@ -168,6 +180,30 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
         outcome.scored.append((item, rows))
     outcome.warnings.extend(unmatched_messages(entries, used))
     return outcome
+
+
+def _rescan_auto(
+    inputs: list[ScoreInput],
+    request: ScoreRequest,
+    scan_batch: BatchScan,
+    choices: dict[str, ProfileChoice],
+) -> list[Any]:
+    """Each input rescanned with the profiles chosen for it (one batch per distinct
+    choice), verdicts in input order."""
+    for item in inputs:
+        choices[str(item.path)] = choose_profiles(
+            item.path, request.profiles, request.extra_rules, None
+        )
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for position, item in enumerate(inputs):
+        groups.setdefault(choices[str(item.path)].names, []).append(position)
+    verdicts: list[Any] = [None] * len(inputs)
+    for positions in groups.values():
+        rules = choices[str(inputs[positions[0]].path)].rules
+        fresh = rescan_documents([inputs[p].document.records for p in positions], rules, scan_batch)
+        for position, verdict in zip(positions, fresh, strict=True):
+            verdicts[position] = verdict
+    return verdicts
 
 
 def is_results_file(path: Path) -> bool:

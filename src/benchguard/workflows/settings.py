@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from benchguard.config import Setting, find_config, resolve
-from benchguard.detection.rules import DEFAULT_PROFILE
+from benchguard.detection.rules import AUTO_PROFILE
 
 DEFAULTS: dict[str, Any] = {
-    "profile": DEFAULT_PROFILE,
+    # Recognised from each log by scan and score; the default profile for a run.
+    "profile": AUTO_PROFILE,
     "rules": None,
     "dismissals": None,
     "inventory_roots": [],
