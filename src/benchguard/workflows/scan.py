@@ -16,6 +16,7 @@ from pathlib import Path
 from benchguard.detection.models import Rule
 from benchguard.detection.profile_choice import AUTO, ProfileChoice, resolve_profiles
 from benchguard.engines import EngineName, FileScan, scan_files
+from benchguard.harness.journal import BATCH_FILE
 from benchguard.importers.harbor import is_harbor_dir
 from benchguard.importers.registry import detect_format
 from benchguard.importers.transcript import UnreadableLogError
@@ -119,8 +120,15 @@ def scan_exit_code(
 
 
 def is_log_file(path: Path) -> bool:
-    """Whether a file found by walking a directory is one to scan."""
-    return path.suffix in WALK_SUFFIXES and path.name not in WALK_SKIP_NAMES
+    """Whether a file found by walking a directory is one to scan. In a harness run
+    directory that is its results.json alone: the journal (batch.json, runs/*.json) and
+    the stored rulesets are the harness's own bookkeeping, not more records."""
+    if path.suffix not in WALK_SUFFIXES or path.name in WALK_SKIP_NAMES:
+        return False
+    for folder in (path.parent, path.parent.parent):
+        if (folder / BATCH_FILE).is_file() and (folder / "results.json").is_file():
+            return path == folder / "results.json"
+    return True
 
 
 def _readable_input(path: Path) -> bool:
