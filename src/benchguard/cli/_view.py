@@ -38,6 +38,7 @@ def plain_lines(table: Table) -> list[str]:
     widths = [max(len(cell) for cell in cells) for cells in columns]
     justify = [column.justify for column in table.columns]
     lines = [printable(_cell_text(table.title))] if table.title else []
+    caption = [printable(_cell_text(table.caption))] if table.caption else []
     for row in range(len(columns[0])):
         cells = []
         for position, cells_of_column in enumerate(columns):
@@ -49,7 +50,7 @@ def plain_lines(table: Table) -> list[str]:
                 cell = cell.ljust(widths[position])
             cells.append(cell)
         lines.append(_GAP.join(cells).rstrip())
-    return lines
+    return lines + caption
 
 
 def printable(text: str) -> str:

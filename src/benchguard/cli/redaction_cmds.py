@@ -20,6 +20,7 @@ import typer
 from pydantic import BaseModel, ConfigDict
 
 from benchguard.cli._output import bad_input, plain_console
+from benchguard.cli._view import print_table
 
 if TYPE_CHECKING:
     from redaction_pressure.corpus import GeneratedTask
@@ -227,7 +228,8 @@ def _print_table(report: EvalReport, split_label: str) -> None:
             f"{row.invalid_rate:.2%}",
             f"{row.mean_scoring_ms:.2f}",
         )
-    plain_console(width=120).print(table)
+    # A Rich table on a terminal; plain aligned lines in a pipe or a CI log.
+    print_table(plain_console(), table)
 
 
 @redaction_app.command("score")
