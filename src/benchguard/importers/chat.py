@@ -42,6 +42,10 @@ class ToolSteps:
         self.fill(index, text, status)
         return True
 
+    def index_of(self, call_id: object) -> int | None:
+        """The step of the call ``call_id`` names, if any."""
+        return self._by_call_id.get(call_id) if isinstance(call_id, str) else None
+
     def fill(self, index: int, text: str, status: StepStatus) -> None:
         self.steps[index] = {**self.steps[index], "result": text, "status": status}
 

@@ -161,6 +161,14 @@ def resolve_attachments(value: Any, attachments: dict[str, str], missing: set[st
     return value
 
 
+def sample_record(
+    sample: dict[str, Any], *, task: str, model: str | None, where: str = "sample"
+) -> dict[str, Any]:
+    """One ``EvalSample`` as Inspect dumps it (messages, events, output, input), read
+    as a sample of a log is: the Inspect integration's scorer and hooks use this."""
+    return _sample_record(Path(where), {"eval": {"task": task, "model": model}}, sample, where)
+
+
 def _sample_record(
     path: Path, header: dict[str, Any], raw_sample: dict[str, Any], where: str
 ) -> dict[str, Any]:

@@ -1,0 +1,59 @@
+"""The ``benchguard/integrity`` scorer: one integrity score per sample.
+
+``inspect score LOG --scorer benchguard/integrity --action append`` adds it beside the
+sample's own scores. A flagged sample scores 0 (answer ``flagged``), a clean one 1,
+and a sample with nothing to scan is unscored (``Score.unscored``: kept in the log,
+left out of metrics) with ``status: no_data``. The verdict's status, profile, rules,
+findings, ruleset digest and detector version are the score's metadata.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import TaskState
+
+from benchguard.integrations.inspect._record import state_record
+from benchguard.integrations.verdict import (
+    IntegrityVerdict,
+    not_checked,
+    profile_rules,
+    scan_run,
+)
+
+DEFAULT_PROFILE = "inspect"
+FLAGGED_ANSWER = "flagged"
+CLEAN_ANSWER = "clean"
+
+
+def verdict_score(verdict: IntegrityVerdict) -> Score:
+    """The Inspect score for a verdict (the mapping docs/inspect.md documents)."""
+    metadata = verdict.metadata()
+    explanation = verdict.explanation()
+    if verdict.status == "no_data":
+        return Score.unscored(explanation=explanation, metadata=metadata)
+    if verdict.status == "not_checked":
+        return Score.unscored(reason="scoring_failed", explanation=explanation, metadata=metadata)
+    if verdict.flagged:
+        return Score(value=0, answer=FLAGGED_ANSWER, explanation=explanation, metadata=metadata)
+    return Score(value=1, answer=CLEAN_ANSWER, explanation=explanation, metadata=metadata)
+
+
+@scorer(metrics=[mean()])
+def integrity(profile: str = DEFAULT_PROFILE) -> Scorer:
+    """Scan each sample's tool calls and final answer with benchguard's detector.
+
+    Args:
+        profile: a built-in detection profile (``inspect``, ``terminal-bench``,
+            ``swe-bench``, ...) or the path of a profile YAML.
+    """
+    # Loaded here, so a bad profile name fails before any sample is scored.
+    profile_rules(profile)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        try:
+            verdict = scan_run(state_record(state), profile)
+        except Exception as exc:  # a sample the scan cannot read is unscored, never clean
+            verdict = not_checked(profile, f"{type(exc).__name__}: {exc}")
+        return verdict_score(verdict)
+
+    return score

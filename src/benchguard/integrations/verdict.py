@@ -1,0 +1,148 @@
+"""One integrity verdict for a tool-using run, shared by every integration (Inspect's
+scorer, hooks and Scout scanner; the verifiers reward).
+
+An integration hands over the run as our record (steps, input, output); it is passed
+through the edge parser (bounds, sanitising) and scanned with a built-in profile, or
+a profile YAML, by the same detector ``benchguard scan`` uses. The verdict keeps what a
+score's metadata needs: the status, the distinct rule ids, each finding's rule, field,
+step and tool, the ruleset digest and the detector version.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchguard.detection.detector import DETECTOR_VERSION, scan_record
+from benchguard.detection.models import CheatingReport, Rule
+from benchguard.detection.rules import load_ruleset, ruleset_digest
+from benchguard.records import bounded_record_dict
+
+VerdictStatus = Literal["flagged", "clean", "no_data", "not_checked"]
+# Findings named in an explanation before "and N more".
+EXPLAINED_FINDINGS = 5
+
+
+class VerdictFinding(BaseModel):
+    """Where one finding is: its rule, the surface it matched, the step and the tool."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rule: str
+    # ``args``, ``result`` or ``output`` (the final answer).
+    field: str
+    # Index into the run's tool-call steps; None for the final output.
+    step: int | None
+    tool: str | None
+
+
+class IntegrityVerdict(BaseModel):
+    """The integrity verdict on one run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    # flagged: a rule matched or the scan could not finish (fail closed); clean: the
+    # whole run was read and nothing matched; no_data: no tool call and no output;
+    # not_checked: the scan itself failed (``reason`` says why).
+    status: VerdictStatus
+    profile: str
+    # Distinct rule ids, in the order first found.
+    rules: tuple[str, ...] = ()
+    findings: tuple[VerdictFinding, ...] = ()
+    ruleset_digest: str = ""
+    detector_version: int = DETECTOR_VERSION
+    incomplete: bool = False
+    reason: str | None = None
+    categories: tuple[str, ...] = Field(default_factory=tuple)
+
+    @property
+    def flagged(self) -> bool:
+        return self.status == "flagged"
+
+    def explanation(self) -> str:
+        """One sentence for a person: what fired, where, or why nothing was checked."""
+        if self.status == "clean":
+            return f"benchguard ({self.profile}): no integrity finding"
+        if self.status == "no_data":
+            return f"benchguard ({self.profile}): nothing to scan (no tool call, no output)"
+        if self.status == "not_checked":
+            return f"benchguard ({self.profile}): not checked ({self.reason})"
+        where = [
+            f"{f.rule} in {f.field}"
+            + (f" of step {f.step}" if f.step is not None else "")
+            + (f" ({f.tool})" if f.tool else "")
+            for f in self.findings[:EXPLAINED_FINDINGS]
+        ]
+        more = len(self.findings) - len(where)
+        text = f"benchguard ({self.profile}) flagged rules {', '.join(self.rules) or 'none'}"
+        if where:
+            text += ": " + "; ".join(where) + (f"; and {more} more" if more > 0 else "")
+        if self.incomplete:
+            text += f"; scan incomplete ({self.reason})"
+        return text
+
+    def metadata(self) -> dict[str, Any]:
+        """The verdict as JSON-ready metadata for a score."""
+        return {
+            "status": self.status,
+            "profile": self.profile,
+            "rules": list(self.rules),
+            "findings": [f.model_dump() for f in self.findings],
+            "ruleset_digest": self.ruleset_digest,
+            "detector_version": self.detector_version,
+            "incomplete": self.incomplete,
+            **({"reason": self.reason} if self.reason else {}),
+        }
+
+
+@functools.lru_cache(maxsize=16)
+def profile_rules(profile: str) -> tuple[Rule, ...]:
+    """The rules of a built-in profile name or profile YAML path (loaded once; a bad
+    name raises benchguard's error listing the built-in profiles)."""
+    return load_ruleset(profile)
+
+
+def verdict_of(report: CheatingReport, profile: str) -> IntegrityVerdict:
+    rules = tuple(dict.fromkeys(f.rule for f in report.findings))
+    return IntegrityVerdict(
+        status=report.status,
+        profile=profile,
+        rules=rules,
+        # Two patterns of one rule on one surface are one place to look.
+        findings=tuple(
+            dict.fromkeys(
+                VerdictFinding(rule=f.rule, field=f.field, step=f.trajectory_index, tool=f.tool)
+                for f in report.findings
+            )
+        ),
+        ruleset_digest=report.ruleset_digest,
+        detector_version=report.detector_version,
+        incomplete=report.incomplete,
+        reason=report.incomplete_reason,
+        categories=report.categories,
+    )
+
+
+def scan_run(
+    record: Mapping[str, Any],
+    profile: str,
+    *,
+    extra_rules: Sequence[Rule] = (),
+) -> IntegrityVerdict:
+    """The verdict on one run given as our record; ``extra_rules`` (an environment's
+    own protected paths) are scanned after the profile's."""
+    rules = profile_rules(profile) + tuple(extra_rules)
+    report = scan_record(bounded_record_dict(dict(record)), rules)
+    return verdict_of(report, profile)
+
+
+def not_checked(profile: str, why: str) -> IntegrityVerdict:
+    """The verdict when the scan itself failed: never clean."""
+    return IntegrityVerdict(status="not_checked", profile=profile, reason=why)
+
+
+def digest_of(profile: str, extra_rules: Sequence[Rule] = ()) -> str:
+    return ruleset_digest(profile_rules(profile) + tuple(extra_rules))

@@ -1,0 +1,71 @@
+"""``inspect score LOG --scorer benchguard/integrity``: the real Inspect CLI finds the
+scorer through benchguard's ``inspect_ai`` entry point and adds an integrity score to
+each sample of a log Inspect wrote, keeping the sample's own scores."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import EvalLog, read_eval_log
+
+from benchguard.detection.detector import DETECTOR_VERSION
+from benchguard.integrations.verdict import digest_of
+
+INSPECT = Path(sys.executable).parent / "inspect"
+
+
+def _score(log: Path, out: Path, *options: str) -> EvalLog:
+    done = subprocess.run(
+        [str(INSPECT), "score", str(log), "--scorer", "benchguard/integrity",
+         "--action", "append", "--output-file", str(out), "--display", "none", *options],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return read_eval_log(str(out))
+
+
+@pytest.mark.slow
+def test_each_sample_gets_its_integrity_score_and_keeps_its_own(
+    inspect_log: Path, tmp_path: Path
+) -> None:
+    scored = _score(inspect_log, tmp_path / "scored.eval")
+    samples = {str(s.id): s.scores or {} for s in scored.samples or []}
+    assert set(samples) == {"honest", "cheat", "silent"}
+    for scores in samples.values():
+        assert set(scores) == {"includes", "integrity"}
+    assert samples["honest"]["includes"].value == "C"  # the original, untouched
+
+    honest = samples["honest"]["integrity"]
+    assert honest.value == 1 and honest.answer == "clean"
+    assert honest.metadata is not None and honest.metadata["status"] == "clean"
+
+    cheat = samples["cheat"]["integrity"]
+    assert cheat.value == 0 and cheat.answer == "flagged"
+    meta = cheat.metadata
+    assert meta is not None
+    assert meta["status"] == "flagged" and meta["profile"] == "inspect"
+    assert meta["rules"] == ["prior-logs/path"]
+    assert {"rule": "prior-logs/path", "field": "args", "step": 0, "tool": "shell"} in meta[
+        "findings"
+    ]
+    assert meta["ruleset_digest"] == digest_of("inspect")
+    assert meta["detector_version"] == DETECTOR_VERSION
+    assert cheat.explanation is not None and "prior-logs/path" in cheat.explanation
+
+    silent = samples["silent"]["integrity"]
+    assert isinstance(silent.value, float) and math.isnan(silent.value)  # Score.unscored
+    assert silent.metadata is not None and silent.metadata["status"] == "no_data"
+
+
+@pytest.mark.slow
+def test_the_profile_is_an_option(inspect_log: Path, tmp_path: Path) -> None:
+    scored = _score(inspect_log, tmp_path / "tb.eval", "-S", "profile=terminal-bench")
+    samples = {str(s.id): s.scores or {} for s in scored.samples or []}
+    cheat = samples["cheat"]["integrity"]
+    # Inspect's prior logs are not terminal-bench material.
+    assert cheat.value == 1 and cheat.metadata is not None
+    assert cheat.metadata["profile"] == "terminal-bench"
