@@ -38,6 +38,8 @@ RANKS: dict[str, int] = {
     "importers": 4,
     "scoring": 5,
     "engines": 5,
+    # benchguard inside Inspect and verifiers: reads records, runs the detector.
+    "integrations": 5,
     "results": 6,
     "harness": 7,
     "workflows": 8,
@@ -52,13 +54,7 @@ RANKS: dict[str, int] = {
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 # Modules that import each other (through a lazy import inside a function), each group
 # with its reason. Remove an entry when its cycle is gone.
-KNOWN_MODULE_CYCLES: dict[tuple[str, ...], str] = {
-    ("benchguard.importers.atif", "benchguard.importers.harbor"): (
-        "atif hands a Harbor job directory to harbor, which reads each trial with atif; "
-        "a lazy import breaks the import-time cycle. One registration per log format "
-        "(issue 23, item 3) removes it."
-    ),
-}
+KNOWN_MODULE_CYCLES: dict[tuple[str, ...], str] = {}
 
 
 def _module_name(path: Path, root: Path) -> str:

@@ -49,9 +49,8 @@ def test_each_sample_gets_its_integrity_score_and_keeps_its_own(
     assert meta is not None
     assert meta["status"] == "flagged" and meta["profile"] == "inspect"
     assert meta["rules"] == ["prior-logs/path"]
-    assert {"rule": "prior-logs/path", "field": "args", "step": 0, "tool": "shell"} in meta[
-        "findings"
-    ]
+    where = [{k: f[k] for k in ("rule", "field", "step", "tool")} for f in meta["findings"]]
+    assert {"rule": "prior-logs/path", "field": "args", "step": 0, "tool": "shell"} in where
     assert meta["ruleset_digest"] == digest_of("inspect")
     assert meta["detector_version"] == DETECTOR_VERSION
     assert cheat.explanation is not None and "prior-logs/path" in cheat.explanation

@@ -83,13 +83,9 @@ def opens_an_atif_object(head: bytes) -> bool:
 
 
 def import_file(path: Path) -> ImportedFile:
-    """One record from a trajectory file, or one per trial of a Harbor job or trial
-    directory (:mod:`benchguard.importers.harbor`)."""
-    if path.is_dir():
-        # Imported here, not at the top: harbor reads trajectories through this module.
-        from benchguard.importers.harbor import import_directory
-
-        return import_directory(path)
+    """One record from a trajectory file (a Harbor job or trial directory is read by
+    :func:`benchguard.importers.harbor.import_path`, which reads each trial with this
+    module)."""
     document = read_trajectory_file(path)
     return ImportedFile(path=path, format=FORMAT_NAME, records=[trajectory_record(path, document)])
 

@@ -63,6 +63,12 @@ def _trials(job: Path) -> list[Path]:
     return [c for c in children if not c.name.startswith(".") and c.is_dir() and is_trial_dir(c)]
 
 
+def import_path(path: Path) -> ImportedFile:
+    """The ``atif`` format's reader: a Harbor job or trial directory, or one ATIF
+    trajectory file."""
+    return import_directory(path) if path.is_dir() else atif.import_file(path)
+
+
 def import_directory(path: Path) -> ImportedFile:
     """One record per trial of a job or trial directory; ``UnreadableLogError`` when
     ``path`` is neither."""

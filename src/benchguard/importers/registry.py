@@ -88,7 +88,7 @@ FORMATS: dict[str, LogFormat] = {
         LogFormat(
             atif.FORMAT_NAME,
             "Harbor ATIF trajectory (ATIF-v1.0 to v1.7), or a Harbor job or trial directory",
-            atif.import_file,
+            harbor.import_path,
         ),
     )
 }

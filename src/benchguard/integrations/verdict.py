@@ -21,7 +21,7 @@ from benchguard.detection.models import CheatingReport, Rule
 from benchguard.detection.rules import load_ruleset, ruleset_digest
 from benchguard.records import bounded_record_dict
 
-VerdictStatus = Literal["flagged", "clean", "no_data", "not_checked"]
+VerdictStatus = Literal["flagged", "review", "clean", "no_data", "not_checked"]
 # Findings named in an explanation before "and N more".
 EXPLAINED_FINDINGS = 5
 
@@ -37,6 +37,8 @@ class VerdictFinding(BaseModel):
     # Index into the run's tool-call steps; None for the final output.
     step: int | None
     tool: str | None
+    # conclusive, strong or weak (only weak evidence: status review, nothing gated).
+    strength: str = "strong"
 
 
 class IntegrityVerdict(BaseModel):
@@ -44,9 +46,10 @@ class IntegrityVerdict(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    # flagged: a rule matched or the scan could not finish (fail closed); clean: the
-    # whole run was read and nothing matched; no_data: no tool call and no output;
-    # not_checked: the scan itself failed (``reason`` says why).
+    # flagged: conclusive or strong evidence, or a scan that could not finish (fail
+    # closed); review: only weak evidence, for a person to look at (never gated);
+    # clean: the whole run was read and nothing matched; no_data: no tool call and no
+    # output; not_checked: the scan itself failed (``reason`` says why).
     status: VerdictStatus
     profile: str
     # Distinct rule ids, in the order first found.
@@ -77,7 +80,8 @@ class IntegrityVerdict(BaseModel):
             for f in self.findings[:EXPLAINED_FINDINGS]
         ]
         more = len(self.findings) - len(where)
-        text = f"benchguard ({self.profile}) flagged rules {', '.join(self.rules) or 'none'}"
+        verb = "asks to review" if self.status == "review" else "flagged"
+        text = f"benchguard ({self.profile}) {verb} rules {', '.join(self.rules) or 'none'}"
         if where:
             text += ": " + "; ".join(where) + (f"; and {more} more" if more > 0 else "")
         if self.incomplete:
@@ -114,7 +118,13 @@ def verdict_of(report: CheatingReport, profile: str) -> IntegrityVerdict:
         # Two patterns of one rule on one surface are one place to look.
         findings=tuple(
             dict.fromkeys(
-                VerdictFinding(rule=f.rule, field=f.field, step=f.trajectory_index, tool=f.tool)
+                VerdictFinding(
+                    rule=f.rule,
+                    field=f.field,
+                    step=f.trajectory_index,
+                    tool=f.tool,
+                    strength=f.strength,
+                )
                 for f in report.findings
             )
         ),

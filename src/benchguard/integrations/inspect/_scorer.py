@@ -1,8 +1,9 @@
 """The ``benchguard/integrity`` scorer: one integrity score per sample.
 
 ``inspect score LOG --scorer benchguard/integrity --action append`` adds it beside the
-sample's own scores. A flagged sample scores 0 (answer ``flagged``), a clean one 1,
-and a sample with nothing to scan is unscored (``Score.unscored``: kept in the log,
+sample's own scores. A flagged sample scores 0 (answer ``flagged``), a clean one 1, one
+with only weak evidence 1 with answer ``review`` (benchguard's gate does not fire on
+weak evidence), and a sample with nothing to scan is unscored (``Score.unscored``: kept in the log,
 left out of metrics) with ``status: no_data``. The verdict's status, profile, rules,
 findings, ruleset digest and detector version are the score's metadata.
 """
@@ -22,6 +23,7 @@ from benchguard.integrations.verdict import (
 
 DEFAULT_PROFILE = "inspect"
 FLAGGED_ANSWER = "flagged"
+REVIEW_ANSWER = "review"
 CLEAN_ANSWER = "clean"
 
 
@@ -35,7 +37,9 @@ def verdict_score(verdict: IntegrityVerdict) -> Score:
         return Score.unscored(reason="scoring_failed", explanation=explanation, metadata=metadata)
     if verdict.flagged:
         return Score(value=0, answer=FLAGGED_ANSWER, explanation=explanation, metadata=metadata)
-    return Score(value=1, answer=CLEAN_ANSWER, explanation=explanation, metadata=metadata)
+    # Weak evidence only (review) is shown, never scored down: the gate does not fire.
+    answer = REVIEW_ANSWER if verdict.status == "review" else CLEAN_ANSWER
+    return Score(value=1, answer=answer, explanation=explanation, metadata=metadata)
 
 
 @scorer(metrics=[mean()])
