@@ -23,6 +23,13 @@ loading (the constant).
 
     .venv/bin/python bench/scan_e2e.py                 # 100 MB corpus, 200 MB array
     .venv/bin/python bench/scan_e2e.py --mb 20 --array-mb 40   # quick look
+    .venv/bin/python bench/scan_e2e.py --baseline /tmp/main-src/src   # before/after
+
+With ``--baseline SRC`` the same corpus, a ``--list-mb`` MB list of records and a
+one-record file are also scanned by ``python -m benchguard`` in fresh processes, once
+importing ``SRC`` (a checkout of the code before a change, e.g. ``git archive``) and
+once this tree, printed side by side with the list's rate over the naive loop, the
+scan's peak RSS, and start-up (``--version``, a one-record scan).
 """
 
 from __future__ import annotations
@@ -365,6 +372,66 @@ def profile_top(root: Path, rules: Any, lines: int) -> str:
     return text.getvalue()
 
 
+# --- fresh processes: this tree beside a baseline tree, in the same run ---------------
+
+
+def fresh_cpu(src: Path, args: list[str], repeat: int) -> tuple[float, int]:
+    """Best CPU seconds (user + system) of ``python -m benchguard ARGS`` run in a fresh
+    process importing benchguard from ``src``, output discarded; and its peak RSS in
+    bytes. Bytecode is not written, as on a read-only install: both trees pay the same."""
+    env = {**os.environ, "PYTHONPATH": str(src), "PYTHONDONTWRITEBYTECODE": "1"}
+    best, peak = float("inf"), 0
+    for _ in range(repeat):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "benchguard", *args],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _, _, usage = os.wait4(child.pid, 0)
+        best = min(best, usage.ru_utime + usage.ru_stime)
+        peak = max(peak, usage.ru_maxrss * 1024)
+    return best, peak
+
+
+def one_record_file(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = scan_scale._record(random.Random(SEED + 3), 0)
+    path.write_text(json.dumps([record], indent=1), encoding="utf-8")
+    return path
+
+
+def compare_trees(
+    baseline: Path, root: Path, mb: float, listing: Path, one: Path, naive_mbs: float, repeat: int
+) -> None:
+    """Print the CLI end to end, the huge list, start-up and peak memory for the baseline
+    tree and this one, each in fresh processes, side by side."""
+    here = Path(__file__).resolve().parents[1] / "src"
+    list_mb = listing.stat().st_size / 1e6
+    cases = [
+        (f"scan DIR --format json (mixed, {mb:.0f} MB)", ["scan", str(root), "--format", "json"], mb),
+        (f"scan LIST --format json (one list, {list_mb:.0f} MB)", ["scan", str(listing), "--format", "json"], list_mb),
+        ("benchguard --version", ["--version"], 0.0),
+        ("scan of a one-record file", ["scan", str(one), "--format", "json"], 0.0),
+    ]  # fmt: skip
+    print(f"fresh processes, same run: baseline {baseline} vs this tree {here}")
+    print(f"{'':<44}{'baseline':>10}{'this':>10}{'speed-up':>10}{'MB/s base':>11}{'MB/s this':>11}")
+    for label, args, size in cases:
+        before, peak_before = fresh_cpu(baseline, args, repeat)
+        after, peak_after = fresh_cpu(here, args, repeat)
+        rates = f"{size / before:>11.1f}{size / after:>11.1f}" if size else ""
+        print(f"{label:<44}{before:>9.2f}s{after:>9.2f}s{before / after:>9.2f}x{rates}")
+        if args[1:2] == [str(listing)]:
+            print(
+                f"{'  the list vs the naive loop (' + f'{naive_mbs:.2f} MB/s)':<44}"
+                f"{list_mb / before / naive_mbs:>9.1f}x{list_mb / after / naive_mbs:>9.1f}x"
+            )
+            print(
+                f"{'  peak RSS of that scan':<44}{peak_before / (1 << 20):>9.0f}M"
+                f"{peak_after / (1 << 20):>9.0f}M"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=100.0, help="corpus size in MB")
@@ -373,6 +440,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2, help="best of N (CPU seconds)")
     parser.add_argument("--naive-sample-mb", type=float, default=1.0)
     parser.add_argument("--profile", action="store_true", help="print the e2e profile")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a source tree (its src/ folder) to compare with in fresh processes, same run",
+    )
+    parser.add_argument("--list-mb", type=float, default=100.0, help="huge list for --baseline")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.child:
@@ -405,6 +478,12 @@ def main() -> None:
         array_mb = array.stat().st_size / 1e6
         streamed = child_peak("stream", array)
         whole = child_peak("whole", array)
+        if options.baseline is not None:
+            listing = Path(tmp) / "list" / "results.json"
+            listing.parent.mkdir()
+            big_array(listing, options.list_mb, 1.0)
+            one = one_record_file(Path(tmp) / "one" / "results.json")
+            compare_trees(options.baseline, root, mb, listing, one, naive_mbs, options.repeat)
 
     print(
         f"machine: {platform.machine()}, {platform.system()}, python "

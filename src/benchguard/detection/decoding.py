@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import functools
 import gzip
 import io
 import re
@@ -44,6 +45,13 @@ _ENCODER_HINT = re.compile(
     r"marshal|pickle|(?<![\w.-])eval\b|\$\(|`",
     re.IGNORECASE,
 )
+# Every literal _ENCODER_HINT can match, lower-cased: an ASCII command holding none of
+# them cannot match it, which a few substring tests say far faster than the
+# case-insensitive alternation (most commands name no encoding). The regex decides.
+_ENCODER_LITERALS = (
+    "base64", "b64", "xxd", "hex", "od", "openssl", "encode", "gzip", "zlib", "compress",
+    "bz2", "lzma", "marshal", "pickle", "eval", "$(", "`",
+)  # fmt: skip
 # Any of the transforms undone below; the specific checks run only when this matches.
 _TRANSFORM_HINT = re.compile(r"\b(?:xxd|od|rev|tr|rot13|fold)\b")
 _XXD_HEXDUMP = re.compile(r"\bxxd\b")
@@ -73,10 +81,22 @@ def decoded_views(result: str, command: str) -> str:
             views.append(codecs.decode(text, "rot13"))
         if _FOLD.search(command):
             views.append(text.replace("\n", ""))
-    if _ENCODER_HINT.search(command):
+    if encoder_hinted(command):
         views.extend(_blobs(text))
     joined = "\n".join(view for view in views if view)
     return joined[:MAX_DECODED_OUTPUT_CHARS]
+
+
+@functools.lru_cache(maxsize=4096)
+def encoder_hinted(command: str) -> bool:
+    """``_ENCODER_HINT`` finds a hint in ``command``; the literal test first (ASCII
+    only: case-insensitive matching of non-ASCII text is left to the regex). Agents
+    repeat commands, so the answer is remembered by the command's text."""
+    if command.isascii():
+        lowered = command.lower()
+        if not any(literal in lowered for literal in _ENCODER_LITERALS):
+            return False
+    return _ENCODER_HINT.search(command) is not None
 
 
 def _blobs(text: str) -> list[str]:

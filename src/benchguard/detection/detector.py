@@ -50,11 +50,12 @@ from benchguard.detection.shell import ShellReader, ShellState, canonical_text, 
 from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
 from benchguard.detection.surfaces import (
     Surface,
+    as_text,
     dict_entries,
-    entry_surfaces,
     excerpt,
     has_no_data,
     output_surface,
+    tool_name,
 )
 
 # Bump when the same record and rules can give a different verdict.
@@ -564,17 +565,58 @@ def read_entry(
     index: int, entry: Mapping[str, Any], reader: ShellReader, shell: ShellState
 ) -> tuple[Surface, Surface]:
     """The entry's surfaces, read as the agent's tools saw them: canonical paths after
-    the typed arguments, decoded text after an encoded result."""
-    args, result = entry_surfaces(index, entry)
-    canonical = canonical_text(reader, entry.get("args"), shell)
-    if canonical:
-        args = Surface(args.field, args.trajectory_index, args.tool, args.text + "\n" + canonical)
-    decoded = decoded_views(result.text, command_text(entry.get("args"))) if result.text else ""
+    the typed arguments, decoded text after an encoded result.
+
+    Agents repeat their calls (``ls``, ``git status``, the same ``cat``): an argument
+    object of a few plain strings is read once per reader and working directory, by
+    its content (:func:`_args_key`), and the reading reused."""
+    tool = tool_name(entry)
+    args = entry.get("args")
+    key = _args_key(args)
+    if key is None:
+        args_text, command = _read_args(args, reader, shell)
+    else:
+        memo_key = (key, shell.cwd)
+        hit = reader.remembered(memo_key)
+        if hit is None:
+            args_text, command = _read_args(args, reader, shell)
+            reader.remember(memo_key, (args_text, command, shell.cwd))
+        else:
+            args_text, command, shell.cwd = hit
+    result_text = as_text(entry.get("result"))
+    decoded = decoded_views(result_text, command) if result_text else ""
     if decoded:
-        result = Surface(
-            result.field, result.trajectory_index, result.tool, result.text + "\n" + decoded
-        )
-    return args, result
+        result_text = result_text + "\n" + decoded
+    return Surface("args", index, tool, args_text), Surface("result", index, tool, result_text)
+
+
+# An argument object remembered by content: at most this many keys and characters.
+_MAX_REMEMBERED_ARGS_KEYS = 8
+_MAX_REMEMBERED_ARGS_CHARS = 4096
+
+
+def _args_key(args: object) -> tuple[tuple[str, str], ...] | None:
+    """A content key for a small object of plain strings; ``None`` for anything else."""
+    if type(args) is not dict or not args or len(args) > _MAX_REMEMBERED_ARGS_KEYS:
+        return None
+    size = 0
+    for name, value in args.items():
+        if type(name) is not str or type(value) is not str:
+            return None
+        size += len(name) + len(value)
+    if size > _MAX_REMEMBERED_ARGS_CHARS:
+        return None
+    return tuple(args.items())
+
+
+def _read_args(args: object, reader: ShellReader, shell: ShellState) -> tuple[str, str]:
+    """The args surface's text (the typed arguments, then their canonical words) and
+    the command text that names a result's encoding."""
+    text = as_text(args if args else {})
+    canonical = canonical_text(reader, args, shell)
+    if canonical:
+        text = text + "\n" + canonical
+    return text, command_text(args)
 
 
 def _scan_surface(

@@ -32,6 +32,7 @@ import re
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 MAX_COMMAND_CHARS = 20_000
 MAX_BRACE_WORDS = 64
@@ -81,6 +82,21 @@ class ShellReader:
     _cache: dict[tuple[str, str | None], tuple[list[str], str | None]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
+    # Whole argument objects read before (the detector's ``read_entry``), by their
+    # content and the working directory: what they read as, and the directory after.
+    _readings: dict[Any, Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+
+    def remembered(self, key: Any) -> Any:
+        """What :meth:`remember` stored under ``key`` (``None`` when nothing)."""
+        return self._readings.get(key)
+
+    def remember(self, key: Any, value: Any) -> None:
+        """Keep ``value`` under ``key`` (a content key, never an identity), bounded."""
+        if len(self._readings) >= _MAX_CACHED_COMMANDS:
+            self._readings.clear()
+        self._readings[key] = value
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_known_sorted", tuple(sorted(set(self.known_paths))))

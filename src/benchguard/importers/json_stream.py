@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from benchguard.importers._json import _has_long_digits, loads_like_json
 from benchguard.importers.transcript import JsonLine, RecordStream, UnreadableLogError
 
 # The largest line or array element read; a bigger one is skipped (a per-record
@@ -40,12 +41,6 @@ MAX_VALUE_BYTES = 256 << 20
 MAX_SCAN_DEPTH = 4096
 # Bytes read at a time.
 CHUNK_BYTES = 1 << 20
-# An integer literal of 19 digits or more may be past 64 bits, which orjson decodes as
-# a float: such text is decoded by json. Digits map to "0", the rest to a space, and a
-# run is found with bytes.find (both in C, several times faster than a regex search).
-_DIGITS_ONLY = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
-_LONG_RUN = b"0" * 19
-_DIGIT_SLICE = 1 << 20
 _JSON_SPACE = b" \t\r\n"
 _ORJSON_TRAILING = "unexpected content after document"
 # orjson's first look at an element (doubled while the element is longer, up to the
@@ -56,33 +51,6 @@ _IN_STRING = re.compile(rb'["\\]')
 _OUTSIDE = re.compile(rb'["\[\]{}]')
 _SCALAR_END = re.compile(rb"[,\]} \t\r\n]")
 _NOT_CONTINUATION = bytes(b for b in range(256) if not 0x80 <= b < 0xC0)
-
-
-def loads_like_json(data: bytes | memoryview) -> Any:
-    """``json.loads(data)``, decoded by orjson when it is sure to agree.
-
-    Raises what ``json.loads`` raises (``JSONDecodeError``, ``ValueError`` past its
-    integer limit, ``RecursionError``, ``UnicodeDecodeError``)."""
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return json.loads(bytes(data))
-    if _has_long_digits(data):
-        return json.loads(bytes(data))
-    return value
-
-
-def _has_long_digits(data: bytes | memoryview) -> bool:
-    # A slice at a time (overlapping by a run's length), so the translated copy stays
-    # small however large the value.
-    view = memoryview(data)
-    step = _DIGIT_SLICE
-    overlap = len(_LONG_RUN) - 1
-    for start in range(0, max(len(view), 1), step):
-        piece = bytes(view[start : start + step + overlap]).translate(_DIGITS_ONLY)
-        if piece.find(_LONG_RUN) >= 0:
-            return True
-    return False
 
 
 def _text_line_value(raw: bytes) -> tuple[Any, str | None] | None:

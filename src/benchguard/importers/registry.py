@@ -10,7 +10,6 @@ distinguishing keys, most specific first.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from benchguard.importers import (
     swe_agent,
     verifiers_traces,
 )
+from benchguard.importers._json import loads_like_json
 from benchguard.importers.eval_zip import is_zip
 from benchguard.importers.transcript import (
     ImportedFile,
@@ -158,7 +158,7 @@ def _detect_json_format(path: Path, lines: Iterator[bytes]) -> tuple[str, Any]:
     if document is _UNDECODABLE and first.startswith((b"{", b"[")):
         # A pretty-printed document: its first line is just ``{`` (or a list's start).
         try:
-            document = whole = json.loads(path.read_bytes())
+            document = whole = loads_like_json(path.read_bytes())
         except (ValueError, RecursionError):
             # Malformed, not UTF-8, or past the decoder's limits (huge integers, deep
             # nesting): fall back to sniffing line by line.
@@ -209,7 +209,7 @@ def _opens_a_list_of_objects(first: bytes) -> bool:
 def _decode(line: bytes) -> Any:
     """The JSON value on one line, or :data:`_UNDECODABLE`."""
     try:
-        return json.loads(line)
+        return loads_like_json(line)
     except (ValueError, RecursionError):
         return _UNDECODABLE
 

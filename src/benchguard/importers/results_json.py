@@ -15,12 +15,12 @@ valid records beside it stay.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from benchguard.importers._json import loads_like_json
 from benchguard.importers.json_stream import (
     ArrayElement,
     BrokenArray,
@@ -254,7 +254,7 @@ def _first_line_is_a_record(path: Path) -> bool:
     with path.open("rb") as handle:
         first = handle.readline()
     try:
-        value = json.loads(first)
+        value = loads_like_json(first)
     except (ValueError, RecursionError):  # undecodable, or past the decoder's limits
         return False
     return not looks_like_results_document(value)

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchguard.errors import BadInputError
+from benchguard.importers._json import loads_like_json
 from benchguard.record.steps import StepStatus as StepStatus  # compatibility re-export
 
 
@@ -164,7 +165,7 @@ def read_json_document(path: Path, *, what: str) -> Any:
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
     try:
-        return json.loads(data)
+        return loads_like_json(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableLogError(f"{path}: not valid JSON ({exc}); read as {what}") from exc
     except RecursionError as exc:
