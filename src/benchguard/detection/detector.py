@@ -65,7 +65,8 @@ from benchguard.detection.surfaces import (
 #    matching, fallback key rules give way to material fingerprints; profiles anchored.
 # 5: a record's stored ``scan_context`` (home, working directory, known paths) is read.
 # 6: findings carry a strength; a report with only weak findings is ``review``.
-DETECTOR_VERSION = 6
+# 7: the harness's ``tampering`` mark is read (digests of what grades the run).
+DETECTOR_VERSION = 7
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

@@ -1,6 +1,6 @@
 """Evidence the harness stores on a record beside the transcript, read into findings.
 
-Two marks, both written by ``benchguard.harness`` and both read here so a rescan of a
+Three marks, all written by ``benchguard.harness`` and all read here so a rescan of a
 stored record reproduces the same verdict:
 
 - ``system_audit``: what the system audit (strace over the agent's process tree) saw
@@ -9,6 +9,12 @@ stored record reproduces the same verdict:
   incomplete (never clean).
 - ``transcript_problem``: the harness found the transcript channel replaced, or no
   record at all from an agent that produced work. The report is then incomplete.
+- ``tampering``: what the harness's digests saw change that grades the run (a grading
+  file, a grading path or grader output the agent wrote, a deliverable changed after
+  the agent ended; ``harness/tampering.py``). Each event becomes one finding of
+  category ``tampering`` with ``source="harness"``, which gates like material access;
+  digests that could not finish, or a mark that cannot be read, make the report
+  incomplete.
 
 Pure: reads the record, never edits it. Reasons are fixed strings, never built from
 record text (reports are published through summaries).
@@ -31,6 +37,15 @@ from benchguard.record.evidence import (
     SYSTEM_AUDIT_KEY as SYSTEM_AUDIT_KEY,
 )
 from benchguard.record.evidence import (
+    TAMPERING_CATEGORY as TAMPERING_CATEGORY,
+)
+from benchguard.record.evidence import (
+    TAMPERING_EVENTS as TAMPERING_EVENTS,
+)
+from benchguard.record.evidence import (
+    TAMPERING_KEY as TAMPERING_KEY,
+)
+from benchguard.record.evidence import (
     TRANSCRIPT_PROBLEM_KEY as TRANSCRIPT_PROBLEM_KEY,
 )
 from benchguard.record.evidence import (
@@ -48,6 +63,8 @@ AUDIT_UNREADABLE_REASON = "the stored system audit could not be read"
 # counted in the audit summary only (the record is flagged already).
 MAX_AUDIT_FINDINGS = 50
 AUDIT_RULE_PREFIX = "audit/"
+TAMPERING_INCOMPLETE_REASON = "the tampering digests were capped or unreadable"
+MAX_TAMPERING_FINDINGS = 50
 
 
 @dataclass(frozen=True)
@@ -67,16 +84,17 @@ def harness_evidence(record: Mapping[str, Any]) -> HarnessEvidence:
     if problem is not None and problem is not False:
         text = problem if isinstance(problem, str) else ""
         notes.append(TRANSCRIPT_PROBLEM_REASONS.get(text, _UNKNOWN_TRANSCRIPT_PROBLEM))
+    tampering = _tampering(record.get(TAMPERING_KEY), notes)
     audit = record.get(SYSTEM_AUDIT_KEY)
     if audit is None:
-        return HarnessEvidence((), tuple(notes))
+        return HarnessEvidence(tampering, tuple(dict.fromkeys(notes)))
     if not isinstance(audit, Mapping):
-        return HarnessEvidence((), (*notes, AUDIT_UNREADABLE_REASON))
+        return HarnessEvidence(tampering, (*notes, AUDIT_UNREADABLE_REASON))
     if audit.get("complete") is not True:
         notes.append(AUDIT_INCOMPLETE_REASON)
     accesses = audit.get("accesses")
     if not isinstance(accesses, list):
-        return HarnessEvidence((), (*notes, AUDIT_UNREADABLE_REASON))
+        return HarnessEvidence(tampering, (*notes, AUDIT_UNREADABLE_REASON))
     findings: list[Finding] = []
     seen: set[tuple[str, str, str]] = set()
     for access in accesses:
@@ -90,7 +108,43 @@ def harness_evidence(record: Mapping[str, Any]) -> HarnessEvidence:
         seen.add(key)
         if len(findings) < MAX_AUDIT_FINDINGS:
             findings.append(finding)
-    return HarnessEvidence(tuple(findings), tuple(dict.fromkeys(notes)))
+    return HarnessEvidence((*tampering, *findings), tuple(dict.fromkeys(notes)))
+
+
+def _tampering(mark: Any, notes: list[str]) -> tuple[Finding, ...]:
+    """The tampering findings of a record's ``tampering`` mark (None: not taken)."""
+    if mark is None:
+        return ()
+    if not isinstance(mark, Mapping) or not isinstance(mark.get("events"), list):
+        notes.append(TAMPERING_INCOMPLETE_REASON)
+        return ()
+    if mark.get("complete") is not True:
+        notes.append(TAMPERING_INCOMPLETE_REASON)
+    findings: list[Finding] = []
+    for event in mark["events"]:
+        what = event.get("what") if isinstance(event, Mapping) else None
+        path = event.get("path") if isinstance(event, Mapping) else None
+        if not isinstance(what, str) or what not in TAMPERING_EVENTS or not isinstance(path, str):
+            notes.append(TAMPERING_INCOMPLETE_REASON)
+            continue
+        material, evidence = TAMPERING_EVENTS[what]
+        if len(findings) < MAX_TAMPERING_FINDINGS:
+            findings.append(
+                Finding(
+                    rule=f"{TAMPERING_CATEGORY}/{what}",
+                    category=TAMPERING_CATEGORY,
+                    material=material,
+                    evidence=evidence,
+                    severity="high",
+                    pattern="",
+                    field="harness",
+                    trajectory_index=None,
+                    tool=what,
+                    excerpt=path,
+                    source="harness",
+                )
+            )
+    return tuple(findings)
 
 
 def audit_evidence_text(operation: str, result: str) -> str:

@@ -208,8 +208,8 @@ def _base_sentence(group: _Group) -> str:
         verb = "tried by the agent (the read failed)" if _all_failed(group) else "read by the agent"
         return _clean(f"{group.material}: {verb} — {listed}{suffix}")
     where, tool, step = group.sightings[0]
-    if where == "audit":
-        # A system-audit finding: the evidence kind already says what the system saw.
+    if where in ("audit", "harness"):
+        # A system-audit or tampering finding: the evidence says what the harness saw.
         more = len(group.sightings) - 1
         return _clean(f"{group.material}: {group.evidence}" + (f" (+{more} more)" if more else ""))
     if where == "output":

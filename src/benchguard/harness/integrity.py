@@ -35,6 +35,7 @@ from benchguard.detection.rules import (
     profile_baseline,
 )
 from benchguard.errors import ConfigError
+from benchguard.harness.tampering import file_digest
 from benchguard.harness.tasks import FileCheck, Task
 
 log = logging.getLogger(__name__)
@@ -295,7 +296,15 @@ def harness_knowledge(
             home=home,
             material=[*roots, *protect, *(path for path in in_home if path.is_absolute())],
             known_roots=[results_root],
-            exclude=[path for seed in seeds for path in _spellings(seed)],
+            exclude=[
+                *(path for seed in seeds for path in _spellings(seed)),
+                *(
+                    path
+                    for task in tasks
+                    for given in given_grading_files(task)
+                    for path in _spellings(given)
+                ),
+            ],
         )
     except Exception as exc:
         log.warning("reading the protected material failed (%s); no material fingerprints", exc)
@@ -307,6 +316,24 @@ def harness_knowledge(
             knowledge.material_files,
         )
     return knowledge
+
+
+def given_grading_files(task: Task) -> list[Path]:
+    """The task's grading files the agent is given anyway: byte for byte a file of its
+    workspace seed (a test it may read and run). Not material: an honest agent that
+    reads its own copy must not match their fingerprints."""
+    seed = task.seed_dir()
+    if seed is None or not task.grading_files:
+        return []
+    seeded = {file_digest(p) for p in sorted(seed.rglob("*")) if p.is_file()}
+    seeded.discard(None)
+    given: list[Path] = []
+    for entry in task.grading_files:
+        base = task.task_dir() / entry
+        for path in [base] if base.is_file() else sorted(base.rglob("*")):
+            if path.is_file() and not path.is_symlink() and file_digest(path) in seeded:
+                given.append(path)
+    return given
 
 
 def _tasks_roots(tasks: Sequence[Task]) -> list[Path]:

@@ -65,10 +65,11 @@ from benchguard.harness.sandbox import (
     interpreter_paths,
     self_check_in_scratch,
 )
+from benchguard.harness.tampering import TAMPERING_KEY, TamperWatch
 from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture, read_tail
 from benchguard.harness.transcript_channel import TranscriptChannel
-from benchguard.harness.verification import CheckSandbox, HomeFiles, run_checks
+from benchguard.harness.verification import CheckSandbox, HomeFiles, grade
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
 from benchguard.record.codec import MANIFEST_FILE, RESULTS_FILE, ROWS_FILE
 from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
@@ -212,6 +213,11 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         # Replaced by the audit's summary when the audit is on; None says it was off.
         "system_audit": None,
         "checks_sandboxed": settings.check_sandbox is not None,
+        # Digests of what grades the run (harness/tampering.py); None: not taken.
+        TAMPERING_KEY: None,
+        # conftest.py, sitecustomize.py, usercustomize.py, *.pth left in the workspace:
+        # never loaded by the grading box, listed for review.
+        "hook_files": [],
     }
 
 
@@ -356,6 +362,7 @@ def run_job(
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
         home_files = HomeFiles.snapshot(job.task, settings.home)
         workspace_before = tree_state(scratch.workspace)
+        watch = TamperWatch.before_agent(job.task, scratch.workspace)
         granted_before = digest(granted)
         finished = run_process(
             argv,
@@ -366,6 +373,8 @@ def run_job(
             stderr_file=scratch.stderr_file,
             trace_log=audit.log if audit is not None else None,
         )
+        # The moment the agent ended: what it delivered is fixed from here on.
+        watch.agent_ended()
         strays = finished.strays_killed
         if containment is not None:
             # Before anything reads the workspace: nothing the agent left runs on.
@@ -438,13 +447,15 @@ def run_job(
         else:
             record["status"] = "success"
         if record["status"] not in ("interrupted",) and finished.start_error is None:
-            record["verification_report"] = run_checks(
+            graded = grade(
                 job.task,
                 workspace=scratch.workspace,
                 home=settings.home,
                 sandbox=settings.check_sandbox,
                 home_files=home_files,
             )
+            record.update(verification_report=graded.report, hook_files=graded.hook_files)
+        record[TAMPERING_KEY] = watch.record()
     except Exception as exc:  # a harness fault on one run must not lose the batch
         log.exception("run %s#%s failed in the harness", job.task.folder, job.iteration)
         record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")

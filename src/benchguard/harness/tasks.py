@@ -24,11 +24,19 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from benchguard.errors import BadInputError
+from benchguard.harness.check_programs import (
+    GradingPaths,
+    WorkspaceCode,
+    check_command,
+    normalise,
+    pytest_run,
+)
 from benchguard.harness.model_file import load_model_file
 
 TASK_FILE = "task.yaml"
@@ -163,11 +171,53 @@ class Task(_Frozen):
     prompt: str = Field(min_length=1)
     timeout: float = Field(default=300.0, gt=0, le=MAX_TIMEOUT_S)
     network: bool = False
+    # Files and folders of the task folder that grade the run (tests, verifier scripts,
+    # expected outputs): copied into the grading box from the task folder, never from
+    # the workspace, over whatever the agent left at the same path (harness/grading.py).
+    # A command check may run them; a change to them during the run is tampering.
+    grading_files: tuple[str, ...] = ()
+    # Files the grader itself writes (a reward or verdict file), relative to the box's
+    # working directory: removed from the copy before grading; an agent that writes one
+    # in its workspace is tampering.
+    grader_outputs: tuple[str, ...] = ()
     verification: tuple[Check, ...] = ()
     expected_output: str | None = None
     rubric: str | None = None
     folder: str = ""
     path: str = ""
+
+    @field_validator("grading_files", "grader_outputs")
+    @classmethod
+    def _relative_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if normalise(entry) is None:
+                raise ValueError(
+                    f"{entry!r} must be a path relative to the task folder, without '..'"
+                )
+        return value
+
+    @field_validator("verification")
+    @classmethod
+    def _no_workspace_code(
+        cls, value: tuple[Check, ...], info: ValidationInfo
+    ) -> tuple[Check, ...]:
+        # grading_files is declared before verification, so it is validated first.
+        grading = GradingPaths(tuple(info.data.get("grading_files", ())))
+        for index, check in enumerate(value):
+            if not isinstance(check, CommandCheck):
+                continue
+            try:
+                check_command(check.command, grading)
+            except WorkspaceCode as exc:
+                raise ValueError(
+                    f"check {check.name!r} (verification.{index}.command): {exc}"
+                ) from None
+            if pytest_run(check.command) is not None and check.exit_code != 0:
+                raise ValueError(
+                    f"check {check.name!r} (verification.{index}.exit_code): a pytest check "
+                    "passes on exit code 0 and its report; exit_code must be 0"
+                )
+        return value
 
     @model_validator(mode="after")
     def _unique_check_names(self) -> Task:
@@ -176,6 +226,10 @@ class Task(_Frozen):
         if repeated:
             raise ValueError(f"verification check names must be unique; repeated: {repeated}")
         return self
+
+    def task_dir(self) -> Path:
+        """The task's own folder (where its grading files live)."""
+        return Path(self.path).parent
 
     def seed_dir(self) -> Path | None:
         """The task's workspace seed directory, when it has one."""
@@ -197,7 +251,7 @@ class TaskDirError(BadInputError, ValueError):
 
 def load_task(path: Path) -> Task:
     """Load one task file; raise ``ValueError`` with a message naming file, field and rule."""
-    return load_model_file(
+    task = load_model_file(
         path,
         Task,
         error=ValueError,
@@ -206,6 +260,28 @@ def load_task(path: Path) -> Task:
         allowed_fields=_allowed_fields,
         shown_location=_without_tags,
     )
+    _grading_files_exist(task, path)
+    return task
+
+
+def _grading_files_exist(task: Task, path: Path) -> None:
+    """Each declared grading file is a file or folder inside the task folder (a link
+    out of it, or a missing entry, is refused)."""
+    folder = path.parent.resolve()
+    for index, entry in enumerate(task.grading_files):
+        target = folder / entry
+        if not target.exists():
+            raise ValueError(
+                f"{path}: field grading_files.{index}: {entry!r} does not exist in {folder}"
+            )
+        if not target.resolve().is_relative_to(folder):
+            raise ValueError(
+                f"{path}: field grading_files.{index}: {entry!r} leads out of the task folder"
+            )
+        if Path(entry).parts[0] == "task.yaml" or normalise(entry) == TASK_FILE:
+            raise ValueError(
+                f"{path}: field grading_files.{index}: the task file itself is not a grading file"
+            )
 
 
 def load_tasks(tasks_dir: Path) -> LoadedTasks:

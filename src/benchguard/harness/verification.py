@@ -1,4 +1,4 @@
-"""Running a task's verification checks against a finished run's workspace.
+"""Running a task's verification checks in the grading box, after the agent has ended.
 
 Each check yields one report entry ``{name, role, severity, passed, reason}``. ``passed``
 is ``None`` when the check could not be evaluated (its command timed out or could not
@@ -6,16 +6,22 @@ start): an errored check is no evidence either way, and scoring leaves it out ra
 than reading it as a failure or a pass.
 
 Checks are the operator's, but everything they read was left by the agent, so nothing
-the agent left may run with the harness's privileges:
+the agent left may take part in grading (``harness/grading.py`` builds the box):
 
-- a command check runs in a sandbox of its own (:class:`CheckSandbox`): the workspace
-  bound read-only, an empty private home, no network, no writable bind to the host,
+- every check reads a copy of the workspace with the task's own grading files over it,
+  never the workspace itself. File checks on deliverables read that copy before any
+  command runs; each command check runs in a fresh copy of its own; file checks on a
+  declared grader output read what the command checks wrote;
+- a command check runs in a sandbox of its own (:class:`CheckSandbox`): its copy and
+  its report directory the only writable binds, an empty private home, no network,
   the interpreter's and system directories read-only, as the unprivileged agent uid
   when the harness is root, with a clean environment and Python isolated
   (``PYTHONSAFEPATH``: ``python3 -m json.tool`` never imports a ``json/`` the agent
-  left in the workspace). Where no sandbox is available the command runs on the host
-  with the same environment, and the record says ``checks_sandboxed: false``;
-- a file check never follows a symlink out of its root (workspace or home);
+  left). Where no sandbox is available the command runs on the host with the same
+  environment, and the record says ``checks_sandboxed: false``;
+- a pytest check passes only on exit code 0 *and* its own JUnit report showing the
+  grading files' tests ran and passed (``harness/junit.py``);
+- a file check never follows a symlink out of its root (the copy, or the home);
 - a check on a file in the agent home (``~/notes.md``) passes only if this run created
   or changed the file (:class:`HomeFiles`, taken just before the agent starts): a file
   an earlier run left behind is no evidence of this run's work.
@@ -26,30 +32,31 @@ Reading is bounded (size) and regexes are RE2 (linear time).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import stat
 import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import re2
 
+from benchguard.harness import grading
+from benchguard.harness.check_programs import GradingPaths, normalise, pytest_run
+from benchguard.harness.grading import CHECK_PATH, Box, BoxError, CheckRun
 from benchguard.harness.identity import AgentIdentity, hand_over
+from benchguard.harness.junit import expected_tests, read_verdict
 from benchguard.harness.process import kill_group
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
 from benchguard.harness.tasks import CommandCheck, FileCheck, Task, quiet_re2_options
 
+__all__ = ["CHECK_PATH", "CheckSandbox", "Grading", "HomeFiles", "grade", "run_checks"]
+
 # A deliverable larger than this is judged on its first MAX_READ_BYTES only.
 MAX_READ_BYTES = 1024 * 1024
 
-
-# The system's own programs, then the interpreter's: never a directory the agent wrote.
-CHECK_PATH = os.pathsep.join(
-    dict.fromkeys([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
-)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,15 @@ def _fingerprint(path: Path) -> Fingerprint:
     return (info.st_size, info.st_mtime_ns, digest.hexdigest())
 
 
+@dataclass(frozen=True)
+class Grading:
+    """What grading one run gave: the report, in check order, and the hook files the
+    agent left in its workspace (never loaded; listed for review)."""
+
+    report: list[dict[str, Any]]
+    hook_files: list[str] = field(default_factory=list)
+
+
 def run_checks(
     task: Task,
     *,
@@ -109,10 +125,86 @@ def run_checks(
     ``sandbox``: run command checks in bubblewrap (``None``: on the host, isolated by
     environment only). ``home_files``: the pre-run snapshot for ``~/`` file checks.
     """
-    return [
-        _run_one(check, workspace=workspace, home=home, sandbox=sandbox, home_files=home_files)
-        for check in task.verification
-    ]
+    return grade(
+        task, workspace=workspace, home=home, sandbox=sandbox, home_files=home_files
+    ).report
+
+
+def grade(
+    task: Task,
+    *,
+    workspace: Path,
+    home: Path,
+    sandbox: CheckSandbox | None = None,
+    home_files: HomeFiles | None = None,
+) -> Grading:
+    """Build the grading box from ``workspace`` and run every check of ``task`` there."""
+    hooks = grading.hook_files(workspace)
+    try:
+        box = grading.build_box(
+            workspace,
+            task_dir=task.task_dir(),
+            grading_files=task.grading_files,
+            grader_outputs=task.grader_outputs,
+        )
+    except (BoxError, OSError) as exc:
+        # Fail closed: a workspace the box cannot hold earns nothing.
+        reason = f"the grading box could not be built: {exc}"
+        return Grading([_entry(check, False, reason) for check in task.verification], hooks)
+    try:
+        return Grading(_run_in_box(task, box, home, sandbox, home_files), hooks)
+    finally:
+        problems = box.remove()
+        if problems:
+            log.warning("grading box %s not removed: %s", box.root, "; ".join(problems))
+
+
+def _run_in_box(
+    task: Task,
+    box: Box,
+    home: Path,
+    sandbox: CheckSandbox | None,
+    home_files: HomeFiles | None,
+) -> list[dict[str, Any]]:
+    outputs = GradingPaths(task.grader_outputs)
+    entries: dict[int, dict[str, Any]] = {}
+    checks = list(enumerate(task.verification))
+    # Deliverables are judged as copied, before anything runs in the box.
+    for index, check in checks:
+        if isinstance(check, FileCheck) and not outputs.covers(check.file):
+            entries[index] = _box_file_entry(check, box, home, home_files)
+    for index, check in checks:
+        if isinstance(check, CommandCheck):
+            run = grading.new_check_run(box, index)
+            entries[index] = _run_command(check, run, box, sandbox)
+            grading.harvest_outputs(run, box, task.grader_outputs)
+    # What the grader wrote, once every command has run.
+    for index, check in checks:
+        if isinstance(check, FileCheck) and outputs.covers(check.file):
+            entries[index] = _file_entry(check, box.outputs, home, home_files)
+    return [entries[index] for index, _ in checks]
+
+
+def _box_file_entry(
+    check: FileCheck, box: Box, home: Path, home_files: HomeFiles | None
+) -> dict[str, Any]:
+    entry = _file_entry(check, box.pristine, home, home_files)
+    name = normalise(check.file)
+    if not check.file.startswith("~/") and name is not None and not entry["passed"]:
+        if name in box.links_out:
+            return _entry(check, False, f"{check.file} points outside its root (not copied)")
+        if name in box.special:
+            return _entry(check, False, f"{check.file} is not a regular file (not copied)")
+    return entry
+
+
+def _file_entry(
+    check: FileCheck, root: Path, home: Path, home_files: HomeFiles | None
+) -> dict[str, Any]:
+    entry = _run_file(check, workspace=root, home=home)
+    if entry["passed"] and home_files is not None and home_files.unchanged(check.file, home):
+        return _entry(check, False, f"{check.file} is unchanged since before this run")
+    return entry
 
 
 def _entry(check: CommandCheck | FileCheck, passed: bool | None, reason: str) -> dict[str, Any]:
@@ -125,49 +217,36 @@ def _entry(check: CommandCheck | FileCheck, passed: bool | None, reason: str) ->
     }
 
 
-def _run_one(
-    check: CommandCheck | FileCheck,
-    *,
-    workspace: Path,
-    home: Path,
-    sandbox: CheckSandbox | None,
-    home_files: HomeFiles | None,
-) -> dict[str, Any]:
-    if isinstance(check, CommandCheck):
-        with tempfile.TemporaryDirectory(prefix="bg-check-") as scratch:
-            return _run_command(check, workspace=workspace, home=Path(scratch), sandbox=sandbox)
-    entry = _run_file(check, workspace=workspace, home=home)
-    if entry["passed"] and home_files is not None and home_files.unchanged(check.file, home):
-        return _entry(check, False, f"{check.file} is unchanged since before this run")
-    return entry
-
-
 def check_environment(home: Path) -> dict[str, str]:
     """A clean environment: nothing of the harness's, Python isolated from the cwd."""
-    return {
-        "PATH": CHECK_PATH,
-        "HOME": str(home),
-        "LC_ALL": "C.UTF-8",
-        "PYTHONSAFEPATH": "1",
-        "PYTHONNOUSERSITE": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
+    return grading.check_environment(home)
 
 
 def _run_command(
-    check: CommandCheck, *, workspace: Path, home: Path, sandbox: CheckSandbox | None
+    check: CommandCheck, run: CheckRun, box: Box, sandbox: CheckSandbox | None
 ) -> dict[str, Any]:
-    env = check_environment(home)
+    env = grading.check_environment(run.home, run.pycache)
     argv = list(check.command)
+    pytest = pytest_run(check.command)
+    read_only: tuple[Path, ...] = ()
+    if pytest is not None:
+        argv = grading.pytest_argv(pytest, run)
+        env.update(grading.pytest_environment(run))
+        read_only = grading.pytest_paths()
     if sandbox is not None:
         identity = sandbox.identity
-        hand_over(identity, home)
-        spec = SandboxSpec(workspace=workspace, home=home, workspace_writable=False)
+        hand_over(identity, run.work, run.home, run.reports, run.pycache)
+        spec = SandboxSpec(
+            workspace=run.work,
+            home=run.home,
+            writable_dirs=(run.reports, run.pycache),
+            read_only=tuple(p for p in read_only if p.exists()),
+        )
         argv = bwrap_argv(spec, argv, bwrap=sandbox.bwrap, identity=identity)
     try:
         process = subprocess.Popen(
             argv,
-            cwd=workspace,
+            cwd=run.work,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -181,6 +260,14 @@ def _run_command(
     except subprocess.TimeoutExpired:
         kill_group(process)
         return _entry(check, None, f"command timed out after {check.timeout:g}s")
+    if pytest is not None:
+        if code != 0:
+            return _entry(check, False, f"pytest exited with code {code}")
+        # Expected tests come from the untouched copy: the check's own copy may have
+        # been rewritten by the code it ran.
+        expected = expected_tests(box.pristine, pytest.operands)
+        verdict = read_verdict(run.junit, expected)
+        return _entry(check, verdict.passed, verdict.reason)
     if code == check.exit_code:
         return _entry(check, True, f"exit code {code} as expected")
     return _entry(check, False, f"exit code {code}, expected {check.exit_code}")

@@ -24,11 +24,12 @@ REPORT_SCHEMA_VERSION = 1
 REPORT_KEY = "cheating_report"
 
 # Where a finding's evidence came from: a rule over the recorded transcript (the
-# tripwire), or the harness's system audit of the agent's process tree (what the
-# kernel saw it open, whatever it recorded). A finding's ``field`` is "audit" for the
-# latter.
-FindingSource = Literal["transcript", "audit"]
-FindingField = Literal["args", "result", "output", "audit"]
+# tripwire), the harness's system audit of the agent's process tree (what the kernel
+# saw it open, whatever it recorded), or the harness's own digests of what grades the
+# run (``tampering``, record.evidence). A finding's ``field`` is "audit" or "harness"
+# for the latter two.
+FindingSource = Literal["transcript", "audit", "harness"]
+FindingField = Literal["args", "result", "output", "audit", "harness"]
 ReportStatus = Literal["flagged", "review", "clean", "no_data"]
 KNOWN_STATUSES: tuple[ReportStatus, ...] = ("clean", "flagged", "review", "no_data")
 
@@ -45,7 +46,8 @@ class Finding(_Frozen):
     """One rule pattern matching one surface of one record (never one per occurrence),
     or, with ``source="audit"``, one protected path the system audit saw the agent's
     processes touch (``field="audit"``, ``tool`` the operation, ``excerpt`` the path
-    and its result)."""
+    and its result), or, with ``source="harness"``, one tampering event
+    (``field="harness"``, ``tool`` the event kind, ``excerpt`` the path)."""
 
     # The rule's id, and what it says (copied so a report reads without its ruleset).
     rule: str

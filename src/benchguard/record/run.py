@@ -115,6 +115,14 @@ class RunRecord(BaseModel):
     # (``record.evidence.TranscriptProblem``); kept as stored, read fail-closed like
     # the audit. Written only when set: most records have none.
     transcript_problem: Any = None
+    # What the harness's digests saw change that grades the run: ``{complete, events:
+    # [{path, what}], events_total, grading_files, deliverables}`` (harness.tampering);
+    # None: not taken (a foreign record). Kept as stored, read fail-closed like the
+    # audit (a malformed mark is an incomplete scan).
+    tampering: Any = None
+    # conftest.py, sitecustomize.py, usercustomize.py and *.pth files left in the
+    # workspace: never loaded by the grading box; listed for review, never gating.
+    hook_files: list[str] = Field(default_factory=list)
 
     def to_json(self, *, complete: bool = True) -> dict[str, Any]:
         """The record as the JSON object written to disk.

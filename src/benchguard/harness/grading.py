@@ -1,0 +1,332 @@
+"""The grading box: a fresh directory where checks run, holding the deliverables as the
+thing under test and the task's own grading files, and nothing else the agent placed.
+
+Built after the agent has ended, for one run (:func:`build_box`):
+
+- ``pristine/``: a copy of the agent's workspace (regular files, directories, and
+  symlinks that stay inside the copy; a link out of it, a FIFO, a socket or a device
+  is not copied), then the task's declared ``grading_files`` copied over it **from the
+  task folder**: whatever the agent left at a grading path (an edited test, a
+  deleted one, a symlink in its place or above it, a shadowing ``test_x.so`` or
+  ``__pycache__`` beside a grading file) is removed first. Files the task declares as
+  the grader's own output (``grader_outputs``) are removed, so only the grader can
+  write them;
+- ``run-N/``: one fresh copy of ``pristine/`` per command check (so nothing one check
+  runs can change what the next one sees), beside a report directory and a bytecode
+  cache directory outside that copy, and an empty home;
+- ``outputs/``: the grader outputs the command checks wrote, read by the file checks
+  that name them.
+
+Each command check runs with the copy as its fixed working directory, a clean
+environment (no workspace on ``PATH`` or ``PYTHONPATH``, ``PYTHONSAFEPATH=1``, its
+bytecode cache outside the copy, so a planted ``.pyc`` is never read). A pytest check
+runs with its hooks off: ``-c /dev/null`` (no ini file from the copy), ``--noconftest``,
+``-p no:cacheprovider``, plugin autoloading disabled, ``--rootdir`` the copy,
+``--import-mode=append`` (the standard library and installed packages win over any
+module in the copy), and its JUnit report written to the report directory
+(:mod:`benchguard.harness.junit` reads it). The grader never imports anything from the
+workspace: a ``conftest.py``, ``sitecustomize.py``, ``usercustomize.py`` or ``.pth`` file
+left there is inert (they are listed for review, :func:`hook_files`).
+
+What it cannot do: code of the deliverable runs inside the test process (it is the
+thing under test), so a deliverable written to rewrite pytest's state while its own
+tests run could forge the report; that code is in the deliverable, for review.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchguard.harness.check_programs import PytestRun, normalise
+from benchguard.harness.workspace import remove_tree
+
+BOX_PREFIX = "bg-grade-"
+# Bounds on the copy: past these the run's checks fail (fail closed), with the reason.
+MAX_BOX_ENTRIES = 20_000
+MAX_BOX_BYTES = 1 << 30
+# Names a Python tool loads as code on its own when they sit on its path or in its
+# rootdir; never loaded by the grader, listed on the record.
+HOOK_NAMES = ("conftest.py", "sitecustomize.py", "usercustomize.py")
+HOOK_SUFFIXES = (".pth",)
+MAX_LISTED_HOOKS = 100
+# The one program the box runs for a pytest check: the box's copy is appended to the
+# end of sys.path (deliverables import; nothing in the copy shadows an installed
+# module), then pytest runs with the grader's own arguments.
+PYTEST_BOOTSTRAP = (
+    "import sys; sys.path.append(sys.argv[1]); import pytest; sys.exit(pytest.main(sys.argv[2:]))"
+)
+JUNIT_FILE = "junit.xml"
+# The system's own programs, then the interpreter's: never a directory the agent wrote.
+CHECK_PATH = os.pathsep.join(
+    dict.fromkeys([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
+)
+
+
+class BoxError(RuntimeError):
+    """The box could not be built (a bound, an unreadable workspace); the reason."""
+
+
+@dataclass(frozen=True)
+class Box:
+    root: Path
+    pristine: Path
+    outputs: Path
+    # What the copy left out: links out of the workspace, and special files (relative
+    # paths), so a check naming one can say why it is absent.
+    links_out: frozenset[str] = frozenset()
+    special: frozenset[str] = frozenset()
+
+    def remove(self) -> list[str]:
+        return remove_tree(self.root)
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """One command check's corner of the box."""
+
+    root: Path
+    work: Path
+    reports: Path
+    pycache: Path
+    home: Path
+
+    @property
+    def junit(self) -> Path:
+        return self.reports / JUNIT_FILE
+
+
+def build_box(
+    workspace: Path,
+    *,
+    task_dir: Path,
+    grading_files: Sequence[str] = (),
+    grader_outputs: Sequence[str] = (),
+) -> Box:
+    """A fresh box for one run's checks (see the module doc); raises :class:`BoxError`."""
+    root = Path(tempfile.mkdtemp(prefix=BOX_PREFIX)).resolve()
+    try:
+        pristine, outputs = root / "pristine", root / "outputs"
+        outputs.mkdir()
+        links_out, special = _copy_tree(workspace, pristine)
+        for entry in grading_files:
+            _place_grading(task_dir, pristine, entry)
+        for entry in grader_outputs:
+            clean = normalise(entry)
+            if clean is not None:
+                _clear(pristine, clean)
+        return Box(root, pristine, outputs, frozenset(links_out), frozenset(special))
+    except BaseException:
+        remove_tree(root)
+        raise
+
+
+def new_check_run(box: Box, index: int) -> CheckRun:
+    """A fresh copy of the box's pristine tree for command check ``index``."""
+    root = box.root / f"run-{index}"
+    root.mkdir()
+    work = root / "work"
+    _copy_tree(box.pristine, work)
+    run = CheckRun(root, work, root / "reports", root / "pycache", root / "home")
+    for path in (run.reports, run.pycache, run.home):
+        path.mkdir()
+    return run
+
+
+def harvest_outputs(run: CheckRun, box: Box, grader_outputs: Sequence[str]) -> None:
+    """Keep the grader outputs this check wrote (regular files only) for file checks."""
+    for entry in grader_outputs:
+        clean = normalise(entry)
+        if clean is None:
+            continue
+        source = run.work / clean
+        try:
+            info = os.lstat(source)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or not _inside(source, run.work):
+            continue
+        target = box.outputs / clean
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target, follow_symlinks=False)
+
+
+def pytest_argv(run: PytestRun, check_run: CheckRun) -> list[str]:
+    """The argv of a pytest check inside the box: the grader's interpreter, hooks off."""
+    work = str(check_run.work)
+    return [
+        sys.executable,
+        "-c",
+        PYTEST_BOOTSTRAP,
+        work,
+        "-c",
+        os.devnull,
+        f"--rootdir={work}",
+        "--noconftest",
+        "-p",
+        "no:cacheprovider",
+        "--import-mode=append",
+        f"--junitxml={check_run.junit}",
+        "-o",
+        "junit_family=xunit2",
+        f"--basetemp={check_run.reports / 'tmp'}",
+        *run.options,
+        "--",
+        *run.operands,
+    ]
+
+
+def pytest_environment(check_run: CheckRun) -> dict[str, str]:
+    """What a pytest check adds to the clean environment: autoload off, the bytecode
+    cache outside the copy, and pytest's own installation (never the workspace)."""
+    return {
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTHONPYCACHEPREFIX": str(check_run.pycache),
+        "PYTHONPATH": os.pathsep.join(str(p) for p in pytest_paths()),
+    }
+
+
+def pytest_paths() -> tuple[Path, ...]:
+    """The directories holding pytest and what it imports (the harness's install)."""
+    import _pytest
+    import iniconfig
+    import packaging
+    import pluggy
+    import pytest
+
+    modules = (pytest, _pytest, pluggy, iniconfig, packaging)
+    dirs = {Path(str(m.__file__)).resolve().parent.parent for m in modules}
+    return tuple(sorted(dirs))
+
+
+def check_environment(home: Path, pycache: Path | None = None) -> dict[str, str]:
+    """Every check's environment: nothing of the harness's, Python isolated from the
+    working directory, and its bytecode cache (when given) outside the box's copy."""
+    env = {
+        "PATH": CHECK_PATH,
+        "HOME": str(home),
+        "LC_ALL": "C.UTF-8",
+        "PYTHONSAFEPATH": "1",
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    if pycache is not None:
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
+
+
+def hook_files(workspace: Path) -> list[str]:
+    """Hook files left in the workspace (relative paths, sorted, bounded): names Python
+    tools load as code on their own. The grader loads none of them; listed for review."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(workspace):
+        dirs.sort()
+        for name in sorted(files):
+            if name in HOOK_NAMES or name.endswith(HOOK_SUFFIXES):
+                found.append(os.path.relpath(os.path.join(folder, name), workspace))
+                if len(found) >= MAX_LISTED_HOOKS:
+                    return found
+    return found
+
+
+# --- copying --------------------------------------------------------------------------
+
+
+def _copy_tree(source: Path, target: Path) -> tuple[list[str], list[str]]:
+    """Copy ``source`` to ``target``: files, directories, links that stay inside; the
+    links out and the special files left behind (relative paths)."""
+    links_out: list[str] = []
+    special: list[str] = []
+    entries = 0
+    total = 0
+    target.mkdir(mode=0o755)
+    for folder, dirs, files in os.walk(source):
+        rel = os.path.relpath(folder, source)
+        dest = target if rel == "." else target / rel
+        dirs.sort()
+        for name in [*sorted(dirs), *sorted(files)]:
+            entries += 1
+            if entries > MAX_BOX_ENTRIES:
+                raise BoxError(f"the workspace holds more than {MAX_BOX_ENTRIES} entries")
+            src = os.path.join(folder, name)
+            dst = dest / name
+            info = os.lstat(src)
+            if stat.S_ISLNK(info.st_mode):
+                link = os.readlink(src)
+                if _link_stays_inside(Path(folder), link, source):
+                    os.symlink(link, dst)
+                else:
+                    links_out.append(os.path.normpath(os.path.join(rel, name)))
+                if name in dirs:
+                    dirs.remove(name)
+            elif stat.S_ISDIR(info.st_mode):
+                dst.mkdir(mode=0o755)
+            elif stat.S_ISREG(info.st_mode):
+                total += info.st_size
+                if total > MAX_BOX_BYTES:
+                    raise BoxError(f"the workspace holds more than {MAX_BOX_BYTES} bytes")
+                shutil.copyfile(src, dst, follow_symlinks=False)
+                os.chmod(dst, 0o755 if info.st_mode & 0o111 else 0o644)
+            else:
+                special.append(os.path.normpath(os.path.join(rel, name)))
+    return links_out, special
+
+
+def _link_stays_inside(folder: Path, link: str, root: Path) -> bool:
+    if os.path.isabs(link):
+        return False
+    target = os.path.normpath(os.path.join(folder, link))
+    return _inside(Path(target), root)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return os.path.normpath(path).startswith(os.path.normpath(root) + os.sep)
+
+
+def _clear(root: Path, rel: str) -> None:
+    """Remove whatever the agent left at ``rel`` or at a non-directory above it."""
+    current = root
+    for part in Path(rel).parts[:-1]:
+        current = current / part
+        if current.is_symlink() or (current.exists() and not current.is_dir()):
+            current.unlink()
+    target = root / rel
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.exists():
+        remove_tree(target)
+
+
+def _place_grading(task_dir: Path, pristine: Path, entry: str) -> None:
+    clean = normalise(entry)
+    if clean is None:
+        raise BoxError(f"grading file {entry!r} leaves the task folder")
+    source = task_dir / clean
+    _clear(pristine, clean)
+    target = pristine / clean
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        shutil.copytree(source, target, symlinks=True)
+    else:
+        shutil.copyfile(source, target)
+        os.chmod(target, 0o755 if os.stat(source).st_mode & 0o111 else 0o644)
+        _remove_shadows(target)
+
+
+def _remove_shadows(grading_file: Path) -> None:
+    """Drop what could be imported in place of a grading module: a sibling of the same
+    stem with another suffix (``test_x.so``, ``test_x.pyc``), a package of that name,
+    and the sibling bytecode cache."""
+    if grading_file.suffix != ".py":
+        return
+    stem = grading_file.stem
+    for sibling in grading_file.parent.iterdir():
+        same_stem = sibling.name == stem or sibling.name.startswith(stem + ".")
+        if sibling != grading_file and (same_stem or sibling.name == "__pycache__"):
+            _clear(grading_file.parent, sibling.name)
