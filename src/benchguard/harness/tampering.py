@@ -40,9 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchguard.record.evidence import TAMPERING_EVENTS, TAMPERING_KEY
 from benchguard.harness.check_programs import GradingPaths
 from benchguard.harness.tasks import FileCheck, Task
+from benchguard.record.evidence import TAMPERING_EVENTS, TAMPERING_KEY
 
 # Bounds: entries per tree state, bytes digested per grading file, events recorded.
 MAX_ENTRIES = 20_000
