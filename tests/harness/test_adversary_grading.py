@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from harness.helpers import EXAMPLES
+from benchguard.harness.containment import RunContainment
+from harness.helpers import EXAMPLES, Operator
 from harness.privileges import UNPRIVILEGED, Harness, records, run_adversary
 
 pytestmark = pytest.mark.slow
@@ -148,22 +149,31 @@ def test_a_forged_reward_file_is_not_the_grader_s_and_is_tampering(
     assert record["scores"]["OutcomeScore"]["score"] == 0.0
 
 
-def test_a_deliverable_rewritten_after_the_agent_ended_is_tampering(harness: Harness) -> None:
+def test_a_deliverable_rewritten_after_the_agent_ended_is_tampering(
+    operator: Operator, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Guards against a process the agent left behind writing the right answer after
-    the agent ended (unsandboxed, no audit to end it, -j 2: it outlives its run). The
-    digests at the agent's end and after grading see the change."""
-    found = _attack(harness, "background", "none", "--audit", "none", "-j", "2")
+    the agent ended, where nothing ends it: the run's containment (cgroup, pid
+    namespace) is switched off here, the audit too, unsandboxed at -j 2, so the writer
+    outlives its run. The digests at the agent's end and after grading see the change.
+    In-process only (root): the containment is switched off in this process."""
+    monkeypatch.setattr(RunContainment, "start", classmethod(_uncontained))
+    found = _attack(Harness("root", operator), "background", "none", "--audit", "none", "-j", "2")
     for record in found.values():
         assert "deliverable-changed-after-end" in _tampering(record), record["tampering"]
+        assert record["cheating_report"]["status"] == "flagged"
         assert record["scores"]["OutcomeScore"]["score"] == 0.0
+
+
+def _uncontained(cls: type[RunContainment], batch: object, label: str) -> RunContainment:
+    return cls(None, "switched off by the test", (), ())
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
-def test_a_background_writer_earns_nothing_where_it_is_ended(
-    harness: Harness, sandbox: str
-) -> None:
-    """Guards against the same writer scoring where the sandbox or the audit ends it
-    with the agent: the deliverable stays as the agent left it (wrong)."""
+def test_a_background_writer_is_ended_with_the_agent(harness: Harness, sandbox: str) -> None:
+    """Guards against the same writer changing what is graded after the agent ended,
+    with the run's containment (and the sandbox, and the audit) on: what is graded is
+    the workspace as it was at the agent's end, and the digests agree."""
     for record in _attack(harness, "background", sandbox).values():
-        assert _correctness(record) == 0.0 or _tampering(record), record["verification_report"]
-        assert record["scores"]["OutcomeScore"]["score"] == 0.0
+        assert _tampering(record) == [], record["tampering"]
+        assert record["tampering"]["complete"] is True

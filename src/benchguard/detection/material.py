@@ -93,8 +93,8 @@ def read_material_bounded(
     :data:`MAX_MATERIAL_BYTES` bytes were taken).
 
     ``seen_as`` maps a root's host path prefix to the path the agent sees (a sandbox
-    bind). ``exclude``: trees never walked (a task's workspace seed, given to the
-    agent). Symlinks are never followed: a link could pull any file into a pattern.
+    bind). ``exclude``: trees and files never read (a task's workspace seed, and the
+    grading files it holds copies of: given to the agent). Symlinks are never followed: a link could pull any file into a pattern.
     """
     found: list[MaterialFile] = []
     skipped = tuple(os.path.abspath(path) for path in exclude)
@@ -133,7 +133,9 @@ def _walk(root: Path, skipped: tuple[str, ...] = ()) -> Iterable[Path]:
             name for name in dirnames if not _under(os.path.join(directory, name), skipped)
         )
         for name in sorted(filenames):
-            yield Path(directory, name)
+            # An excluded file (a grading file the agent is given in its seed) too.
+            if not _under(os.path.join(directory, name), skipped):
+                yield Path(directory, name)
 
 
 def _under(path: str, roots: tuple[str, ...]) -> bool:
