@@ -192,8 +192,15 @@ def test_subagent_files_referred_to_by_path_are_read(tmp_path: Path) -> None:
         shutil.copy(
             GOLDEN / "terminus_2" / f"{SUMMARIZATION}.summarization-1-{part}.json", tmp_path / name
         )
-    alone = import_path(GOLDEN / "terminus_2" / f"{SUMMARIZATION}.json").records[0]
-    [record] = import_path(tmp_path / "trajectory.json").records
+    alone_file = import_path(GOLDEN / "terminus_2" / f"{SUMMARIZATION}.json")
+    alone = alone_file.records[0]
+    # Read without its subagent files, the run is not all there: that is a problem of
+    # the file (an input gap, exit 3), never a clean read.
+    assert len(alone_file.problems) == 3
+    assert all("not a file under" in p for p in alone_file.problems)
+    laid_out = import_path(tmp_path / "trajectory.json")
+    assert laid_out.problems == []
+    [record] = laid_out.records
     assert record["import_errors"] == []
     assert len(record["trajectory"]) > len(alone["trajectory"])
     assert record["output"] == alone["output"]
@@ -212,6 +219,20 @@ def test_a_path_outside_the_trajectory_folder_is_not_read(tmp_path: Path) -> Non
     [record] = import_path(_write(inner / "t.json", document)).records
     errors = record["import_errors"]
     assert sum("is not a file under" in e for e in errors) == 2
+    assert len(import_path(inner / "t.json").problems) == 2
+
+
+def test_a_session_id_only_reference_is_legal_and_noted(tmp_path: Path) -> None:
+    """Up to v1.6 a subagent may be named by session id alone (nothing to read)."""
+    document = _trajectory("ATIF-v1.6")
+    document["steps"][4]["observation"]["results"][0]["subagent_trajectory_ref"] = [
+        {"session_id": "elsewhere"}
+    ]
+    imported = import_path(_write(tmp_path / "t.json", document))
+    assert imported.problems == []
+    assert any(
+        "'elsewhere' names no trajectory_path" in e for e in imported.records[0]["import_errors"]
+    )
 
 
 def test_subagent_cycles_and_depth_are_bounded(tmp_path: Path) -> None:

@@ -87,7 +87,8 @@ def import_file(path: Path) -> ImportedFile:
     :func:`benchguard.importers.harbor.import_path`, which reads each trial with this
     module)."""
     document = read_trajectory_file(path)
-    return ImportedFile(path=path, format=FORMAT_NAME, records=[trajectory_record(path, document)])
+    record, unread = trajectory_reading(path, document)
+    return ImportedFile(path=path, format=FORMAT_NAME, records=[record], problems=unread)
 
 
 def read_trajectory_file(path: Path) -> dict[str, Any]:
@@ -130,12 +131,27 @@ class _Reading:
     files_read: int = 0
     # Files and embedded ids already read, so a reference cycle ends.
     seen: set[str] = field(default_factory=set)
+    # Subagent trajectories referred to and not read: a part of the run never scanned,
+    # so the file's reading is incomplete (a problem, not only a note on the record).
+    unread: list[str] = field(default_factory=list)
+
+    def not_read(self, message: str) -> None:
+        self.errors.append(message)
+        self.unread.append(message)
 
 
 def trajectory_record(
     path: Path, document: dict[str, Any], *, name: str | None = None
 ) -> dict[str, Any]:
     """Our record for one decoded ATIF trajectory (and every subagent it refers to)."""
+    return trajectory_reading(path, document, name=name)[0]
+
+
+def trajectory_reading(
+    path: Path, document: dict[str, Any], *, name: str | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """:func:`trajectory_record`, and what of the run was referred to and not read
+    (subagents that are missing, outside the folder or past the bounds)."""
     reading = _Reading(seen={_file_key(path)})
     version = str(document["schema_version"])
     match = _VERSION.match(version)
@@ -157,7 +173,7 @@ def trajectory_record(
         or _text_field(document, "session_id")
         or path.stem
     )
-    return make_record(
+    record = make_record(
         name=record_name,
         input_text=reading.prompt or "",
         output=reading.answer,
@@ -174,6 +190,7 @@ def trajectory_record(
         },
         errors=reading.errors,
     )
+    return record, reading.unread
 
 
 def _read_trajectory(
@@ -187,7 +204,7 @@ def _read_trajectory(
     }
     subagents = document.get("subagent_trajectories")
     if subagents is not None and not isinstance(subagents, list):
-        reading.errors.append(f"{path}: {where}subagent_trajectories is not a list; not read")
+        reading.not_read(f"{path}: {where}subagent_trajectories is not a list; not read")
     steps = document.get("steps")
     for index, step in enumerate(steps if isinstance(steps, list) else []):
         at = f"{where}steps[{index}]"
@@ -323,15 +340,23 @@ def _follow(
         return
     ref_path = ref.get("trajectory_path")
     if not isinstance(ref_path, str) or not ref_path:
-        label = trajectory_id if isinstance(trajectory_id, str) else ref.get("session_id")
-        reading.errors.append(
-            f"{path}: {at}: subagent {label!r} is neither embedded nor a trajectory_path; "
-            "its steps were not read"
-        )
+        if isinstance(trajectory_id, str):
+            # A reference to an embedded trajectory that is not there.
+            reading.not_read(
+                f"{path}: {at}: subagent trajectory_id {trajectory_id!r} is not in "
+                "subagent_trajectories; its steps were not read"
+            )
+        else:
+            # Legal up to v1.6 (a session id alone): the trajectory is elsewhere and the
+            # reference names no file, so there is nothing to read; said on the record.
+            reading.errors.append(
+                f"{path}: {at}: subagent {ref.get('session_id')!r} names no trajectory_path "
+                "or trajectory_id; its steps are not in this file"
+            )
         return
     target = _resolve(path, ref_path)
     if target is None:
-        reading.errors.append(
+        reading.not_read(
             f"{path}: {at}: trajectory_path {ref_path!r} is not a file under "
             f"{path.parent}; not read"
         )
@@ -340,7 +365,7 @@ def _follow(
     if key in reading.seen:
         return
     if reading.files_read >= MAX_SUBAGENT_FILES:
-        reading.errors.append(
+        reading.not_read(
             f"{path}: {at}: more than {MAX_SUBAGENT_FILES} subagent files; {ref_path!r} not read"
         )
         return
@@ -349,7 +374,7 @@ def _follow(
     try:
         sub = read_trajectory_file(target)
     except UnreadableLogError as exc:
-        reading.errors.append(f"{path}: {at}: subagent not read: {exc}")
+        reading.not_read(f"{path}: {at}: subagent not read: {exc}")
         return
     _descend(target, sub, "", depth, reading)
 
@@ -358,7 +383,7 @@ def _descend(
     path: Path, document: dict[str, Any], where: str, depth: int, reading: _Reading
 ) -> None:
     if depth + 1 > MAX_SUBAGENT_DEPTH:
-        reading.errors.append(
+        reading.not_read(
             f"{path}: {where or 'trajectory'}: subagents nest deeper than "
             f"{MAX_SUBAGENT_DEPTH}; not read"
         )

@@ -89,7 +89,7 @@ def import_directory(path: Path) -> ImportedFile:
     attempts: dict[str, int] = {}
     for trial in trials:
         try:
-            record = trial_record(trial)
+            record, unread = trial_reading(trial)
         except UnreadableLogError as exc:
             problems.append(f"{exc}; trial not scanned")
             continue
@@ -98,10 +98,16 @@ def import_directory(path: Path) -> ImportedFile:
         record["iteration"] = attempts.get(record["folder"], 0)
         attempts[record["folder"]] = record["iteration"] + 1
         records.append(record)
+        problems.extend(unread)
     return ImportedFile(path=path, format=atif.FORMAT_NAME, records=records, problems=problems)
 
 
 def trial_record(trial: Path) -> dict[str, Any]:
+    """The record of one trial (see :func:`trial_reading`)."""
+    return trial_reading(trial)[0]
+
+
+def trial_reading(trial: Path) -> tuple[dict[str, Any], list[str]]:
     """The record of one trial; ``UnreadableLogError`` when its trajectory or config
     cannot be read."""
     config = _side_json(trial / CONFIG_FILE, "trial configuration")
@@ -114,7 +120,7 @@ def trial_record(trial: Path) -> dict[str, Any]:
         )
     document = atif.read_trajectory_file(trajectory_path)
     name = _text(config.get("trial_name")) or trial.name
-    record = atif.trajectory_record(trajectory_path, document, name=name)
+    record, unread = atif.trajectory_reading(trajectory_path, document, name=name)
     agent = as_dict(config.get("agent"))
     task = as_dict(config.get("task"))
     task_name = _task_name(task) or name.split("__")[0]
@@ -147,7 +153,7 @@ def trial_record(trial: Path) -> dict[str, Any]:
                 "reason": f"Harbor verifier reward {value:g} ({where})",
             }
         }
-    return record
+    return record, unread
 
 
 def _reward(trial: Path) -> tuple[float, str] | str:
