@@ -35,6 +35,19 @@ def test_demo_prints_the_leaderboard_with_gated_zeros_and_the_redaction_table(
     assert "IntegrityCatastrophic" in text
     assert "split dev" in text and "oracle" in text and "first_character" in text
     assert str(out / "leaderboard" / "leaderboard.html") in text
+    # The whole terminal output fits in 200 columns (issue 24).
+    assert all(len(line) <= 200 for line in text.splitlines()), max(text.splitlines(), key=len)
+    # The leaderboard's text: no absolute path of the operator's tree (headers included),
+    # one line per gated run with identical iterations folded, and a legend.
+    board_text = text[text.index("\nLeaderboard\n") : text.index("wrote leaderboard/")]
+    assert str(out) not in board_text
+    assert "sum-numbers#1-2" in board_text and "more)" in board_text
+    assert "legend: IntegrityCatastrophic = " in board_text
+    gated = board_text[board_text.index("Gated runs (visible zeros)") :].splitlines()
+    assert len([line for line in gated if line.startswith("scripted-")]) <= 28
+    # Where the --json output went; the redaction table is plain lines in a pipe.
+    assert "is written to leaderboard/leaderboard.json" in text
+    assert "┃" not in text and "│" not in text
     if shutil.which("strace") is not None:
         # One cheater records nothing of its peek: the system audit alone catches it.
         assert "caught only by the audit" in text

@@ -49,18 +49,19 @@ class DemoSetup:
 def _run(
     argv: list[str],
     *,
+    cwd: Path,
     env: dict[str, str] | None = None,
     echo: bool = True,
     ok: tuple[int, ...] = (0,),
 ) -> str:
-    """Run one benchguard command, showing it (and its output when ``echo``); returns
-    stdout. An exit code outside ``ok`` stops the demo (a cheater's ``run`` exits 1:
-    a run was flagged, as expected)."""
-    shown = " ".join(shlex.quote(a) for a in argv)
+    """Run one benchguard command in ``cwd`` (the demo's output directory, so paths
+    are short and relative), showing it as a user would type it (and its output when
+    ``echo``); returns stdout. An exit code outside ``ok`` stops the demo (a cheater's
+    ``run`` exits 1: a run was flagged, as expected)."""
+    shown = " ".join(["benchguard", *(shlex.quote(a) for a in argv[1:])])
     print(f"\n$ {shown}", flush=True)
-    # Rich sizes tables to COLUMNS when stdout is not a terminal; 80 wraps every cell.
-    merged = {"COLUMNS": "150", **os.environ, **(env or {})}
-    done = subprocess.run(argv, env=merged, capture_output=True, text=True, check=False)
+    merged = {**os.environ, **(env or {})}
+    done = subprocess.run(argv, cwd=cwd, env=merged, capture_output=True, text=True, check=False)
     if done.stdout and echo:
         print(done.stdout, end="" if done.stdout.endswith("\n") else "\n", flush=True)
     if done.returncode not in ok:
@@ -70,12 +71,16 @@ def _run(
 
 
 def _operator_tree(out: Path) -> dict[str, Path]:
-    """A benchmark host in miniature: tasks, the harness checkout and its docs, results."""
+    """A benchmark host in miniature: tasks, the harness checkout and its docs, results;
+    and the example agents beside it, so every command names them relatively."""
     root = out / "operator"
     tasks = root / "tasks"
     shutil.copytree(EXAMPLES / "tasks", tasks)
     checkout = root / "benchguard"
     shutil.copytree(REPO / "docs", checkout / "docs")
+    shutil.copytree(
+        EXAMPLES / "agents", out / "agents", ignore=shutil.ignore_patterns("__pycache__")
+    )
     return {
         "root": root,
         "tasks": tasks,
@@ -114,16 +119,18 @@ def run_demo(out: Path) -> None:
     out.mkdir(parents=True)
     tree = _operator_tree(out)
     bench = shutil.which("benchguard") or str(Path(sys.executable).with_name("benchguard"))
-    agents = EXAMPLES / "agents"
+
+    def rel(path: Path) -> str:
+        return str(path.relative_to(out))
 
     print("== 1. The example benchmark: one honest agent, four cheaters, detection on")
-    print(f"   operator tree: {tree['root']} (agent home: {tree['home']})")
-    base = [bench, "run", str(tree["tasks"]), "--iterations", str(ITERATIONS)]
-    base += ["--out", str(tree["results"]), "--home", str(tree["home"]), "--quiet"]
+    print(f"   in {out}: operator tree operator/, agent home agent-home/, agents agents/")
+    base = [bench, "run", rel(tree["tasks"]), "--iterations", str(ITERATIONS)]
+    base += ["--out", rel(tree["results"]), "--home", rel(tree["home"]), "--quiet"]
 
     # The honest agent runs first: its results become the "prior results" one cheater
     # reads, and its report.md in the agent home the leftover another cheater reads.
-    _run([*base, "--agent", str(agents / "honest.yaml")])
+    _run([*base, "--agent", "agents/honest.yaml"], cwd=out)
     prior_run = _last_run_dir(tree["results"])
     setups = [
         DemoSetup("cheat-task-yaml", str(tree["tasks"]), note="reads task.yaml"),
@@ -144,25 +151,28 @@ def run_demo(out: Path) -> None:
     except SandboxUnavailable as exc:
         print(f"   (skipping the sandboxed run: {exc})")
     for setup in setups:
-        argv = [*base, "--agent", str(agents / f"{setup.agent}.yaml")]
+        argv = [*base, "--agent", f"agents/{setup.agent}.yaml"]
         if setup.sandbox:
             argv += ["--sandbox", "bwrap"]
         env = {"CHEAT_HINT": setup.hint} if setup.hint else {}
         print(f"\n-- {setup.agent}: {setup.note}")
-        _run(argv, env=env, ok=(0, 1))
+        _run(argv, cwd=out, env=env, ok=(0, 1))
         if setup.agent == "cheat-silent":
             _explain_layers(_last_run_dir(tree["results"]))
 
     print("\n== 2. Aggregate the runs and publish the leaderboard")
     board = out / "leaderboard"
-    _run([bench, "aggregate", str(tree["results"]), "-o", str(board)])
+    _run([bench, "aggregate", rel(tree["results"]), "-o", rel(board)], cwd=out)
     html = board / "leaderboard.html"
-    _run([bench, "leaderboard", str(board / "rows.json"), "--html", str(html)])
-    json_text = _run([bench, "leaderboard", str(board / "rows.json"), "--json"], echo=False)
+    _run([bench, "leaderboard", rel(board / "rows.json"), "--html", rel(html)], cwd=out)
+    json_text = _run(
+        [bench, "leaderboard", rel(board / "rows.json"), "--json"], cwd=out, echo=False
+    )
     (board / "leaderboard.json").write_text(json_text, "utf-8")
+    print(f"   (the JSON, {len(json_text):,} bytes, is written to {rel(board)}/leaderboard.json)")
 
     print("\n== 3. redaction-pressure: the dev split with the baseline policies")
-    _run([bench, "redaction", "eval", "--split", "dev"])
+    _run([bench, "redaction", "eval", "--split", "dev"], cwd=out)
 
     elapsed = time.monotonic() - started
     print(f"\nDemo finished in {elapsed:.0f} s. Outputs:")

@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchguard import __version__
+from benchguard.cli._board_view import print_board
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
 from benchguard.cli._help import choices
 from benchguard.cli._output import (
@@ -64,7 +65,6 @@ from benchguard.results.leaderboard import (
     DEFAULT_REVIEW_POLICY,
     DEFAULT_UNVERIFIED_POLICY,
     UNVERIFIED_POLICIES,
-    render_table,
     render_task_table,
 )
 from benchguard.results.rows import (
@@ -363,6 +363,12 @@ def leaderboard(
         bool,
         typer.Option("--by-task", help="Also print each task's setups, best mean first."),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "-v", "--verbose", help="List every reason of every gated run, paths in full."
+        ),
+    ] = False,
     unverified: Annotated[
         str,
         typer.Option(
@@ -400,9 +406,7 @@ def leaderboard(
     if as_json:
         sys.stdout.write(json.dumps(board.to_json(), indent=2, ensure_ascii=False) + "\n")
         return
-    for table in render_table(board).renderables:
-        if isinstance(table, Table):
-            print_table(_out, table)
+    print_board(_out, board, verbose=verbose)
     if by_task:
         print_table(_out, render_task_table(board))
     if html_file is not None:
