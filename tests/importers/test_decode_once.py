@@ -55,3 +55,25 @@ def test_outside_an_import_the_document_is_read_from_disk(tmp_path: Path) -> Non
     second = import_path(path)
     assert len(second.records[0]["trajectory"]) <= len(first.records[0]["trajectory"])
     assert transcript._PREDECODED.get() is None
+
+
+def test_a_long_first_line_is_sniffed_by_its_head_only_when_it_opens_a_list(
+    tmp_path: Path,
+) -> None:
+    """Detection reads a one-line list's head, not the whole line (the reader reads the
+    file); a long first line of any other kind is still read whole to decode it."""
+    from benchguard.importers.registry import detect_format
+
+    record = {"folder": "t", "trajectory": [{"name": "exec", "args": {"command": "ls"}}]}
+    padded = {**record, "output": "x" * 100_000}
+    listing = tmp_path / "results.json"
+    listing.write_text(json.dumps([padded, record]), "utf-8")
+    assert detect_format(listing) == "benchguard"
+    assert len(import_path(listing).records) == 2
+    lines = tmp_path / "results.jsonl"
+    lines.write_text(json.dumps(padded) + "\n" + json.dumps(record) + "\n", "utf-8")
+    assert detect_format(lines) == "benchguard"
+    assert len(import_path(lines).records) == 2
+    spaced = tmp_path / "spaced.json"
+    spaced.write_text("[" + " " * 70_000 + json.dumps(padded) + "]", "utf-8")
+    assert len(import_path(spaced).records) == 1

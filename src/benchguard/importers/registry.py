@@ -40,6 +40,8 @@ from benchguard.records import SharedLists, bounded_record_dict
 _MAX_SNIFF_LINE = 64 * 1024 * 1024
 # How many non-blank lines are tried when the first one does not decode.
 SNIFF_LINES = 32
+# The first line's head, enough to see a list of objects open (see _nonblank_lines).
+_SNIFF_HEAD = 64 * 1024
 # Marks "did not decode" (JSON ``null`` decodes to None).
 _UNDECODABLE: Any = object()
 
@@ -189,10 +191,20 @@ def _detect_json_format(path: Path, lines: Iterator[bytes]) -> tuple[str, Any]:
 
 def _nonblank_lines(handle: BinaryIO) -> Iterator[bytes]:
     """The first :data:`SNIFF_LINES` non-blank lines, stripped (and a BOM dropped),
-    read as they are asked for."""
+    read as they are asked for.
+
+    A first line that opens a list of objects (a one-line results list, possibly the
+    whole file) is yielded as its head only: that head is all detection reads of it
+    (:func:`_opens_a_list_of_objects`), and the reader reads the file itself."""
     seen = 0
     while seen < SNIFF_LINES:
-        line = handle.readline(_MAX_SNIFF_LINE)
+        line = handle.readline(_SNIFF_HEAD if seen == 0 else _MAX_SNIFF_LINE)
+        if seen == 0 and len(line) == _SNIFF_HEAD and not line.endswith(b"\n"):
+            head = line.lstrip(b"\xef\xbb\xbf").strip()
+            if head.startswith(b"[") and head[1:].lstrip()[:1] == b"{":
+                yield head
+                return
+            line += handle.readline(_MAX_SNIFF_LINE - len(line))
         if not line:
             return
         stripped = line.lstrip(b"\xef\xbb\xbf").strip()
