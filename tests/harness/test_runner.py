@@ -104,7 +104,7 @@ def test_parallel_jobs_keep_records_in_batch_order(operator: Operator) -> None:
 def test_a_run_that_cannot_be_journaled_is_errored_with_no_credit(operator: Operator) -> None:
     """Guards against a failure while writing one run's record keeping its credit (or
     losing the run): it is written again, errored, its outcome the no-credit zero."""
-    from benchguard.harness.runner import _journal, open_journal
+    from benchguard.harness.runner import journal_record, open_journal
 
     tasks = load_tasks(only_tasks(operator, "sum-numbers")).tasks
     settings = BatchSettings(
@@ -118,7 +118,7 @@ def test_a_run_that_cannot_be_journaled_is_errored_with_no_credit(operator: Oper
     journal = open_journal([job], settings, None)
     # Built past the edge parser, a lone surrogate cannot be encoded: the write fails.
     poisoned = finished.model_copy(update={"scores": {**finished.scores, "x": "\ud800"}})
-    written = _journal(journal, job.position, poisoned)
+    written = journal_record(journal, job.position, poisoned)
     assert written.status == "error" and written.error is not None
     assert written.error.startswith("harness error while writing the record: UnicodeEncodeError")
     assert written.scores["OutcomeScore"]["score"] == 0.0

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from benchguard.cli._engine import SchedulerOption, WorkersOption
 from benchguard.cli._output import bad_input, fail, labelled, plain_console, print_warning
 from benchguard.detection.rules import DEFAULT_PROFILE
 from benchguard.errors import BenchguardError
@@ -111,6 +112,25 @@ def run(
             show_default=False,
         ),
     ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            help="serial (this machine, -j runs at once; the default) or dask (each run on "
+            "a worker of a distributed cluster; see docs/distributed-runs.md).",
+            show_default=False,
+        ),
+    ] = None,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
+    shared_inputs: Annotated[
+        bool,
+        typer.Option(
+            "--shared-inputs",
+            help="dask only: the workers read the tasks, agent and home from the same "
+            "paths (a shared file system), digest-checked, instead of being sent them.",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     resume: Annotated[
         Path | None,
@@ -158,6 +178,10 @@ def run(
         inventory_roots=inventory_roots,
         judge=judge,
         audit=audit_settings,
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        shared_inputs=shared_inputs,
     )
     try:
         prepared = prepare_run(request, notify)

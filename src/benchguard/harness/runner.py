@@ -28,7 +28,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -614,7 +614,7 @@ def finish_run(
     )
 
 
-class _Stop:
+class StopSignals:
     """SIGINT/SIGTERM while a batch runs: remember the signal, let the batch wind down.
 
     Installed only from the main thread (where Python delivers signals); the previous
@@ -626,7 +626,7 @@ class _Stop:
         self.signal_name: str | None = None
         self._previous: dict[int, Any] = {}
 
-    def __enter__(self) -> _Stop:
+    def __enter__(self) -> StopSignals:
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
                 self._previous[sig] = signal.signal(sig, self._handle)
@@ -655,7 +655,9 @@ def _plan_model(jobs: Sequence[Job], settings: BatchSettings, run_id: str, t: st
     )
 
 
-def open_journal(jobs: Sequence[Job], settings: BatchSettings, resume: Path | None) -> Journal:
+def open_journal(
+    jobs: Sequence[Job], settings: BatchSettings, resume: Path | None
+) -> Journal:
     """A new run directory and journal, or the one being resumed (which must have
     planned exactly these runs with this agent; ``JournalError`` otherwise)."""
     if resume is None:
@@ -725,7 +727,7 @@ def run_batch(
     cgroups = cgroup.BatchCgroups.open()
     if isinstance(cgroups, str):
         log.info("runs are contained without a cgroup: %s", cgroups)
-    with _Stop() as stop:
+    with StopSignals() as stop:
         snapshots.before_batch()
 
         def execute(job: Job) -> None:
@@ -741,7 +743,7 @@ def run_batch(
                 cgroups=cgroups,
             )
             with lock:
-                record = _journal(journal, job.position, record)
+                record = journal_record(journal, job.position, record)
                 done[job.position] = record
             if on_done is not None:
                 on_done(job, record)
@@ -812,7 +814,7 @@ def needs_rerun(record: RunRecord) -> bool:
     return record.status == "interrupted" or bool(getattr(record, LOST_WITH_WORKER_KEY, False))
 
 
-def _journal(journal: Journal, position: int, record: RunRecord) -> RunRecord:
+def journal_record(journal: Journal, position: int, record: RunRecord) -> RunRecord:
     """Write ``record``; if it cannot be written, write it errored, without its
     transcript and through the edge parser again (a record too strange to encode must
     not cost the run its place)."""
@@ -834,7 +836,7 @@ def _run_jobs(
     jobs: Sequence[Job],
     execute: Callable[[Job], None],
     workers: int,
-    stop: _Stop,
+    stop: StopSignals,
     orphans: ChildBaseline,
 ) -> None:
     """Run ``jobs`` on ``workers`` threads; on a stop, launch nothing more and kill every
@@ -892,8 +894,10 @@ def publish(
     settings: BatchSettings,
     skipped_tasks: Sequence[str] = (),
     interrupted_by: str | None = None,
+    extra_manifest: Mapping[str, Any] | None = None,
 ) -> BatchResult:
-    """Write results.json, rows.json and manifest.json from the finished runs.
+    """Write results.json, rows.json and manifest.json from the finished runs
+    (``extra_manifest``: keys only some batches have, e.g. a cluster batch's workers).
 
     Runs are in plan order; a run that never started has no record and is listed in
     the manifest's ``notRun``. The three files are staged together and renamed into
@@ -924,7 +928,11 @@ def publish(
                 run_dir / RESULTS_FILE: dumps(document.to_json()),
                 run_dir / ROWS_FILE: dumps([row.to_json() for row in rows]),
                 run_dir / MANIFEST_FILE: dumps(
-                    {**manifest.to_json(), "evidenceSources": list(settings.evidence_sources)}
+                    {
+                        **manifest.to_json(),
+                        "evidenceSources": list(settings.evidence_sources),
+                        **(extra_manifest or {}),
+                    }
                 ),
             }
         )

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Literal
 
 from benchguard.detection.models import Rule
+from benchguard.engines import ENGINE_NAMES, LOCAL_SCHEDULERS
+from benchguard.engines.dask_engine import scheduler_address_problem
+from benchguard.engines.dask_jobs import ClusterSettings
 from benchguard.errors import BadInputError
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import resolve_agent
@@ -69,6 +72,14 @@ class RunRequest:
     inventory_roots: Sequence[Path] | None = None
     judge: str | None = None
     audit: AuditSettings = field(default_factory=AuditSettings)
+    # serial (threads on this machine, -j of them) or dask (a distributed cluster: the
+    # scheduler's address, or a local cluster of --workers processes); None: the config
+    # file's engine, else serial.
+    engine: str | None = None
+    scheduler: str | None = None
+    workers: int | None = None
+    # dask only: the workers read the inputs from the same paths (digest-checked).
+    shared_inputs: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,10 +90,18 @@ class PreparedRun:
     skipped_tasks: tuple[str, ...]
     settings: BatchSettings
     static_rules: tuple[Rule, ...]
+    tasks_dir: Path = Path(".")
+    # Set for --engine dask: where the jobs run.
+    cluster: ClusterSettings | None = None
 
 
 def prepare_run(request: RunRequest, notify: Notify) -> PreparedRun:
-    """Resolve and check the batch; raises a ``BenchguardError`` before any agent runs."""
+    """Resolve and check the batch; raises a ``BenchguardError`` before any agent runs.
+
+    A cluster batch (``--engine dask``) skips the checks of this machine's sandbox and
+    agent: its agents run on the workers, and each worker runs them itself before it
+    is given work (``workflows.run_cluster``)."""
+    cluster = cluster_settings(request)
     profile, rules, roots = configured(request.profile, request.rules, request.inventory_roots)
     settings_integrity = integrity.IntegritySettings.resolve(
         os.environ,
@@ -103,7 +122,7 @@ def prepare_run(request: RunRequest, notify: Notify) -> PreparedRun:
     )
     bwrap = "bwrap"
     identity = None
-    if request.sandbox == "bwrap":
+    if request.sandbox == "bwrap" and cluster is None:
         bwrap = probe_bwrap()
         identity = agent_identity(os.environ)
     # Both directories are checked (and created) before any agent starts: a regular file
@@ -125,14 +144,15 @@ def prepare_run(request: RunRequest, notify: Notify) -> PreparedRun:
         if problems:
             raise BadInputError("; ".join(problems))
     try:
-        preflight(
-            agent_config,
-            sandbox=request.sandbox,
-            home=home_dir,
-            read_only=sandbox_read_only(agent_config, home_dir),
-            bwrap=bwrap,
-            identity=identity,
-        )
+        if cluster is None:
+            preflight(
+                agent_config,
+                sandbox=request.sandbox,
+                home=home_dir,
+                read_only=sandbox_read_only(agent_config, home_dir),
+                bwrap=bwrap,
+                identity=identity,
+            )
     except PreflightError as exc:
         raise BadInputError(f"pre-flight refused the batch: {exc}") from None
     _warn_unprotected(request.sandbox, request.audit, notify)
@@ -154,9 +174,48 @@ def prepare_run(request: RunRequest, notify: Notify) -> PreparedRun:
         judge=_judge(request.judge, notify),
         identity=identity,
         audit=request.audit,
-        check_sandbox=_check_sandbox(bwrap if request.sandbox == "bwrap" else None, notify),
+        check_sandbox=(
+            _check_sandbox(bwrap if request.sandbox == "bwrap" else None, notify)
+            if cluster is None
+            else None
+        ),
     )
-    return PreparedRun(loaded.tasks, loaded.errors, settings, tuple(static_rules))
+    return PreparedRun(
+        loaded.tasks,
+        loaded.errors,
+        settings,
+        tuple(static_rules),
+        tasks_dir=request.tasks_dir,
+        cluster=cluster,
+    )
+
+
+def cluster_settings(request: RunRequest) -> ClusterSettings | None:
+    """The cluster a ``--engine dask`` batch runs on (flags over the config file); None
+    for a local batch. Bad combinations are bad input."""
+    chosen = values(
+        {"engine": request.engine, "scheduler": request.scheduler, "workers": request.workers}
+    )
+    engine, scheduler = chosen["engine"], chosen["scheduler"]
+    if engine not in ENGINE_NAMES:
+        raise BadInputError(f"--engine {engine!r}: choose one of: {', '.join(ENGINE_NAMES)}")
+    if engine != "dask":
+        if request.scheduler is not None or request.shared_inputs:
+            raise BadInputError("--scheduler and --shared-inputs apply only to --engine dask")
+        return None
+    if scheduler in LOCAL_SCHEDULERS:
+        scheduler = None  # scan's local schedulers: run starts a local cluster instead
+    if scheduler is not None:
+        problem = scheduler_address_problem(scheduler)
+        if problem is not None:
+            raise BadInputError(problem)
+    if request.judge:
+        raise BadInputError("--judge with --engine dask: the judge runs only in local batches")
+    return ClusterSettings(
+        scheduler=scheduler,
+        workers=chosen["workers"] or request.jobs,
+        shared_inputs=request.shared_inputs,
+    )
 
 
 def run_prepared(
@@ -167,6 +226,20 @@ def run_prepared(
 ) -> BatchResult:
     """Run the batch; a ``--resume`` directory whose journal does not fit is bad input."""
     try:
+        if prepared.cluster is not None:
+            # Imported here: it needs the optional 'distributed' package.
+            from benchguard.workflows.run_cluster import run_batch_on_cluster
+
+            return run_batch_on_cluster(
+                prepared.tasks,
+                prepared.settings,
+                prepared.cluster,
+                tasks_dir=prepared.tasks_dir,
+                static_rules=prepared.static_rules,
+                on_done=on_done,
+                skipped_tasks=prepared.skipped_tasks,
+                resume=resume,
+            )
         return run_batch(
             prepared.tasks,
             prepared.settings,
