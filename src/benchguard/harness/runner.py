@@ -655,9 +655,7 @@ def _plan_model(jobs: Sequence[Job], settings: BatchSettings, run_id: str, t: st
     )
 
 
-def open_journal(
-    jobs: Sequence[Job], settings: BatchSettings, resume: Path | None
-) -> Journal:
+def open_journal(jobs: Sequence[Job], settings: BatchSettings, resume: Path | None) -> Journal:
     """A new run directory and journal, or the one being resumed (which must have
     planned exactly these runs with this agent; ``JournalError`` otherwise)."""
     if resume is None:
