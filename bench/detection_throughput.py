@@ -37,8 +37,10 @@ from benchguard.detection import (
 )
 from benchguard.detection.detector import read_entry
 from benchguard.detection.models import status_for
+from benchguard.detection.provenance import apply_provenance
 from benchguard.detection.shell import ShellReader, ShellState
 from benchguard.detection.surfaces import (
+    as_text,
     dict_entries,
     excerpt,
     has_no_data,
@@ -109,6 +111,9 @@ def naive_scan_record(
                 break
         if "output" in rule.fields and budget > 0:
             scan(rule, output, budget)
+    # The same provenance pass over the same surfaces: this loop checks the prefilter.
+    surfaces = [surface for pair in pairs for surface in pair] + [output]
+    findings = apply_provenance(findings, entries, surfaces, as_text(record.get("input")))
     categories = tuple(sorted({f.category for f in findings}))
     return CheatingReport(
         detector_version=DETECTOR_VERSION,

@@ -45,6 +45,7 @@ from benchguard.detection.models import (
     ScanCounts,
     status_for,
 )
+from benchguard.detection.provenance import apply_provenance
 from benchguard.detection.rules import ruleset_digest
 from benchguard.detection.shell import ShellReader, ShellState, canonical_text, command_text
 from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
@@ -66,7 +67,9 @@ from benchguard.detection.surfaces import (
 # 5: a record's stored ``scan_context`` (home, working directory, known paths) is read.
 # 6: findings carry a strength; a report with only weak findings is ``review``.
 # 7: the harness's ``tampering`` mark is read (digests of what grades the run).
-DETECTOR_VERSION = 7
+# 8: provenance: hashes from the prompt or HEAD's history, data the agent wrote and
+#    values it created then read back are not evidence; ref-widening output is strong.
+DETECTOR_VERSION = 8
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -178,7 +181,14 @@ class Detector:
                 reader, workdir = self.context_reader(context), context.workdir
         try:
             notes += _scan(
-                entries, output, plan, deadline, findings, reader or self.reader, workdir
+                entries,
+                output,
+                plan,
+                deadline,
+                findings,
+                reader or self.reader,
+                workdir,
+                as_text(record.get("input")),
             )
         except _BoundHit as hit:
             notes.append(str(hit))
@@ -470,8 +480,11 @@ def _scan(
     findings: list[Finding],
     reader: ShellReader,
     workdir: str | None,
+    prompt: str = "",
 ) -> list[str]:
-    """Append findings in reference order; return why the scan is incomplete (if it is)."""
+    """Append findings in reference order, then trace their provenance
+    (:mod:`~benchguard.detection.provenance`); return why the scan is incomplete (if it
+    is)."""
     notes: list[str] = []
     surfaces: list[Surface] = []
     total = 0
@@ -525,6 +538,8 @@ def _scan(
                 break
         if "output" in rule.fields and budget > 0:
             _scan_surface(rule, ids, surfaces[-1], candidates[-1], budget, deadline, findings)
+    _check_deadline(deadline)
+    findings[:] = apply_provenance(findings, entries[:entry_count], surfaces, prompt)
     content_rules = {rule.id for rule in plan.rules if "args" not in rule.fields}
     _mark_failed_attempts(findings, surfaces, content_rules)
     return notes
