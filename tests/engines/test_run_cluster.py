@@ -199,6 +199,20 @@ def test_a_worker_that_fails_preflight_gets_no_work_and_the_manifest_says_why(
     assert "w1" in done.stderr
 
 
+def test_a_batch_no_worker_can_run_stops_before_any_agent_and_leaves_no_run_dir(
+    tmp_path: Path,
+) -> None:
+    """Every worker fails pre-flight: exit 2, each worker named with its reason, and no
+    run directory (nothing was planned to run)."""
+    tree = make_tree(tmp_path / "op", tasks=2, check_env="BG_TEST_WORKER_FIT")
+    with running_cluster(tmp_path / "cluster", workers=1) as cluster:
+        done = benchguard(*run_args(tree, "--engine", "dask"), "--scheduler", cluster.address)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "no worker of the cluster passed pre-flight" in done.stderr
+    assert "BG_TEST_WORKER_FIT" in done.stderr and "Traceback" not in done.stderr
+    assert not list(tree.results.glob("run_*"))
+
+
 def test_a_worker_killed_mid_run_is_retried_once_elsewhere_and_recorded(tmp_path: Path) -> None:
     """SIGKILL of a worker while its agent runs: the job runs again on the other worker,
     the lost attempt is on the record, and no run is missing or doubled."""

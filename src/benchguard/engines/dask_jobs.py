@@ -227,7 +227,7 @@ def worker_statuses(
 def run_cluster_jobs(
     client: Any,
     setup: WorkerSetup,
-    jobs: Sequence[ClusterJob],
+    make_jobs: Callable[[], Sequence[ClusterJob]],
     *,
     on_result: Callable[[ClusterJob, Any, list[WorkerInfo]], None],
     on_lost: Callable[[ClusterJob, list[WorkerInfo], str], None],
@@ -235,7 +235,9 @@ def run_cluster_jobs(
     stop_function: Callable[..., Any],
     setup_timeout_s: float = 120.0,
 ) -> ClusterOutcome:
-    """Run ``jobs`` on the workers that pass ``setup`` (see the module doc)."""
+    """Run the jobs ``make_jobs`` returns on the workers that pass ``setup`` (see the
+    module doc). ``make_jobs`` is called once some worker passed: a batch no worker can
+    run raises :class:`EngineUnavailableError` before it has made anything."""
     outcome = ClusterOutcome()
     client.register_plugin(setup, name=setup.name)
     fit, refused = _wait_for_setup(client, setup.name, setup_timeout_s)
@@ -247,7 +249,7 @@ def run_cluster_jobs(
             + (f": {reasons}" if reasons else f" within {setup_timeout_s:g}s")
         )
     seen_workers = {address: info for address, (info, _) in fit.items()}
-    pending = list(reversed(jobs))
+    pending = list(reversed(make_jobs()))
     in_flight: dict[Any, ClusterJob] = {}
     # When each in-flight job was last seen placed (submitted, or processing on a worker).
     placed: dict[str, float] = {}

@@ -36,7 +36,7 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,7 @@ from benchguard.harness.cluster_inputs import (
     unpack_inputs,
 )
 from benchguard.harness.identity import agent_identity, hand_over
+from benchguard.harness.journal import Journal
 from benchguard.harness.preflight import preflight
 from benchguard.harness.process import ChildBaseline, become_subreaper
 from benchguard.harness.runner import (
@@ -310,6 +311,15 @@ def lost_record(job: Job, settings: BatchSettings, attempts: Sequence[WorkerInfo
     return parse_record(record)
 
 
+@dataclass
+class _Opened:
+    """The client's journal and what it already held (once a worker passed)."""
+
+    journal: Journal | None = None
+    done: dict[int, RunRecord] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
 def run_batch_on_cluster(
     tasks: Sequence[Task],
     settings: BatchSettings,
@@ -327,12 +337,10 @@ def run_batch_on_cluster(
         tasks_dir=tasks_dir.resolve(), agent_dir=settings.agent.agent_dir, home=settings.home
     )
     inputs = shared_inputs(trees) if cluster.shared_inputs else pack_inputs(trees)
-    journal = open_journal(jobs, settings, resume)
-    done, errors = journal.finished()
-    todo = [j for j in jobs if j.position not in done or needs_rerun(done[j.position])]
-    plugin_name = f"benchguard-{journal.plan.run_id}-{uuid.uuid4().hex[:8]}"
+    batch_id = uuid.uuid4().hex[:12]
+    plugin_name = f"benchguard-run-{batch_id}"
     batch = WorkerBatch(
-        run_id=journal.plan.run_id,
+        run_id=batch_id,
         inputs=inputs,
         agent_file=Path(settings.agent.source).name if settings.agent.source else None,
         sandbox=settings.sandbox,
@@ -343,7 +351,24 @@ def run_batch_on_cluster(
         static_rules=tuple(static_rules),
         version=benchguard.__version__,
     )
-    by_key = {f"{plugin_name}-{j.position}": j for j in todo}
+    # Opened once a worker passed pre-flight: a batch no worker can run leaves no
+    # run directory behind.
+    opened = _Opened()
+
+    def make_jobs() -> list[ClusterJob]:
+        opened.journal = open_journal(jobs, settings, resume)
+        opened.done, opened.errors = opened.journal.finished()
+        done = opened.done
+        todo = [j for j in jobs if j.position not in done or needs_rerun(done[j.position])]
+        by_key.update({f"{plugin_name}-{j.position}": j for j in todo})
+        return [
+            ClusterJob(
+                key, run_on_worker, (plugin_name, key, j.position, j.task.folder, j.iteration)
+            )
+            for key, j in by_key.items()
+        ]
+
+    by_key: dict[str, Job] = {}
 
     def finished(job: ClusterJob, record: RunRecord, attempts: list[WorkerInfo]) -> None:
         run = by_key[job.key]
@@ -360,29 +385,27 @@ def run_batch_on_cluster(
         keep(run, record)
 
     def keep(run: Job, record: RunRecord) -> None:
-        record = journal_record(journal, run.position, record)
-        done[run.position] = record
+        assert opened.journal is not None
+        record = journal_record(opened.journal, run.position, record)
+        opened.done[run.position] = record
         if on_done is not None:
             on_done(run, record)
 
-    cluster_jobs = [
-        ClusterJob(key, run_on_worker, (plugin_name, key, j.position, j.task.folder, j.iteration))
-        for key, j in by_key.items()
-    ]
     with StopSignals() as stop, cluster_client(cluster.scheduler, cluster.workers) as client:
         outcome = run_cluster_jobs(
             client,
             BatchOnWorker(plugin_name, batch),
-            cluster_jobs,
+            make_jobs,
             on_result=finished,
             on_lost=lost,
             should_stop=stop.event.is_set,
             stop_function=stop_on_worker,
         )
+        assert opened.journal is not None
         result = publish(
-            journal,
+            opened.journal,
             jobs,
-            done,
+            opened.done,
             settings,
             skipped_tasks,
             stop.signal_name,
@@ -396,7 +419,7 @@ def run_batch_on_cluster(
                 }
             },
         )
-    result.errors[:0] = errors
+    result.errors[:0] = opened.errors
     result.errors.extend(
         f"worker {r.worker.name} ({r.worker.address}) refused: {r.reason}" for r in outcome.refused
     )
