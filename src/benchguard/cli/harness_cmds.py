@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchguard.cli._engine import SchedulerOption, WorkersOption
 from benchguard.cli._output import bad_input, fail, labelled, plain_console, print_warning
-from benchguard.detection.rules import DEFAULT_PROFILE
+from benchguard.cli._profiles import ProfilesOption, one_profile_for_run
 from benchguard.errors import BenchguardError
 from benchguard.harness import integrity
 from benchguard.harness.audit import AUDIT_MODES, AuditSettings, AuditUnavailable, probe_strace
@@ -54,14 +54,7 @@ def run(
         Path | None,
         typer.Option("--home", help=f"Persistent agent home (env {HOME_ENV}).", show_default=False),
     ] = None,
-    profile: Annotated[
-        str | None,
-        typer.Option(
-            "--profile",
-            help=f"Detection rule profile (default: {DEFAULT_PROFILE}, or the config file's).",
-            show_default=False,
-        ),
-    ] = None,
+    profile: ProfilesOption = None,
     rules: Annotated[
         Path | None, typer.Option("--rules", help="Extra rules YAML (env BENCHGUARD_CHEAT_RULES).")
     ] = None,
@@ -163,6 +156,10 @@ def run(
         else:
             print_warning(console, message)
 
+    try:
+        chosen_profile = one_profile_for_run(profile)
+    except BenchguardError as exc:
+        raise fail(console, exc) from None
     request = RunRequest(
         tasks_dir=tasks_dir,
         agent=agent,
@@ -171,7 +168,7 @@ def run(
         sandbox=sandbox_mode,
         out=out,
         home=home,
-        profile=profile,
+        profile=chosen_profile,
         rules=rules,
         detect=detect,
         inventory=inventory,

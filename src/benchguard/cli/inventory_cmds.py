@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchguard.cli._output import fail, plain_console
+from benchguard.cli._profiles import ProfilesOption
 from benchguard.cli._settings import values
 from benchguard.cli._view import print_table
 from benchguard.detection.inventory import (
@@ -32,7 +33,6 @@ from benchguard.detection.inventory import (
 )
 from benchguard.detection.models import Rule
 from benchguard.detection.rules import (
-    DEFAULT_PROFILE,
     profile_baseline,
 )
 from benchguard.errors import BadInputError, BenchguardError
@@ -42,6 +42,7 @@ from benchguard.harness.integrity import (
     check_roots_against_home,
     resolve_inventory_roots,
 )
+from benchguard.workflows.profiles import describe_names, profile_names
 
 # Characters of a pattern shown in the table; the middle is elided so both the home
 # prefix and the entry's own name and boundary stay visible.
@@ -60,14 +61,7 @@ def register(app: typer.Typer) -> None:
 
 def inventory(
     home: Annotated[Path, typer.Argument(help="The agent home to inventory.", show_default=False)],
-    profile: Annotated[
-        str | None,
-        typer.Option(
-            "--profile",
-            help=f"Profile name or YAML path whose baseline is exempt (default: {DEFAULT_PROFILE}).",
-            show_default=False,
-        ),
-    ] = None,
+    profile: ProfilesOption = None,
     granted: Annotated[
         list[Path] | None,
         typer.Option(
@@ -96,8 +90,8 @@ def inventory(
     """
     absolute = Path(os.path.abspath(home))
     try:
-        settings = values({"profile": profile})
-        profile = str(settings["profile"])
+        settings = values({"profile": None})
+        names = profile_names(profile, settings["profile"])
         if not roots and not os.environ.get(INVENTORY_ROOTS_ENV, "").strip():
             # Flags, then the environment, then the config file's inventory_roots.
             roots = list(settings["inventory_roots"])
@@ -105,7 +99,8 @@ def inventory(
         if problem is not None:
             raise BadInputError(problem)
         # An unknown profile's message already lists the built-in ones.
-        baseline = profile_baseline(profile) | baseline_from_granted_paths(
+        owned = frozenset().union(*(profile_baseline(name) for name in names))
+        baseline = owned | baseline_from_granted_paths(
             absolute, [str(path) for path in granted or ()]
         )
         extra_roots = resolve_inventory_roots(os.environ, roots)
@@ -130,7 +125,7 @@ def inventory(
     ]
     _out.print(
         f"{absolute}: {paths} leftover(s), {len(rules) - paths} content fingerprint(s); "
-        f"profile {profile!r}; exempt: {', '.join(exempt) or 'none'}"
+        f"profile {describe_names(names)}; exempt: {', '.join(exempt) or 'none'}"
         + (f"; entries fingerprinted inside: {', '.join(inside)}" if inside else "")
         + (f"; extra roots: {', '.join(map(str, extra_roots))}" if extra_roots else ""),
         soft_wrap=True,

@@ -33,10 +33,11 @@ from benchguard.cli._output import (
     print_error,
     print_warning,
 )
+from benchguard.cli._profiles import ProfilesOption
 from benchguard.cli._settings import values
 from benchguard.cli._view import print_table
 from benchguard.detection.models import Rule
-from benchguard.detection.profile_choice import union_rules
+from benchguard.detection.profile_choice import AUTO, union_rules
 from benchguard.detection.rules import load_ruleset
 from benchguard.engines import ENGINE_NAMES
 from benchguard.engines.work import record_label
@@ -75,6 +76,7 @@ from benchguard.results.rows import (
 )
 from benchguard.suggest import did_you_mean
 from benchguard.workflows.aggregate import aggregate_tree
+from benchguard.workflows.profiles import describe_names, named_choice, profile_names
 from benchguard.workflows.publish import parse_policy, publish
 from benchguard.workflows.score import (
     RESULTS_FILENAME,
@@ -109,15 +111,7 @@ def score(
             show_default=False,
         ),
     ],
-    profile: Annotated[
-        str | None,
-        typer.Option(
-            "--profile",
-            help="Detection rule profile name or profile YAML path; auto (the default) "
-            "recognises the benchmark from each input and adds the generic rules.",
-            show_default=False,
-        ),
-    ] = None,
+    profile: ProfilesOption = None,
     rules: Annotated[
         Path | None,
         typer.Option(
@@ -180,7 +174,7 @@ def score(
     try:
         settings = values(
             {
-                "profile": profile,
+                "profile": None,
                 "rules": rules,
                 "dismissals": dismissals,
                 "engine": engine,
@@ -193,7 +187,9 @@ def score(
         engine_problem = engine_choice_problem(settings["engine"], settings["scheduler"])
         if engine_problem is not None:
             raise BadInputError(engine_problem)
-        ruleset = load_ruleset(settings["profile"], settings["rules"])
+        names = profile_names(profile, settings["profile"])
+        named = named_choice(names, settings["rules"])
+        ruleset = named.rules if named is not None else load_ruleset(AUTO, settings["rules"])
         entries = load_dismissals(settings["dismissals"]) if settings["dismissals"] else ()
         outcome = score_files(
             ScoreRequest(
@@ -204,7 +200,7 @@ def score(
                 engine="dask" if settings["engine"] == "dask" else "serial",
                 scheduler=settings["scheduler"],
                 workers=settings["workers"],
-                profiles=(settings["profile"],),
+                profiles=names,
                 extra_rules=settings["rules"],
             )
         )
@@ -227,6 +223,8 @@ def score(
             )
         for described in dict.fromkeys(c.describe() for c in outcome.choices.values()):
             _out.print(f"profiles: {described}", soft_wrap=True)
+        if not outcome.choices:
+            _out.print(f"profiles: {describe_names(names)}", soft_wrap=True)
     else:
         _print_scored(chosen, outcome.scored, ruleset)
     for message in (*outcome.incomplete, *outcome.warnings):

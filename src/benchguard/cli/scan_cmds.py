@@ -39,11 +39,12 @@ from benchguard.cli._output import (
     print_error,
     print_warning,
 )
+from benchguard.cli._profiles import ProfilesOption
 from benchguard.cli._settings import values
 from benchguard.cli._stdin import STDIN_LABEL, STDIN_NAME, spooled_stdin
 from benchguard.cli._view import print_table, printable
 from benchguard.detection.models import CheatingReport
-from benchguard.detection.profile_choice import ProfileChoice, union_rules
+from benchguard.detection.profile_choice import AUTO, ProfileChoice, union_rules
 from benchguard.detection.rules import (
     load_ruleset,
     ruleset_digest,
@@ -65,6 +66,7 @@ from benchguard.workflows._scan_gaps import (
     coverage_warnings,
     summary_line,
 )
+from benchguard.workflows.profiles import describe_names, named_choice, profile_names
 from benchguard.workflows.scan import ScanRequest, scan_logs
 
 EXIT_CLEAN, EXIT_FLAGGED = 0, 1
@@ -102,15 +104,7 @@ def scan(
             metavar=choices(FORMAT_NAMES),
         ),
     ] = None,
-    profile: Annotated[
-        str | None,
-        typer.Option(
-            "--profile",
-            help="Rule profile name or profile YAML path; auto (the default) recognises "
-            "the benchmark from each log and adds the generic rules.",
-            show_default=False,
-        ),
-    ] = None,
+    profile: ProfilesOption = None,
     rules_file: Annotated[
         Path | None,
         typer.Option(
@@ -178,7 +172,7 @@ def scan(
         settings = values(
             {
                 "format": output_format,
-                "profile": profile,
+                "profile": None,
                 "rules": rules_file,
                 "dismissals": dismissals_file,
                 "engine": engine,
@@ -186,7 +180,8 @@ def scan(
                 "workers": workers,
             }
         )
-        profile, rules_file = settings["profile"], settings["rules"]
+        names = profile_names(profile, settings["profile"])
+        rules_file = settings["rules"]
         dismissals_file, engine = settings["dismissals"], settings["engine"]
         scheduler, workers = settings["scheduler"], settings["workers"]
         chosen = _output_format(output_format, settings["format"], as_json)
@@ -200,7 +195,8 @@ def scan(
             raise BadInputError(engine_problem)
         if sum(str(p) == STDIN_NAME for p in paths) > 1:
             raise BadInputError("- (standard input) may be named only once")
-        rules = load_ruleset(profile, rules_file)
+        named = named_choice(names, rules_file)
+        rules = named.rules if named is not None else load_ruleset(AUTO, rules_file)
         entries = load_dismissals(dismissals_file) if dismissals_file is not None else ()
         with ExitStack() as stack:
             renamed: dict[str, str] = {}
@@ -218,7 +214,7 @@ def scan(
                     workers=workers,
                     renamed=renamed,
                     fail_on_review=fail_on_review,
-                    profiles=(profile,),
+                    profiles=names,
                     extra_rules=rules_file,
                 )
             )
@@ -245,14 +241,14 @@ def scan(
     if outcome.choices:
         # auto: every file's rules were chosen for it; SARIF describes all of them.
         rules = union_rules(("", choice.rules) for choice in outcome.choices.values())
-    for warning in coverage_warnings(scans, profile):
+    for warning in coverage_warnings(scans, names):
         print_warning(err, warning)
     if not scans and not missing and chosen != "table":
         # The table names it in its summary; a missing path already said so in one line.
         print_warning(err, gaps[0].file + ": " + gaps[0].reason)
 
     if out is not None:
-        _write_out(err, out, scans, profile, engine, outcome.choices)
+        _write_out(err, out, scans, describe_names(names), engine, outcome.choices)
     if chosen == "json":
         typer.echo(json.dumps(_json_entries(scans, gaps), indent=2, ensure_ascii=False))
     elif chosen == "sarif":
@@ -272,7 +268,10 @@ def scan(
             console.print(Text(printable(f"incomplete: {where}: {gap.reason}")), soft_wrap=True)
         console.print(
             summary_line(
-                outcome.profiles_line() or profile, ruleset_digest(rules), gaps, outcome.exit_code
+                outcome.profiles_line() or describe_names(names),
+                ruleset_digest(rules),
+                gaps,
+                outcome.exit_code,
             ),
             soft_wrap=True,
         )

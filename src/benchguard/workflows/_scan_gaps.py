@@ -90,20 +90,23 @@ def input_gaps(
     return gaps
 
 
-def coverage_warnings(scans: Sequence[FileScan], profile: str) -> list[str]:
-    """Warnings for inputs whose framework's material the profile does not cover
-    (none under ``auto``, which chose each file's profiles from the file)."""
+def coverage_warnings(scans: Sequence[FileScan], profile: str | Sequence[str]) -> list[str]:
+    """Warnings for inputs whose framework's material the profiles do not cover (none
+    under ``auto``, which chose each file's profiles from the file). ``profile`` is one
+    name or every name given (a repeated ``--profile`` is their union)."""
+    names = (profile,) if isinstance(profile, str) else tuple(profile)
     warnings: list[str] = []
-    if profile == "auto":
+    if "auto" in names:
         return warnings
     formats = sorted({s.format for s in scans if s.format and s.records})
+    shown = " + ".join(names)
     for name in formats:
         wanted = FORMAT_PROFILES.get(name)
-        if wanted is not None and wanted != profile:
+        if wanted is not None and wanted not in names:
             warnings.append(
                 f"the input holds {_FRAMEWORK_NAMES[name]}, whose material (prior logs, "
-                f"answers, history) profile {profile!r} does not cover; "
-                f"scan again with --profile {wanted} as well"
+                f"answers, history) profile {shown} does not cover; "
+                f"add --profile {wanted} (repeated profiles are a union)"
             )
     return warnings
 
