@@ -13,7 +13,8 @@ import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
 from benchguard.detection.detector import DETECTOR_VERSION
-from benchguard.integrations.verdict import digest_of
+from benchguard.integrations.inspect import verdict_score
+from benchguard.integrations.verdict import IntegrityVerdict, digest_of
 
 INSPECT = Path(sys.executable).parent / "inspect"
 
@@ -68,3 +69,35 @@ def test_the_profile_is_an_option(inspect_log: Path, tmp_path: Path) -> None:
     # Inspect's prior logs are not terminal-bench material.
     assert cheat.value == 1 and cheat.metadata is not None
     assert cheat.metadata["profile"] == "terminal-bench"
+
+
+@pytest.mark.parametrize(
+    ("status", "value", "answer"),
+    [("flagged", 0, "flagged"), ("review", 1, "review"), ("clean", 1, "clean")],
+)
+def test_each_verdict_maps_to_its_score(status: str, value: int, answer: str) -> None:
+    verdict = IntegrityVerdict.model_validate(
+        {
+            "status": status,
+            "profile": "inspect",
+            "rules": ["prior-logs/path"] if status != "clean" else [],
+            "findings": [{"rule": "prior-logs/path", "field": "args", "step": 2, "tool": "bash"}]
+            if status != "clean"
+            else [],
+        }
+    )
+    score = verdict_score(verdict)
+    assert score.value == value and score.answer == answer
+    assert score.metadata is not None and score.metadata["status"] == status
+    if status != "clean":
+        assert score.explanation is not None
+        assert "prior-logs/path in args of step 2 (bash)" in score.explanation
+
+
+@pytest.mark.parametrize("status", ["no_data", "not_checked"])
+def test_nothing_read_is_unscored_never_clean(status: str) -> None:
+    verdict = IntegrityVerdict(status=status, profile="inspect", reason="boom")  # type: ignore[arg-type]
+    score = verdict_score(verdict)
+    assert isinstance(score.value, float) and math.isnan(score.value)
+    assert score.metadata is not None and score.metadata["status"] == status
+    assert (score.reason == "scoring_failed") == (status == "not_checked")

@@ -61,6 +61,22 @@ OBSERVATION_STEP = "observation"
 # its agent messages, so the record is scanned rather than empty.
 MESSAGES_STEP = "agent_messages"
 _VERSION = re.compile(r"ATIF-v1\.(\d+)\Z")
+# Harbor's fixed environment layout (``EnvironmentPaths``): the paths a glob in an
+# agent's command can name (``cat /tes?/test.sh``), stored as the record's scan
+# context so the detector resolves globs against them. Nothing else is known of the
+# agent's machine (no home, no working directory).
+HARBOR_KNOWN_PATHS = (
+    "/logs",
+    "/logs/agent",
+    "/logs/verifier",
+    "/logs/verifier/reward.json",
+    "/logs/verifier/reward.txt",
+    "/solution",
+    "/solution/solve.sh",
+    "/tests",
+    "/tests/test.sh",
+    "/tests/test_outputs.py",
+)
 # A file opening with an ATIF schema_version (our own results object also opens with a
 # schema_version key, a number): told apart before either is decoded.
 _ATIF_HEAD = re.compile(rb'\{\s*"schema_version"\s*:\s*"ATIF-v1\.')
@@ -190,6 +206,7 @@ def trajectory_reading(
         },
         errors=reading.errors,
     )
+    record["scan_context"] = {"known_paths": list(HARBOR_KNOWN_PATHS)}
     return record, reading.unread
 
 
