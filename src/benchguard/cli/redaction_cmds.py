@@ -14,7 +14,7 @@ import json
 import statistics
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from pydantic import BaseModel, ConfigDict
@@ -87,6 +87,8 @@ class EvalReport(BaseModel):
     preset: str
     tasks: int
     policies: tuple[PolicySummary, ...]
+    # The effective corpus knobs the preset stands for (added; every other key as before).
+    knobs: dict[str, Any] = {}
 
 
 class ScoreReport(BaseModel):
@@ -110,6 +112,8 @@ class ScoreReport(BaseModel):
     partially_removed_secrets: int
     damaged_decoys: int
     elapsed_ms: float
+    # The effective corpus knobs the preset stands for (added; every other key as before).
+    knobs: dict[str, Any] = {}
 
 
 def _bad_input(message: str) -> NoReturn:
@@ -200,12 +204,29 @@ def eval_command(
         preset=preset,
         tasks=count,
         policies=tuple(rows),
+        knobs=knobs.model_dump(mode="json"),
     )
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return
     label = seeds.identity.label() + ("" if preset == "standard" else f" · preset {preset}")
     _print_table(report, label)
+    typer.echo(knobs_line(report.preset, report.knobs))
+
+
+def knobs_line(preset: str, knobs: dict[str, Any]) -> str:
+    """``preset hard; knobs: example_records=3, secret_families=6-8, ...``: what the
+    corpus was generated with, never only the preset's name."""
+
+    def shown(value: Any) -> str:
+        if isinstance(value, dict) and set(value) == {"low", "high"}:
+            low, high = value["low"], value["high"]
+            return str(low) if low == high else f"{low}-{high}"
+        if isinstance(value, list):
+            return ",".join(str(v) for v in value)
+        return str(value)
+
+    return f"preset {preset}; knobs: " + ", ".join(f"{k}={shown(v)}" for k, v in knobs.items())
 
 
 def _print_table(report: EvalReport, split_label: str) -> None:
@@ -279,6 +300,7 @@ def score_command(
         partially_removed_secrets=result.partially_removed_secrets,
         damaged_decoys=result.damaged_decoys,
         elapsed_ms=result.elapsed_ms,
+        knobs=knobs.model_dump(mode="json"),
     )
     if as_json:
         typer.echo(json.dumps(report.model_dump(mode="json")))
@@ -290,6 +312,7 @@ def score_command(
     )
     for message in report.errors:
         typer.echo(f"  error: {message}")
+    typer.echo(f"  {knobs_line(report.preset, report.knobs)}")
 
 
 @redaction_app.command("show")
