@@ -30,6 +30,7 @@ from rich.text import Text
 
 from benchguard import __version__
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
+from benchguard.cli._findings_view import finding_lines
 from benchguard.cli._help import choices
 from benchguard.cli._output import (
     bad_input,
@@ -374,6 +375,7 @@ def _print_table(console: Console, scans: list[FileScan], *, show_all: bool) -> 
     for column in ("file", "record", "status", "categories", "findings"):
         table.add_column(column, overflow="fold")
     counts = {"flagged": 0, "review": 0, "clean": 0, "no_data": 0}
+    dismissed = sum(len(r.report.dismissed) for s in scans for r in s.records)
     for scanned in scans:
         if not _shown(scanned):
             continue
@@ -402,16 +404,18 @@ def _print_table(console: Console, scans: list[FileScan], *, show_all: bool) -> 
     console.print(
         f"{files} file(s), {sum(counts.values())} record(s): {counts['flagged']} flagged, "
         f"{counts['review']} review, {counts['clean']} clean, {counts['no_data']} no data"
-        f"{hidden}",
+        + (f"; {dismissed} finding(s) dismissed by review" if dismissed else "")
+        + hidden,
         soft_wrap=True,
     )
 
 
 def _print_findings(console: Console, scans: list[FileScan]) -> None:
-    """Each finding of each flagged record: rule, step, surface and excerpt."""
+    """Each finding of each flagged or review record (rule, step, surface, excerpt),
+    and each record's dismissed findings, also when dismissal made it clean."""
     for scanned in scans:
         for rec in scanned.records:
-            if rec.report.status not in _LISTED:
+            if rec.report.status not in _LISTED and not rec.report.dismissed:
                 continue
             console.print(
                 Text(printable(f"{scanned.path} {rec.label}:"), style="bold"), soft_wrap=True
@@ -421,18 +425,4 @@ def _print_findings(console: Console, scans: list[FileScan]) -> None:
 
 
 def _finding_lines(report: CheatingReport) -> list[str]:
-    lines = []
-    for finding in report.findings:
-        step = "output" if finding.trajectory_index is None else f"step {finding.trajectory_index}"
-        tool = f" ({finding.tool})" if finding.tool else ""
-        lines.append(
-            f"  {finding.rule}  {step}{tool} {finding.field}: {finding.excerpt}"
-            f"  [{finding.strength}]"
-        )
-    if report.incomplete:
-        lines.append(f"  scan incomplete: {report.incomplete_reason or 'bound hit'}")
-    for dismissed in report.dismissed:
-        lines.append(
-            f"  dismissed {dismissed.finding.rule} by {dismissed.reviewer}: {dismissed.reason}"
-        )
-    return lines
+    return finding_lines(report)

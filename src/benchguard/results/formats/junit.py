@@ -48,19 +48,33 @@ def _testcase(suite: ET.Element, file: str, record: ReportedRecord) -> None:
             type="benchguard.flagged",
             message=f"flagged ({', '.join(report.categories)}): {'; '.join(reasons)}",
         )
+        # One line per distinct finding: two matches of one rule on the same surface
+        # of the same step read the same here and are listed once.
         failure.text = "\n".join(
-            f"{f.rule} [{f.severity}] {f.material}: {f.field} of "
-            + ("the final output" if f.trajectory_index is None else f"step {f.trajectory_index}")
-            + (f" ({f.tool})" if f.tool else "")
-            for f in report.findings
+            dict.fromkeys(
+                f"{f.rule} [{f.severity}] {f.material}: {f.field} of "
+                + (
+                    "the final output"
+                    if f.trajectory_index is None
+                    else f"step {f.trajectory_index}"
+                )
+                + (f" ({f.tool})" if f.tool else "")
+                for f in report.findings
+            )
         )
     elif report.status == "review":
         # Not a failure (the run is not gated); the weak findings are listed for a reader.
         review = ET.SubElement(case, "system-out")
         review.text = "review (weak findings only, not gated):\n" + "\n".join(
-            f"{f.rule} [{f.strength}] {f.material}: {f.field} of "
-            + ("the final output" if f.trajectory_index is None else f"step {f.trajectory_index}")
-            for f in report.findings
+            dict.fromkeys(
+                f"{f.rule} [{f.strength}] {f.material}: {f.field} of "
+                + (
+                    "the final output"
+                    if f.trajectory_index is None
+                    else f"step {f.trajectory_index}"
+                )
+                for f in report.findings
+            )
         )
     if report.dismissed:
         out = ET.SubElement(case, "system-out")
