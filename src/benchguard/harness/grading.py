@@ -51,6 +51,8 @@ BOX_PREFIX = "bg-grade-"
 # Bounds on the copy: past these the run's checks fail (fail closed), with the reason.
 MAX_BOX_ENTRIES = 20_000
 MAX_BOX_BYTES = 1 << 30
+# Directory levels copied into the box (see _copy_tree).
+MAX_BOX_DEPTH = 64
 # Names a Python tool loads as code on its own when they sit on its path or in its
 # rootdir; never loaded by the grader, listed on the record.
 HOOK_NAMES = ("conftest.py", "sitecustomize.py", "usercustomize.py")
@@ -240,33 +242,43 @@ def hook_files(workspace: Path) -> list[str]:
 
 def _copy_tree(source: Path, target: Path) -> tuple[list[str], list[str]]:
     """Copy ``source`` to ``target``: files, directories, links that stay inside; the
-    links out and the special files left behind (relative paths)."""
+    links out and the special files left behind (relative paths). A directory deeper
+    than :data:`MAX_BOX_DEPTH` is left out too and listed with the special files: an
+    agent can nest directories past any path length (os.walk recurses, and the kernel
+    refuses long paths), and no check reads that deep."""
     links_out: list[str] = []
     special: list[str] = []
     entries = 0
     total = 0
     target.mkdir(mode=0o755)
-    for folder, dirs, files in os.walk(source):
-        rel = os.path.relpath(folder, source)
+    stack: list[tuple[str, int]] = [(".", 0)]
+    while stack:
+        rel, depth = stack.pop()
+        folder = source if rel == "." else source / rel
         dest = target if rel == "." else target / rel
-        dirs.sort()
-        for name in [*sorted(dirs), *sorted(files)]:
+        with os.scandir(folder) as listing:
+            names = sorted(entry.name for entry in listing)
+        below: list[str] = []
+        for name in names:
             entries += 1
             if entries > MAX_BOX_ENTRIES:
                 raise BoxError(f"the workspace holds more than {MAX_BOX_ENTRIES} entries")
             src = os.path.join(folder, name)
             dst = dest / name
+            shown = os.path.normpath(os.path.join(rel, name))
             info = os.lstat(src)
             if stat.S_ISLNK(info.st_mode):
                 link = os.readlink(src)
                 if _link_stays_inside(Path(folder), link, source):
                     os.symlink(link, dst)
                 else:
-                    links_out.append(os.path.normpath(os.path.join(rel, name)))
-                if name in dirs:
-                    dirs.remove(name)
+                    links_out.append(shown)
             elif stat.S_ISDIR(info.st_mode):
+                if depth + 1 > MAX_BOX_DEPTH:
+                    special.append(shown)
+                    continue
                 dst.mkdir(mode=0o755)
+                below.append(shown)
             elif stat.S_ISREG(info.st_mode):
                 total += info.st_size
                 if total > MAX_BOX_BYTES:
@@ -274,7 +286,9 @@ def _copy_tree(source: Path, target: Path) -> tuple[list[str], list[str]]:
                 shutil.copyfile(src, dst, follow_symlinks=False)
                 os.chmod(dst, 0o755 if info.st_mode & 0o111 else 0o644)
             else:
-                special.append(os.path.normpath(os.path.join(rel, name)))
+                special.append(shown)
+        # Sorted order: the stack pops the first directory first.
+        stack.extend((sub, depth + 1) for sub in reversed(below))
     return links_out, special
 
 
