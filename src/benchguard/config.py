@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from benchguard.errors import ConfigError
+from benchguard.suggest import did_you_mean
 
 CONFIG_FILENAME = "benchguard.toml"
 PYPROJECT_FILENAME = "pyproject.toml"
@@ -145,9 +146,13 @@ def _read(path: Path, *, explicit: bool) -> ConfigFile | None:
 def _validate(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
+        named = ", ".join(
+            f"{key!r}"
+            + (f" ({hint.removeprefix('; ')})" if (hint := did_you_mean(key, KEYS)) else "")
+            for key in unknown
+        )
         raise ConfigError(
-            f"{path}: unknown key(s) {', '.join(map(repr, unknown))}; allowed keys: "
-            f"{', '.join(ALLOWED_KEYS)}"
+            f"{path}: unknown key(s) {named}; allowed keys: {', '.join(ALLOWED_KEYS)}"
         )
     base = path.parent
     values: dict[str, Any] = {}

@@ -7,7 +7,6 @@ Bad input exits 2 with a message naming the file or flag; it never shows a trace
 
 from __future__ import annotations
 
-import logging
 import os
 from pathlib import Path
 from typing import Annotated
@@ -19,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from benchguard.cli._engine import SchedulerOption, WorkersOption
 from benchguard.cli._output import bad_input, fail, labelled, plain_console, print_warning
 from benchguard.cli._profiles import ProfilesOption, one_profile_for_run
+from benchguard.cli._run_view import plain_logging, run_line
 from benchguard.errors import BenchguardError
 from benchguard.harness import integrity
 from benchguard.harness.audit import AUDIT_MODES, AuditSettings, AuditUnavailable, probe_strace
@@ -144,7 +144,7 @@ def run(
     """
     # Markup off: task names, paths and error texts print as themselves.
     console = plain_console(stderr=True)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    plain_logging()
     if sandbox not in ("none", "bwrap"):
         raise bad_input(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
     sandbox_mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
@@ -230,15 +230,10 @@ def _audit_settings(console: Console, mode: str, protect: list[Path]) -> AuditSe
 def _summary(console: Console, result: BatchResult) -> None:
     """One line per run, saying what its row says (outcome, integrity status, and why
     it did not complete), then what never ran and why the batch stopped."""
+    checks = {(r.folder, r.iteration): r.verification_report for r in result.records}
     for row in result.rows:
-        shown = "n/a" if row.outcome_score is None else f"{row.outcome_score:.2f}"
-        kinds = ",".join(row.catastrophic_kinds)
-        why = f"; {row.error}" if row.error else ""
-        console.print(
-            f"{row.task_folder}#{row.iteration}: {row.status}, outcome {shown}, "
-            f"integrity {row.integrity_status}{' (' + kinds + ')' if kinds else ''}{why}",
-            soft_wrap=True,
-        )
+        line = run_line(row, checks.get((row.task_folder, row.iteration), ()))
+        console.print(line, soft_wrap=True)
     manifest = result.manifest
     if manifest.not_run:
         console.print(

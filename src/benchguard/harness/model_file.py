@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from benchguard.suggest import did_you_mean
 from benchguard.yamlfile import YamlFileError, load_yaml_file
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -66,7 +67,10 @@ def _describe(
         where = ".".join(str(p) for p in shown_location(problem["loc"])) or "(top level)"
         message = problem["msg"].removeprefix("Value error, ")
         if problem["type"] == "extra_forbidden":
-            message = f"unknown field; allowed: {allowed_fields(problem['loc'])}"
+            allowed = allowed_fields(problem["loc"])
+            # A near miss (timout, verfication) names the field it probably meant.
+            hint = did_you_mean(str(problem["loc"][-1]), allowed.split(", "))
+            message = f"unknown field{hint}; allowed: {allowed}"
         elif problem["type"] == "literal_error":
             message = f"{message} (got {problem['input']!r})"
         parts.append(f"field {where}: {message}")
