@@ -41,7 +41,9 @@ class Dismissal(BaseModel):
     rule: str
     reviewer: str
     reason: str
-    date: dt.date
+    # As ``benchguard dismiss`` does: an entry written without a date is dated the day
+    # it is applied.
+    date: dt.date = Field(default_factory=dt.date.today)
 
     @field_validator("task", "rule", "reviewer", "reason")
     @classmethod
@@ -68,11 +70,12 @@ def load_dismissals(path: Path) -> tuple[Dismissal, ...]:
         try:
             dismissals.append(Dismissal.model_validate(entry))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "(entry)"
-            raise DismissalFileError(
-                path, f"dismissal {index} is invalid: {where}: {first['msg']}"
-            ) from None
+            # Every problem of the entry at once (all its missing fields, not the first).
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in error['loc']) or '(entry)'}: {error['msg']}"
+                for error in exc.errors(include_url=False)
+            )
+            raise DismissalFileError(path, f"dismissal {index} is invalid: {problems}") from None
     return tuple(dismissals)
 
 
