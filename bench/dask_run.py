@@ -7,10 +7,11 @@ Starts a real ``dask scheduler`` and ``dask worker`` processes (single-slot, no 
    included (the issue's bound: well under 45 s);
 2. **scaling**: the same batch of sleep-bound agents (each sleeps ``--sleep`` seconds)
    on 1 worker and on 2 workers; prints the ratio (goal: at least 1.8x);
-3. **per-job overhead**: the quick batch on 1 worker against a local ``-j 1`` batch
-   of the same runs; prints the cluster's extra seconds per job.
+3. **per-job overhead**: quick batches of ``--runs`` runs and of one run, on 1 worker
+   and locally with ``-j 1``; the difference between the two sizes is the cost per job,
+   the one-run batch on the cluster less the local one the fixed cost of a cluster batch.
 
-    .venv/bin/python bench/dask_run.py                 # about 2 minutes on 2 cores
+    .venv/bin/python bench/dask_run.py                 # about 4 minutes on 2 cores
     .venv/bin/python bench/dask_run.py --runs 8 --sleep 2
 """
 
@@ -52,7 +53,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=12, help="runs per batch (one task each)")
     parser.add_argument(
-        "--sleep", type=float, default=3.0, help="seconds a sleep-bound agent sleeps"
+        "--sleep", type=float, default=5.0, help="seconds a sleep-bound agent sleeps"
     )
     args = parser.parse_args()
     print(
@@ -62,27 +63,39 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="benchguard-dask-run-") as folder:
         root = Path(folder)
         quick = make_tree(root / "quick", tasks=args.runs, sleep_s=0)
+        single = make_tree(root / "single", tasks=1, sleep_s=0)
         sleepy = make_tree(root / "sleepy", tasks=args.runs, sleep_s=args.sleep)
         local_s = timed_run(quick, "-j", "1")
+        local_one_s = timed_run(single, "-j", "1")
         with running_cluster(root / "one", workers=1) as one:
-            one_quick_s = timed_run(quick, "--engine", "dask", "--scheduler", one.address)
-            one_sleepy_s = timed_run(sleepy, "--engine", "dask", "--scheduler", one.address)
+            on_one = ("--engine", "dask", "--scheduler", one.address)
+            one_quick_s = timed_run(quick, *on_one)
+            one_single_s = timed_run(single, *on_one)
+            one_sleepy_s = timed_run(sleepy, *on_one)
         with running_cluster(root / "two", workers=2) as two:
-            two_quick_s = timed_run(quick, "--engine", "dask", "--scheduler", two.address)
-            two_sleepy_s = timed_run(sleepy, "--engine", "dask", "--scheduler", two.address)
+            on_two = ("--engine", "dask", "--scheduler", two.address)
+            two_quick_s = timed_run(quick, *on_two)
+            two_sleepy_s = timed_run(sleepy, *on_two)
     print(
         f"quick batch, 2 single-slot workers, pre-flight included: {two_quick_s:.1f} s "
         "(bound: well under 45 s)"
     )
+    # The batch's fixed cost (connect, plugin, pre-flight on each worker, publish): a
+    # one-run batch on the cluster less the same run locally.
+    fixed_s = one_single_s - local_one_s
     print(
         f"sleep-bound batch ({args.sleep:g} s agents): 1 worker {one_sleepy_s:.1f} s, "
-        f"2 workers {two_sleepy_s:.1f} s: scaling {one_sleepy_s / two_sleepy_s:.2f}x (goal >= 1.8x)"
+        f"2 workers {two_sleepy_s:.1f} s: scaling {one_sleepy_s / two_sleepy_s:.2f}x "
+        f"(goal >= 1.8x); less the fixed {fixed_s:.1f} s of a cluster batch: "
+        f"{(one_sleepy_s - fixed_s) / (two_sleepy_s - fixed_s):.2f}x"
     )
-    per_job = (one_quick_s - local_s) / args.runs
+    local_per_job = (local_s - local_one_s) / (args.runs - 1)
+    cluster_per_job = (one_quick_s - one_single_s) / (args.runs - 1)
     print(
-        f"quick batch, local -j 1 {local_s:.1f} s vs 1 cluster worker {one_quick_s:.1f} s: "
-        f"{one_quick_s / local_s:.2f}x, {per_job:+.2f} s per job (connect and worker "
-        "pre-flight included)"
+        f"per job, quick agents: local -j 1 {local_per_job:.2f} s, 1 cluster worker "
+        f"{cluster_per_job:.2f} s: {cluster_per_job / local_per_job:.2f}x, "
+        f"{cluster_per_job - local_per_job:+.2f} s per job; a cluster batch's fixed cost "
+        f"{fixed_s:.1f} s (connect, worker pre-flight)"
     )
     return 0
 

@@ -46,7 +46,7 @@ from benchguard.engines.dask_engine import (
 log = logging.getLogger(__name__)
 
 # How often the executor looks at finished jobs, the stop flag and joining workers.
-POLL_S = 0.2
+POLL_S = 0.05
 # How often the list of workers fit for work is refreshed (workers join and leave).
 REFRESH_S = 2.0
 # How long jobs may wait with no worker fit for work before they are reported lost.
