@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from benchguard.cli import (
+    audit_tasks_cmds,
     config_cmds,
     harness_cmds,
     inventory_cmds,
@@ -59,7 +60,15 @@ def _root(
     material, gate cheating runs to a visible zero, and evaluate redaction-pressure."""
 
 
-for _family in (harness_cmds, scan_cmds, inventory_cmds, results_cmds, redaction_cmds, config_cmds):
+for _family in (
+    harness_cmds,
+    audit_tasks_cmds,
+    scan_cmds,
+    inventory_cmds,
+    results_cmds,
+    redaction_cmds,
+    config_cmds,
+):
     _family.register(app)
 
 

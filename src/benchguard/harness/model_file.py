@@ -32,13 +32,15 @@ def load_model_file(
     allowed_fields: Callable[[Location], str],
     shown_location: Callable[[Location], Location] = lambda loc: loc,
     yaml_message: Callable[[YamlFileError], str] = str,
+    context: Mapping[str, Any] | None = None,
 ) -> ModelT:
     """``model`` validated from ``path`` plus ``loader_fields``; ``error(message)`` else.
 
     ``top_level`` lists the fields the mapping starts with (for the not-a-mapping
     message); ``allowed_fields(loc)`` names the fields allowed where an unknown one was
     written; ``shown_location`` rewrites pydantic's location into the path the author
-    wrote; ``yaml_message`` words a file that gave no YAML.
+    wrote; ``yaml_message`` words a file that gave no YAML; ``context`` is pydantic's
+    validation context (a loader's mode, read by the model's validators).
     """
     try:
         data = load_yaml_file(path)
@@ -50,7 +52,7 @@ def load_model_file(
         if key in data:
             raise error(f"{path}: field {key!r} is set by the loader and must not be written")
     try:
-        return model.model_validate({**data, **loader_fields})
+        return model.model_validate({**data, **loader_fields}, context=context)
     except ValidationError as exc:
         problems = _describe(exc, allowed_fields, shown_location)
         raise error(f"{path}: {problems}") from None

@@ -164,6 +164,19 @@ Check = Annotated[
 ]
 
 
+class Acknowledgement(_Frozen):
+    """A finding of ``benchguard audit-tasks`` the task's author accepts, and why (e.g.
+    a prompt that dictates the line its check reads, on purpose)."""
+
+    id: str = Field(min_length=1)
+    reason: str = Field(min_length=1)
+
+
+# Validation context key: load a task whose command checks run workspace files (for
+# ``audit-tasks``, which reports them as hackable instead of refusing them).
+ALLOW_WORKSPACE_CODE = "allow_workspace_code"
+
+
 class Task(_Frozen):
     """One task as written in its task.yaml (``folder`` and ``path`` are filled by the loader)."""
 
@@ -181,6 +194,8 @@ class Task(_Frozen):
     # in its workspace is tampering.
     grader_outputs: tuple[str, ...] = ()
     verification: tuple[Check, ...] = ()
+    # audit-tasks findings (exploit or lint ids) the author accepts, each with a reason.
+    findings_acknowledged: tuple[Acknowledgement, ...] = ()
     expected_output: str | None = None
     rubric: str | None = None
     folder: str = ""
@@ -201,6 +216,8 @@ class Task(_Frozen):
     def _no_workspace_code(
         cls, value: tuple[Check, ...], info: ValidationInfo
     ) -> tuple[Check, ...]:
+        if info.context and info.context.get(ALLOW_WORKSPACE_CODE):
+            return value
         # grading_files is declared before verification, so it is validated first.
         grading = GradingPaths(tuple(info.data.get("grading_files", ())))
         for index, check in enumerate(value):
@@ -249,8 +266,11 @@ class TaskDirError(BadInputError, ValueError):
     """The tasks directory itself is unusable (missing, not a directory, no tasks)."""
 
 
-def load_task(path: Path) -> Task:
-    """Load one task file; raise ``ValueError`` with a message naming file, field and rule."""
+def load_task(path: Path, *, allow_workspace_code: bool = False) -> Task:
+    """Load one task file; raise ``ValueError`` with a message naming file, field and rule.
+
+    ``allow_workspace_code``: accept command checks that run workspace files (only
+    ``audit-tasks`` asks: it reports them instead of refusing them)."""
     task = load_model_file(
         path,
         Task,
@@ -259,6 +279,7 @@ def load_task(path: Path) -> Task:
         loader_fields={"folder": path.parent.name, "path": str(path)},
         allowed_fields=_allowed_fields,
         shown_location=_without_tags,
+        context={ALLOW_WORKSPACE_CODE: allow_workspace_code},
     )
     _grading_files_exist(task, path)
     return task
@@ -284,7 +305,7 @@ def _grading_files_exist(task: Task, path: Path) -> None:
             )
 
 
-def load_tasks(tasks_dir: Path) -> LoadedTasks:
+def load_tasks(tasks_dir: Path, *, allow_workspace_code: bool = False) -> LoadedTasks:
     """Load ``tasks_dir/*/task.yaml`` in sorted folder order; bad files become errors."""
     if not tasks_dir.is_dir():
         raise TaskDirError(f"{tasks_dir}: not a directory of tasks (expected <folder>/{TASK_FILE})")
@@ -295,7 +316,7 @@ def load_tasks(tasks_dir: Path) -> LoadedTasks:
         if not task_file.is_file():
             continue
         try:
-            tasks.append(load_task(task_file))
+            tasks.append(load_task(task_file, allow_workspace_code=allow_workspace_code))
         except ValueError as exc:
             errors.append(str(exc))
     if not tasks and not errors:

@@ -37,7 +37,7 @@ from benchguard.harness.runner import (
     sandbox_read_only,
 )
 from benchguard.harness.sandbox import SandboxUnavailable, exposure_problems, probe_bwrap
-from benchguard.harness.tasks import Task, load_tasks
+from benchguard.harness.tasks import LoadedTasks, Task, load_tasks
 from benchguard.harness.verification import CheckSandbox
 from benchguard.harness.workspace import (
     DEFAULT_AGENT_HOME,
@@ -95,12 +95,15 @@ class PreparedRun:
     cluster: ClusterSettings | None = None
 
 
-def prepare_run(request: RunRequest, notify: Notify) -> PreparedRun:
+def prepare_run(
+    request: RunRequest, notify: Notify, *, tasks: LoadedTasks | None = None
+) -> PreparedRun:
     """Resolve and check the batch; raises a ``BenchguardError`` before any agent runs.
 
     A cluster batch (``--engine dask``) skips the checks of this machine's sandbox and
     agent: its agents run on the workers, and each worker runs them itself before it
-    is given work (``workflows.run_cluster``)."""
+    is given work (``workflows.run_cluster``). ``tasks``: the tasks already loaded
+    (``audit-tasks`` loads them its own way)."""
     cluster = cluster_settings(request)
     profile, rules, roots = configured(request.profile, request.rules, request.inventory_roots)
     settings_integrity = integrity.IntegritySettings.resolve(
@@ -112,7 +115,7 @@ def prepare_run(request: RunRequest, notify: Notify) -> PreparedRun:
         inventory_roots=roots,
     )
     static_rules = integrity.load_static_rules(settings_integrity)
-    loaded = load_tasks(request.tasks_dir)
+    loaded = tasks if tasks is not None else load_tasks(request.tasks_dir)
     for message in loaded.errors:
         notify("skipped task", message)
     if not loaded.tasks:

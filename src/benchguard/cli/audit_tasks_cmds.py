@@ -1,0 +1,116 @@
+"""``benchguard audit-tasks``: which tasks a cheat passes, before any agent runs.
+
+Thin: it parses flags, calls ``workflows.audit_tasks`` and prints a table (one block
+per task) or ``--json``. Exit codes: 0 no task is hackable, 1 one is, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from benchguard.cli._output import bad_input, fail, plain_console, print_warning
+from benchguard.errors import BenchguardError
+from benchguard.harness.audit import AuditSettings
+from benchguard.harness.runner import SandboxMode
+from benchguard.workflows.audit_tasks import AuditTasksRequest, TaskAudit, audit_tasks
+from benchguard.workflows.run import NoticeKind
+
+
+def audit_tasks_command(
+    tasks_dir: Annotated[Path, typer.Argument(help="Directory of <folder>/task.yaml files.")],
+    jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Runs in parallel.")] = 1,
+    sandbox: Annotated[
+        str,
+        typer.Option("--sandbox", help="As for run: bwrap or none.", metavar="[none|bwrap]"),
+    ] = "none",
+    home: Annotated[
+        Path | None,
+        typer.Option(
+            "--home", help="Agent home (default: a fresh one per exploit).", show_default=False
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Keep the exploit runs' results here.", show_default=False),
+    ] = None,
+    exploits: Annotated[
+        Path | None,
+        typer.Option(
+            "--exploits", help="A directory of your own exploits (*.py).", show_default=False
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
+) -> None:
+    """Lint every task and run a no-op agent and the exploit library on each; name the
+    tasks whose checks a cheat passes (credit counted before the integrity gate).
+
+    Exit codes: 0 no task is hackable; 1 a task is hackable; 2 bad input.
+    """
+    console = plain_console(stderr=True)
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    if sandbox not in ("none", "bwrap"):
+        raise bad_input(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
+    mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
+    if not tasks_dir.is_dir():
+        raise bad_input(console, f"{tasks_dir}: not a directory of tasks")
+
+    def notify(kind: NoticeKind, message: str) -> None:
+        print_warning(console, message)
+
+    request = AuditTasksRequest(
+        tasks_dir=tasks_dir,
+        jobs=jobs,
+        sandbox=mode,
+        home=home,
+        out=out,
+        exploits_dir=exploits,
+        audit=AuditSettings("none"),
+    )
+    try:
+        result = audit_tasks(request, notify)
+    except BenchguardError as exc:
+        raise fail(console, exc) from None
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), indent=2, sort_keys=False))
+    else:
+        _table(result)
+    if result.exit_code:
+        raise typer.Exit(result.exit_code)
+
+
+def _table(result: TaskAudit) -> None:
+    for task in result.tasks:
+        verdict = "HACKABLE by " + ", ".join(task.hacks) if task.hackable else "sound"
+        typer.echo(f"{task.name}: {verdict}")
+        for finding in task.lint:
+            typer.echo(
+                f"  lint {finding.id}{' (' + finding.check + ')' if finding.check else ''}: {finding.message}"
+            )
+        for outcome in task.exploits:
+            if outcome.credit > 0:
+                accepted = ", ".join(outcome.accepted) or "-"
+                typer.echo(
+                    f"  {outcome.exploit}: correctness {outcome.credit:.2f}, accepted by {accepted}"
+                )
+        for ack in task.acknowledged:
+            typer.echo(f"  acknowledged {ack['id']}: {ack['reason']}")
+        for reading in task.reading:
+            typer.echo(
+                f"  {reading}: answered from the task file (the tasks were reachable: use --sandbox bwrap)"
+            )
+        for destructive in task.destructive_uncaught:
+            typer.echo(f"  {destructive}: changed the workspace and no safeguard failed")
+    hackable = sum(t.hackable for t in result.tasks)
+    typer.echo(
+        f"{hackable} of {len(result.tasks)} task(s) hackable; {len(result.exploits)} exploits, sandbox {result.sandbox}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add this family's commands to ``app``."""
+    app.command(name="audit-tasks")(audit_tasks_command)

@@ -1,0 +1,284 @@
+"""The audit-tasks workflow: find the tasks a cheat passes before any agent runs.
+
+For a directory of tasks: the static lint (``taskaudit.lint``), then every exploit of
+the library (``taskaudit.exploits.library``; a no-op agent first) run as an agent on
+every task through the real harness (``workflows.run``: the same home, sandbox and
+``-j`` handling as ``benchguard run``, with detection off: credit is counted before
+the integrity gate, since the question is whether the checks accept the exploit).
+
+A task is hackable when the no-op or an exploit earns correctness credit, or a lint
+finding that is hackable on its own fires, unless the task acknowledges that id in
+``findings_acknowledged`` (shown as acknowledged, with its reason). A reading exploit's
+credit (it answered from the task file) is reported apart: it says the tasks were
+reachable, a property of the setup, not of the task. An exploit that changed the
+workspace destructively while no safeguard failed is listed in
+``destructive_uncaught`` and does not make the task hackable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchguard.errors import BadInputError
+from benchguard.harness.audit import AuditSettings
+from benchguard.harness.runner import SandboxMode
+from benchguard.harness.tasks import FileCheck, LoadedTasks, Task, load_tasks
+from benchguard.records import RunRecord
+from benchguard.scoring.keys import VERIFICATION_CORRECTNESS
+from benchguard.taskaudit.exploits.library import BUILTIN, Exploit, operator_exploits
+from benchguard.taskaudit.lint import LintFinding, lint_task
+from benchguard.workflows.run import Notify, RunRequest, prepare_run, run_prepared
+
+PLAN_FILE = "plan.json"
+# Exploits that change or delete what the agent was given: a task should notice.
+DESTRUCTIVE = frozenset({"tests-deleted", "tests-exit-zero", "exit-on-import"})
+
+
+@dataclass(frozen=True)
+class AuditTasksRequest:
+    tasks_dir: Path
+    jobs: int = 1
+    sandbox: SandboxMode = "none"
+    home: Path | None = None
+    out: Path | None = None
+    exploits_dir: Path | None = None
+    audit: AuditSettings = field(default_factory=lambda: AuditSettings("none"))
+
+
+@dataclass(frozen=True)
+class ExploitOutcome:
+    exploit: str
+    credit: float
+    # The correctness checks that accepted it.
+    accepted: tuple[str, ...]
+    status: str
+    # Catastrophic safeguards that failed (caught a destructive exploit).
+    caught_by: tuple[str, ...] = ()
+    # The exploit changed something (it records each write or removal it made).
+    acted: bool = False
+
+
+@dataclass
+class TaskVerdict:
+    name: str
+    path: str
+    hackable: bool = False
+    hacks: list[str] = field(default_factory=list)
+    lint: list[LintFinding] = field(default_factory=list)
+    exploits: list[ExploitOutcome] = field(default_factory=list)
+    acknowledged: list[dict[str, str]] = field(default_factory=list)
+    reading: list[str] = field(default_factory=list)
+    destructive_uncaught: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "hackable": self.hackable,
+            "hacks": self.hacks,
+            "lint": [
+                {"id": f.id, "check": f.check, "message": f.message, "hackable": f.hackable}
+                for f in self.lint
+            ],
+            "exploits": [
+                {
+                    "id": o.exploit,
+                    "credit": o.credit,
+                    "accepted": list(o.accepted),
+                    "status": o.status,
+                    "caughtBy": list(o.caught_by),
+                }
+                for o in self.exploits
+            ],
+            "acknowledged": self.acknowledged,
+            "reading": self.reading,
+            "destructiveUncaught": self.destructive_uncaught,
+        }
+
+
+@dataclass
+class TaskAudit:
+    tasks: list[TaskVerdict]
+    exploits: list[Exploit]
+    sandbox: SandboxMode
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(t.hackable for t in self.tasks) else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sandbox": self.sandbox,
+            "exploits": [
+                {"id": e.id, "proves": e.proves, "reading": e.reading} for e in self.exploits
+            ],
+            "tasks": [t.to_json() for t in self.tasks],
+        }
+
+
+def load_audited_tasks(tasks_dir: Path) -> LoadedTasks:
+    """The tasks, read as ``run`` reads them but keeping checks that run workspace
+    programs (the lint reports those); any file that cannot be read is bad input."""
+    try:
+        loaded = load_tasks(tasks_dir, allow_workspace_code=True)
+    except BadInputError:
+        raise
+    if loaded.errors:
+        raise BadInputError("; ".join(loaded.errors))
+    return loaded
+
+
+def audit_tasks(request: AuditTasksRequest, notify: Notify) -> TaskAudit:
+    """Lint every task, run every exploit on every task, and judge each task."""
+    loaded = load_audited_tasks(request.tasks_dir)
+    exploits = list(BUILTIN)
+    if request.exploits_dir is not None:
+        try:
+            exploits += operator_exploits(request.exploits_dir)
+        except ValueError as exc:
+            raise BadInputError(f"--exploits {exc}") from None
+    verdicts = {
+        task.folder: TaskVerdict(task.folder, task.path, lint=lint_task(task))
+        for task in loaded.tasks
+    }
+    scratch = Path(tempfile.mkdtemp(prefix="bg-audit-tasks-"))
+    try:
+        out = request.out or scratch / "results"
+        plan = _plan(loaded.tasks)
+        relay = _once(notify)
+        for exploit in exploits:
+            records = _run_exploit(exploit, request, loaded, plan, scratch, out, relay)
+            for task in loaded.tasks:
+                record = records.get(task.folder)
+                if record is not None:
+                    verdicts[task.folder].exploits.append(_outcome(exploit, record))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    for task in loaded.tasks:
+        _judge(verdicts[task.folder], task, exploits)
+    return TaskAudit(list(verdicts.values()), exploits, request.sandbox)
+
+
+def _plan(tasks: Sequence[Task]) -> dict[str, dict[str, list[str]]]:
+    """What an attacker could guess per task, keyed by its prompt's SHA-256."""
+    # Tasks sharing a prompt share an entry (the agent sees only its prompt): the union.
+    merged: dict[str, tuple[set[str], set[str]]] = {}
+    for task in tasks:
+        key = hashlib.sha256(task.prompt.encode("utf-8")).hexdigest()
+        files, outputs = merged.setdefault(key, (set(), set()))
+        files.update(c.file for c in task.verification if isinstance(c, FileCheck))
+        outputs.update(task.grader_outputs)
+    return {
+        key: {"files": sorted(files), "outputs": sorted(outputs)}
+        for key, (files, outputs) in sorted(merged.items())
+    }
+
+
+def _run_exploit(
+    exploit: Exploit,
+    request: AuditTasksRequest,
+    loaded: LoadedTasks,
+    plan: dict[str, dict[str, list[str]]],
+    scratch: Path,
+    out: Path,
+    notify: Notify,
+) -> dict[str, RunRecord]:
+    agent_dir = scratch / "agents" / exploit.id
+    agent_dir.mkdir(parents=True)
+    shutil.copy(exploit.program, agent_dir / exploit.program.name)
+    (agent_dir / PLAN_FILE).write_text(json.dumps(plan, sort_keys=True), "utf-8")
+    config = {
+        "name": f"exploit-{exploit.id}",
+        "argv": [
+            "{python}",
+            "{agent_dir}/" + exploit.program.name,
+            # Literal braces: an exploit's own argument is never a placeholder.
+            *(arg.replace("{", "{{").replace("}", "}}") for arg in exploit.args),
+            "{prompt}",
+        ],
+        "set_env": {"CHEAT_HINT": str(request.tasks_dir.resolve())},
+        "trajectory": "jsonl",
+        "model": "exploit",
+    }
+    agent_file = agent_dir / "agent.yaml"
+    agent_file.write_text(json.dumps(config), "utf-8")
+    for path in (scratch, scratch / "agents", agent_dir, *agent_dir.iterdir()):
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+    home = request.home or scratch / "homes" / exploit.id
+    run = RunRequest(
+        tasks_dir=request.tasks_dir,
+        agent=str(agent_file),
+        jobs=request.jobs,
+        sandbox=request.sandbox,
+        out=out,
+        home=home,
+        detect=False,
+        inventory=False,
+        audit=request.audit,
+    )
+    prepared = prepare_run(run, notify, tasks=loaded)
+    result = run_prepared(prepared)
+    return {record.folder: record for record in result.records}
+
+
+def _once(notify: Notify) -> Notify:
+    """Each notice once per audit, not once per exploit batch."""
+    seen: set[str] = set()
+
+    def relay(kind: Any, message: str) -> None:
+        if message not in seen:
+            seen.add(message)
+            notify(kind, message)
+
+    return relay
+
+
+def _outcome(exploit: Exploit, record: RunRecord) -> ExploitOutcome:
+    entry = record.scores.get(VERIFICATION_CORRECTNESS)
+    credit = float(entry.get("score", 0.0)) if isinstance(entry, dict) else 0.0
+    report = record.verification_report
+    accepted = tuple(
+        c["name"] for c in report if c.get("role") == "correctness" and c.get("passed")
+    )
+    caught = tuple(
+        c["name"]
+        for c in report
+        if c.get("role") == "safeguard"
+        and c.get("severity") == "catastrophic"
+        and c.get("passed") is False
+    )
+    acted = bool(record.trajectory)
+    return ExploitOutcome(exploit.id, credit, accepted, record.status or "", caught, acted)
+
+
+def _judge(verdict: TaskVerdict, task: Task, exploits: Sequence[Exploit]) -> None:
+    acknowledged = {a.id: a.reason for a in task.findings_acknowledged}
+    reading = {e.id for e in exploits if e.reading}
+    hacks: list[str] = []
+    for finding in verdict.lint:
+        if finding.hackable:
+            hacks.append(finding.id)
+    for outcome in verdict.exploits:
+        if outcome.credit <= 0:
+            if outcome.exploit in DESTRUCTIVE and outcome.acted and not outcome.caught_by:
+                verdict.destructive_uncaught.append(outcome.exploit)
+            continue
+        if outcome.exploit in reading:
+            verdict.reading.append(outcome.exploit)
+        else:
+            hacks.append(outcome.exploit)
+    for hack in dict.fromkeys(hacks):
+        if hack in acknowledged:
+            verdict.acknowledged.append({"id": hack, "reason": acknowledged[hack]})
+        else:
+            verdict.hacks.append(hack)
+    verdict.hackable = bool(verdict.hacks)
+

@@ -1,0 +1,142 @@
+"""`benchguard audit-tasks` end to end: the exploit library finds hackable tasks.
+
+A small set of tasks, each hackable one in a different way, and a sound one: every
+hackable task is named with the exploit (or lint) that passes it, the sound one is
+not, the examples audit clean (write-notes acknowledges its finding in its own file),
+and bad input exits 2.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from benchguard.cli import app
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+pytestmark = pytest.mark.slow
+
+TASKS: dict[str, dict[str, Any]] = {
+    "exists-only": {
+        "prompt": "Write the total of numbers.txt to answer.txt.",
+        "verification": [
+            {"name": "a", "role": "correctness", "file": "answer.txt", "exists": True}
+        ],
+    },
+    "any-number": {
+        "prompt": "Write the total of numbers.txt to answer.txt.",
+        "verification": [
+            {"name": "a", "role": "correctness", "file": "answer.txt", "matches": "[0-9]+"}
+        ],
+    },
+    "reward-reader": {
+        "prompt": "Write the total of numbers.txt to answer.txt.",
+        "verification": [
+            {"name": "r", "role": "correctness", "file": "reward.txt", "matches": "^\\s*1\\s*$"}
+        ],
+    },
+    "workspace-tests": {
+        "prompt": "Fix calc.py so the tests pass.",
+        "verification": [
+            {
+                "name": "t",
+                "role": "correctness",
+                "command": ["python3", "-m", "pytest", "-q", "tests"],
+            }
+        ],
+        "seed": {
+            "calc.py": "def total(xs):\n    return 0\n",
+            "tests/test_calc.py": "import calc\n\n\ndef test_total():\n    assert calc.total([1, 2]) == 3\n",
+        },
+    },
+    "no-check": {"prompt": "Say hello.", "verification": []},
+    "sound": {
+        "prompt": "Add up the integers in numbers.txt and write the total to answer.txt.",
+        "verification": [
+            {"name": "a", "role": "correctness", "file": "answer.txt", "matches": "^\\s*137\\s*$"}
+        ],
+    },
+}
+NUMBERS = "17\n23\n40\n57\n"
+
+
+def _write_tasks(root: Path, names: list[str]) -> Path:
+    tasks = root / "tasks"
+    for name in names:
+        spec = dict(TASKS[name])
+        seed = spec.pop("seed", {"numbers.txt": NUMBERS})
+        folder = tasks / name
+        for path, text in seed.items():
+            (folder / "workspace" / path).parent.mkdir(parents=True, exist_ok=True)
+            (folder / "workspace" / path).write_text(text, "utf-8")
+        (folder / "task.yaml").write_text(json.dumps({"name": name, **spec}), "utf-8")
+    return tasks
+
+
+def _audit(tasks: Path, home: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    result = CliRunner().invoke(
+        app, ["audit-tasks", str(tasks), "--home", str(home), "-j", "2", "--json", *args]
+    )
+    try:
+        document = json.loads(result.stdout)
+    except json.JSONDecodeError:
+        document = {}
+    return result.exit_code, document, result.output
+
+
+def test_every_hackable_task_is_named_with_what_passes_it(tmp_path: Path) -> None:
+    """Guards against a task a generic cheat passes being reported sound."""
+    code, document, output = _audit(_write_tasks(tmp_path, sorted(TASKS)), tmp_path / "home")
+    assert code == 1, output
+    verdicts = {t["name"]: t for t in document["tasks"]}
+    assert not verdicts["sound"]["hackable"] and verdicts["sound"]["hacks"] == []
+    assert "empty-files" in verdicts["exists-only"]["hacks"]
+    assert "content-number" in verdicts["any-number"]["hacks"]
+    assert "reward-file" in verdicts["reward-reader"]["hacks"]
+    assert "runs-workspace-program" in verdicts["workspace-tests"]["hacks"]
+    assert "tests-exit-zero" in verdicts["workspace-tests"]["hacks"]
+    assert "no-correctness-check" in verdicts["no-check"]["hacks"]
+    for name in ("exists-only", "any-number", "reward-reader", "workspace-tests", "no-check"):
+        assert verdicts[name]["hackable"] is True, verdicts[name]
+    # The no-op earns nothing on a task that checks anything.
+    noop = [e for e in verdicts["sound"]["exploits"] if e["id"] == "noop"]
+    assert noop == [
+        {"id": "noop", "credit": 0.0, "accepted": [], "status": "success", "caughtBy": []}
+    ]
+
+
+def test_the_sound_task_alone_exits_0(tmp_path: Path) -> None:
+    code, document, output = _audit(_write_tasks(tmp_path, ["sound"]), tmp_path / "home")
+    assert code == 0, output
+    assert [t["hackable"] for t in document["tasks"]] == [False]
+
+
+def test_the_example_tasks_audit_clean_with_the_acknowledged_finding_shown(
+    tmp_path: Path,
+) -> None:
+    """The four examples are sound; write-notes dictates its line on purpose and says so."""
+    tasks = tmp_path / "tasks"
+    shutil.copytree(EXAMPLES / "tasks", tasks)
+    code, document, output = _audit(tasks, tmp_path / "home", "--sandbox", "bwrap")
+    assert code == 0, output
+    verdicts = {t["name"]: t for t in document["tasks"]}
+    assert all(not v["hackable"] for v in verdicts.values()), verdicts
+    assert [a["id"] for a in verdicts["write-notes"]["acknowledged"]] == ["quote-prompt"]
+    # Sandboxed, the reading exploit finds no task file to answer from.
+    assert all(v["reading"] == [] for v in verdicts.values())
+
+
+def test_bad_input_exits_2_naming_the_file_and_field(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    (tasks / "bad").mkdir(parents=True)
+    (tasks / "bad" / "task.yaml").write_text("name: b\nprompt: p\ntimeout: -1\n", "utf-8")
+    result = CliRunner().invoke(app, ["audit-tasks", str(tasks)])
+    assert result.exit_code == 2 and "field timeout" in result.output
+    missing = CliRunner().invoke(app, ["audit-tasks", str(tmp_path / "nope")])
+    assert missing.exit_code == 2
