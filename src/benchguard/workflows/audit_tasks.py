@@ -281,4 +281,3 @@ def _judge(verdict: TaskVerdict, task: Task, exploits: Sequence[Exploit]) -> Non
         else:
             verdict.hacks.append(hack)
     verdict.hackable = bool(verdict.hacks)
-
