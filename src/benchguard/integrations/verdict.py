@@ -11,6 +11,7 @@ step and tool, the ruleset digest and the detector version.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -18,12 +19,21 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchguard.detection.detector import DETECTOR_VERSION, scan_record
 from benchguard.detection.models import CheatingReport, Rule
-from benchguard.detection.rules import load_ruleset, ruleset_digest
+from benchguard.detection.profile_choice import (
+    AUTO,
+    GENERIC_PROFILE,
+    has_generic,
+    recognise,
+    union_rules,
+)
+from benchguard.detection.rules import load_profile, load_ruleset, ruleset_digest
 from benchguard.records import bounded_record_dict
 
 VerdictStatus = Literal["flagged", "review", "clean", "no_data", "not_checked"]
 # Findings named in an explanation before "and N more".
 EXPLAINED_FINDINGS = 5
+# How much of a run ``auto`` reads to recognise its benchmark (as scan reads a head).
+AUTO_HEAD_CHARS = 64 * 1024
 
 
 class VerdictFinding(BaseModel):
@@ -105,8 +115,46 @@ class IntegrityVerdict(BaseModel):
 @functools.lru_cache(maxsize=16)
 def profile_rules(profile: str) -> tuple[Rule, ...]:
     """The rules of a built-in profile name or profile YAML path (loaded once; a bad
-    name raises benchguard's error listing the built-in profiles)."""
+    name raises benchguard's error listing the built-in profiles). ``auto`` is
+    resolved per run (:func:`run_rules`); here it loads the generic rules only, so a
+    caller can check the name early."""
+    if profile == AUTO:
+        return load_profile(GENERIC_PROFILE) if has_generic() else ()
     return load_ruleset(profile)
+
+
+@functools.lru_cache(maxsize=64)
+def _union(names: tuple[str, ...]) -> tuple[Rule, ...]:
+    return union_rules((name, load_profile(name)) for name in names)
+
+
+def run_rules(
+    record: Mapping[str, Any], profile: str, format_name: str | None
+) -> tuple[str, tuple[Rule, ...]]:
+    """The profile name a verdict reports and its rules. ``auto`` recognises the
+    benchmark from the run itself (its format, and the head of its steps and output, as
+    ``scan --profile auto`` reads a log's head), adds the generic profile, and reports
+    the names chosen (``inspect+generic``)."""
+    if profile != AUTO:
+        return profile, profile_rules(profile)
+    names = [name for name, _ in recognise(_head(record), format_name)]
+    if has_generic():
+        names.append(GENERIC_PROFILE)
+    chosen = tuple(dict.fromkeys(names))
+    return "+".join(chosen), _union(chosen)
+
+
+def _head(record: Mapping[str, Any]) -> str:
+    parts: list[str] = []
+    size = 0
+    for step in record.get("trajectory") or []:
+        if size >= AUTO_HEAD_CHARS:
+            break
+        text = json.dumps(step, default=str, ensure_ascii=False)[:AUTO_HEAD_CHARS]
+        parts.append(text)
+        size += len(text)
+    parts.append(str(record.get("output") or "")[:AUTO_HEAD_CHARS])
+    return "\n".join(parts)[: 2 * AUTO_HEAD_CHARS]
 
 
 def verdict_of(report: CheatingReport, profile: str) -> IntegrityVerdict:
@@ -141,12 +189,15 @@ def scan_run(
     profile: str,
     *,
     extra_rules: Sequence[Rule] = (),
+    format_name: str | None = None,
 ) -> IntegrityVerdict:
     """The verdict on one run given as our record; ``extra_rules`` (an environment's
-    own protected paths) are scanned after the profile's."""
-    rules = profile_rules(profile) + tuple(extra_rules)
-    report = scan_record(bounded_record_dict(dict(record)), rules)
-    return verdict_of(report, profile)
+    own protected paths) are scanned after the profile's. ``format_name`` (the log
+    format the run came as) helps ``auto`` recognise the benchmark."""
+    bounded = bounded_record_dict(dict(record))
+    name, rules = run_rules(bounded, profile, format_name)
+    report = scan_record(bounded, rules + tuple(extra_rules))
+    return verdict_of(report, name)
 
 
 def not_checked(profile: str, why: str) -> IntegrityVerdict:

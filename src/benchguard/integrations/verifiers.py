@@ -78,7 +78,7 @@ def integrity_reward(
     async def integrity(trace: TraceLike) -> float:
         try:
             record = trace_record(trace)
-            verdict = scan_run(record, profile, extra_rules=extra)
+            verdict = scan_run(record, profile, extra_rules=extra, format_name="verifiers")
         except Exception as exc:  # unreadable: never credited
             verdict = not_checked(profile, f"{type(exc).__name__}: {exc}")
         _note(trace, verdict)

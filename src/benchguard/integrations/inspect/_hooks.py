@@ -56,7 +56,7 @@ class IntegrityHooks(Hooks):
         try:
             task, model = self._tasks.get(data.eval_id, ("inspect", None))
             record = eval_sample_record(data.sample, task=task, model=model)
-            verdict = scan_run(record, profile)
+            verdict = scan_run(record, profile, format_name="inspect")
         except Exception as exc:
             verdict = not_checked(profile, f"{type(exc).__name__}: {exc}")
             logger.warning(

@@ -55,7 +55,7 @@ def integrity(profile: str = DEFAULT_PROFILE) -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         try:
-            verdict = scan_run(state_record(state), profile)
+            verdict = scan_run(state_record(state), profile, format_name="inspect")
         except Exception as exc:  # a sample the scan cannot read is unscored, never clean
             verdict = not_checked(profile, f"{type(exc).__name__}: {exc}")
         return verdict_score(verdict)

@@ -111,7 +111,7 @@ def integrity_scanner(profile: str = DEFAULT_PROFILE) -> Scanner[Transcript]:
     async def scan(transcript: Transcript) -> Result:
         try:
             record, where = transcript_record(list(transcript.messages))
-            verdict = scan_run(record, profile)
+            verdict = scan_run(record, profile, format_name="inspect")
         except Exception as exc:  # unreadable: never clean
             verdict = not_checked(profile, f"{type(exc).__name__}: {exc}")
             where = _Where()
