@@ -55,6 +55,10 @@ def per_task_server() -> Any:
 
 @pytest.mark.slow
 def test_a_rollout_reading_the_answers_is_zeroed_in_a_real_run(tmp_path: Path) -> None:
+    # verifiers (the dev set's, through the redaction-pressure environment) is needed.
+    assert VF_EVAL.is_file(), (
+        f"{VF_EVAL} missing: install verifiers (environments/redaction_pressure)"
+    )
     with per_task_server() as server:
         env = {
             **os.environ,
