@@ -38,6 +38,7 @@ from benchguard.detection import (
 from benchguard.detection.detector import read_entry
 from benchguard.detection.models import status_for
 from benchguard.detection.provenance import apply_provenance
+from benchguard.detection.seeking import prompt_text_searches
 from benchguard.detection.shell import ShellReader, ShellState
 from benchguard.detection.surfaces import (
     as_text,
@@ -113,7 +114,9 @@ def naive_scan_record(
             scan(rule, output, budget)
     # The same provenance pass over the same surfaces: this loop checks the prefilter.
     surfaces = [surface for pair in pairs for surface in pair] + [output]
-    findings = apply_provenance(findings, entries, surfaces, as_text(record.get("input")))
+    prompt = as_text(record.get("input"))
+    findings = apply_provenance(findings, entries, surfaces, prompt)
+    findings += prompt_text_searches(entries, prompt)
     categories = tuple(sorted({f.category for f in findings}))
     return CheatingReport(
         detector_version=DETECTOR_VERSION,

@@ -229,8 +229,14 @@ def test_profile_files_load_by_path_and_can_extend(tmp_path: Path) -> None:
     )
     profile = load_profile_spec(str(path))
     assert profile.name == "mine"
-    assert profile.rules[-1].id == "my-oracle/path"
-    assert profile.rules[:-1] == load_profile("devops-bench")
+    # The extended profile's own rules, then the file's, then the generic families
+    # every profile carries.
+    generic = len(load_profile("generic"))
+    devops = load_profile("devops-bench")
+    own = len(devops) - generic
+    assert profile.rules[own].id == "my-oracle/path"
+    assert profile.rules[:own] == devops[:own]
+    assert profile.rules[own + 1 :] == devops[own:]
     assert {"my-harness", "bench.env"} <= profile.baseline
 
 

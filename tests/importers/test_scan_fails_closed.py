@@ -62,10 +62,14 @@ def test_an_empty_directory_is_incomplete_not_clean(tmp_path: Path) -> None:
 def test_the_summary_names_profile_and_ruleset_and_warns_about_uncovered_material(
     tmp_path: Path,
 ) -> None:
-    """An Inspect log scanned with the default profile says so: its prior logs and
-    answers are Inspect material the benchguard profile does not know."""
+    """An Inspect log scanned with the benchguard profile says so: its prior logs and
+    answers are Inspect material the benchguard profile does not know. The default
+    (auto) recognises the Inspect log and names why."""
     path = tmp_path / "2026-02-18T08-41-07_fix-login_Xb4r2Qz9.eval"
     write_zip(path, eval_members(FIXTURES / "inspect_eval"), DEFLATE)
-    result = CliRunner().invoke(app, ["scan", str(path)], env=ENV)
+    result = CliRunner().invoke(app, ["scan", str(path), "--profile", "benchguard"], env=ENV)
     assert "profile benchguard, ruleset sha256:" in result.stdout
     assert "--profile inspect" in result.stderr
+    auto = CliRunner().invoke(app, ["scan", str(path)], env=ENV)
+    assert "profile inspect (an Inspect log), generic (every benchmark)" in auto.stdout
+    assert "--profile inspect" not in auto.stderr

@@ -47,6 +47,7 @@ from benchguard.detection.models import (
 )
 from benchguard.detection.provenance import apply_provenance
 from benchguard.detection.rules import ruleset_digest
+from benchguard.detection.seeking import prompt_text_searches
 from benchguard.detection.shell import ShellReader, ShellState, canonical_text, command_text
 from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
 from benchguard.detection.surfaces import (
@@ -540,6 +541,7 @@ def _scan(
             _scan_surface(rule, ids, surfaces[-1], candidates[-1], budget, deadline, findings)
     _check_deadline(deadline)
     findings[:] = apply_provenance(findings, entries[:entry_count], surfaces, prompt)
+    findings += prompt_text_searches(entries[:entry_count], prompt)
     content_rules = {rule.id for rule in plan.rules if "args" not in rule.fields}
     _mark_failed_attempts(findings, surfaces, content_rules)
     return notes

@@ -35,6 +35,8 @@ DEFAULT_PROFILE = "benchguard"
 # (``detection.profile_choice``); with no log to read (``benchguard run``, an inventory)
 # it stands for the default profile: the harness knows its own layout.
 AUTO_PROFILE = "auto"
+# Rules every profile carries (detection/profiles/generic.yaml).
+GENERIC_PROFILE = "generic"
 
 # Fields a rules file may set on a rule. ``source`` is reserved for inventory rules:
 # it is what lets a prompt authorize a rule, and a hand-written rule must not opt out.
@@ -96,10 +98,17 @@ def load_profile(name_or_path: str) -> tuple[Rule, ...]:
 
 
 def load_profile_spec(name_or_path: str) -> Profile:
-    """The whole profile: rules (extended ones first) and the home baseline."""
+    """The whole profile: rules (extended ones first), then the generic profile's rules
+    (reward tampering and benchmark seeking belong to every profile), and the home
+    baseline."""
     if name_or_path == AUTO_PROFILE:
         name_or_path = DEFAULT_PROFILE
-    return _load_profile(name_or_path, ())
+    profile = _load_profile(name_or_path, ())
+    if name_or_path == GENERIC_PROFILE or GENERIC_PROFILE not in profile_names():
+        return profile
+    taken = {rule.id for rule in profile.rules}
+    generic = tuple(r for r in _load_profile(GENERIC_PROFILE, ()).rules if r.id not in taken)
+    return profile.model_copy(update={"rules": profile.rules + generic})
 
 
 def profile_baseline(name_or_path: str = DEFAULT_PROFILE) -> frozenset[str]:

@@ -10,6 +10,7 @@ distinguishing keys, most specific first.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,7 +154,11 @@ def _detect_json_format(path: Path, lines: Iterator[bytes]) -> tuple[str, Any]:
     if _opens_a_list_of_objects(first):
         # Only our records come as a list: the reader parses it (and names a broken
         # one's JSON error and position), so it is not parsed here as well (a one-line
-        # list is the whole file).
+        # list is the whole file). A list of chat messages parses too, but is not our
+        # records (fail closed on shape: refused, never read as empty records).
+        problem = _message_list_problem(path)
+        if problem is not None:
+            raise _unknown(path, problem)
         return results_json.FORMAT_NAME, _UNDECODABLE
     document = first_value = _decode(first)
     whole: Any = _UNDECODABLE
@@ -211,6 +216,32 @@ def _nonblank_lines(handle: BinaryIO) -> Iterator[bytes]:
         if stripped:
             seen += 1
             yield stripped
+
+
+# A list whose first element opens with a chat message's own key ("role", "content"
+# or "type" then "role"): what early mini-swe-agent and plain chat logs write.
+_MESSAGE_LIST_HEAD = re.compile(
+    rb'^\[\s*\{\s*(?:"(?:type|id)"\s*:\s*"[^"]{0,64}"\s*,\s*)?"(?:role|content)"\s*:'
+)
+_MESSAGE_HEAD_BYTES = 64 << 10
+
+
+def _message_list_problem(path: Path) -> str | None:
+    """Why a file holding a list is not benchguard results, or ``None``: a bare list
+    of chat messages (``role``/``content`` objects) has no record to scan, and reading
+    it as records would report no_data over a transcript that was never read."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_MESSAGE_HEAD_BYTES).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return None  # the reader reports what it cannot read
+    if _MESSAGE_LIST_HEAD.match(head) is None:
+        return None
+    return (
+        "a bare list of chat messages (role/content objects, as early mini-swe-agent "
+        "wrote), not benchguard results: no record to attribute them to; convert it to a "
+        "trajectory file (mini-swe-agent's {\"messages\": [...]} or SWE-agent's .traj)"
+    )
 
 
 def _opens_a_list_of_objects(first: bytes) -> bool:
