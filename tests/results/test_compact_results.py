@@ -16,6 +16,7 @@ from benchguard.detection.inventory import build_inventory_rules
 from benchguard.detection.models import Rule
 from benchguard.detection.rules import ruleset_digest
 from benchguard.importers import results_json
+from benchguard.record.rules import StoredRulesets
 from benchguard.results.io import (
     DYNAMIC_RULES_REF_KEY,
     DYNAMIC_RULESETS_KEY,
@@ -271,16 +272,19 @@ def test_records_sharing_a_stored_list_get_the_same_rule_objects(tmp_path: Path)
     _write(tmp_path / "results.json", records)
     first, second = read_results(tmp_path / "results.json").records[1:3]
     assert first["cheating_report"]["dynamic_rules"] is second["cheating_report"]["dynamic_rules"]
-    shared = stored_dynamic_rules(first)
-    assert shared == rules and stored_dynamic_rules(second) is shared
+    rulesets = StoredRulesets()  # what one reader (a file, a rescan) owns
+    shared = stored_dynamic_rules(first, rulesets)
+    assert shared == rules and stored_dynamic_rules(second, rulesets) is shared
 
     again = read_results(tmp_path / "results.json").records[1]
     assert (
         again["cheating_report"]["dynamic_rules"] is not first["cheating_report"]["dynamic_rules"]
     )
-    assert stored_dynamic_rules(again) is shared  # same content: the same parse
+    assert stored_dynamic_rules(again, rulesets) is shared  # same content: the same parse
 
     changed = copy.deepcopy(again)
     changed["cheating_report"]["dynamic_rules"][0]["patterns"] = ["something else"]
-    other = stored_dynamic_rules(changed)
+    other = stored_dynamic_rules(changed, rulesets)
     assert other != shared and other[0].patterns == ("something else",)
+    # Nothing is shared through module state: another reader parses for itself.
+    assert stored_dynamic_rules(first, StoredRulesets()) is not shared

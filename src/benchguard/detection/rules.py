@@ -16,6 +16,8 @@ fails at load time with one :class:`RulesetError` naming the file and the rule i
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -194,12 +196,21 @@ def _load_profile(name_or_path: str, seen: tuple[str, ...]) -> Profile:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _parsed_yaml(text: str) -> Any:
+    """A built-in profile's YAML, parsed once per text: ``--profile auto`` loads the
+    profiles again for every input, and the pure-Python YAML parser dominated a scan
+    of many small files. Keyed by the file's text, so an edited profile is parsed
+    again; callers get a deep copy."""
+    return yaml.safe_load(text)
+
+
 def _read_profile_document(name_or_path: str) -> tuple[str, Any]:
     if name_or_path in profile_names():
         resource = _builtin_dir().joinpath(f"{name_or_path}.yaml")
         label = f"profile {name_or_path!r} ({name_or_path}.yaml)"
         try:
-            return label, yaml.safe_load(resource.read_text(encoding="utf-8"))
+            return label, copy.deepcopy(_parsed_yaml(resource.read_text(encoding="utf-8")))
         except yaml.YAMLError as exc:
             raise RulesetError(f"{label}: YAML parse error: {yaml_problem(exc)}") from None
     path = Path(name_or_path)

@@ -23,7 +23,7 @@ from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, DETECTOR_VERS
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.importers.registry import UnknownFormatError, stream_path
 from benchguard.importers.transcript import UnreadableLogError
-from benchguard.record.rules import stored_dynamic_rules
+from benchguard.record.rules import StoredRulesets, stored_dynamic_rules
 from benchguard.record.run import record_iteration, record_task_folder
 
 
@@ -95,11 +95,13 @@ def scan_one_file(
     either way: neither reads clean)."""
     file_path = Path(path)
     scans: list[RecordScan] = []
+    # The file's stored rulesets, parsed once for all the records naming them.
+    rulesets = StoredRulesets()
     try:
         size = file_path.stat().st_size
         stream = stream_path(file_path, format_name)
         for index, record in enumerate(stream.records):
-            scans.append(_scan_in_file(record, index, rules, time_budget_s))
+            scans.append(_scan_in_file(record, index, rules, time_budget_s, rulesets))
     except UnknownFormatError as exc:
         return FileScan(path=path, error=str(exc), error_kind="unknown-format")
     except (UnreadableLogError, OSError, ValueError, RecursionError) as exc:
@@ -121,12 +123,16 @@ def scan_one_file(
 
 
 def _scan_in_file(
-    record: Mapping[str, Any], index: int, rules: Sequence[Rule], time_budget_s: float
+    record: Mapping[str, Any],
+    index: int,
+    rules: Sequence[Rule],
+    time_budget_s: float,
+    rulesets: StoredRulesets | None = None,
 ) -> RecordScan:
     return RecordScan(
         index=index,
         name=_record_name(record),
-        report=_scan_stored_record(record, rules, time_budget_s),
+        report=_scan_stored_record(record, rules, time_budget_s, rulesets),
         task=record_task_folder(record),
         iteration=record_iteration(record),
         label=record_label(record, index),
@@ -135,11 +141,14 @@ def _scan_in_file(
 
 
 def _scan_stored_record(
-    record: Mapping[str, Any], rules: Sequence[Rule], time_budget_s: float
+    record: Mapping[str, Any],
+    rules: Sequence[Rule],
+    time_budget_s: float,
+    rulesets: StoredRulesets | None = None,
 ) -> CheatingReport:
     """The verdict with the record's stored dynamic rules (none for a foreign log)."""
     try:
-        dynamic_rules = stored_dynamic_rules(record)
+        dynamic_rules = stored_dynamic_rules(record, rulesets)
     except ValueError as exc:
         report = scan_one_record(record, rules, time_budget_s=time_budget_s)
         return _without_stored_rules(report, str(exc))

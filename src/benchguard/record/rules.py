@@ -102,31 +102,63 @@ def canonical_rule(rule: Rule) -> str:
 
 
 # --- a stored report's dynamic rules ----------------------------------------------
-# (memoised by identity and by text until rulesets are read by reference: issue 23)
 
 
-def stored_dynamic_rules(record: Mapping[str, Any]) -> tuple[Rule, ...]:
-    """The dynamic (inventory) rules the record's stored report was scanned with.
+class StoredRulesets:
+    """The dynamic rulesets of the stored reports one reader reads (a file, a batch of
+    documents), parsed once each: an object the reader owns, never module state.
 
-    ``ValueError`` naming the rule when they cannot be read: rescanning without them
-    would silently drop a leftover-file rule. Records that share one stored list (the
-    reader gives every record of a ruleset the same list) get the same ``Rule``
-    objects, so the detector's plan for them, remembered by rule identity, is reused.
+    Records that share one stored list (the reader gives every record of a ruleset the
+    same list) or hold equal lists get the same ``Rule`` objects, so the detector's
+    plan for them is reused. Two memos: by the raw list itself (the common case, which
+    skips even its text) and by the list's exact JSON text (readers copy reports at
+    the edge, so equal lists are not always the same object). An identity entry holds
+    the raw list, so its id cannot be reused while remembered, and the lookup re-checks
+    identity; stored lists are read-only once read (``record.codec.inflate_records``).
     """
-    stored = record.get("cheating_report")
-    raw = stored.get("dynamic_rules") if isinstance(stored, dict) else None
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise ValueError("the stored report's dynamic_rules is not a list")
-    same = _STORED_BY_IDENTITY.get(id(raw))
-    if same is not None and same[0] is raw:
-        return same[1]
-    key = _content_key(raw)
-    cached = _STORED_RULES.get(key) if key is not None else None
-    if cached is not None:
-        _remember_identity(raw, cached)
+
+    def __init__(self, limit: int = 64) -> None:
+        self._by_text: dict[str, tuple[Rule, ...]] = {}
+        self._by_identity: dict[int, tuple[list[Any], tuple[Rule, ...]]] = {}
+        self._limit = limit
+
+    def rules_of(self, record: Mapping[str, Any]) -> tuple[Rule, ...]:
+        """The dynamic (inventory) rules the record's stored report was scanned with.
+
+        ``ValueError`` naming the rule when they cannot be read: rescanning without
+        them would silently drop a leftover-file rule."""
+        stored = record.get("cheating_report")
+        raw = stored.get("dynamic_rules") if isinstance(stored, dict) else None
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            raise ValueError("the stored report's dynamic_rules is not a list")
+        same = self._by_identity.get(id(raw))
+        if same is not None and same[0] is raw:
+            return same[1]
+        key = _content_key(raw)
+        cached = self._by_text.get(key) if key is not None else None
+        if cached is None:
+            cached = _parse_rules(raw)
+            if key is not None:
+                if len(self._by_text) >= self._limit:
+                    self._by_text.pop(next(iter(self._by_text)), None)
+                self._by_text[key] = cached
+        if len(self._by_identity) >= self._limit:
+            self._by_identity.pop(next(iter(self._by_identity)), None)
+        self._by_identity[id(raw)] = (raw, cached)
         return cached
+
+
+def stored_dynamic_rules(
+    record: Mapping[str, Any], rulesets: StoredRulesets | None = None
+) -> tuple[Rule, ...]:
+    """:meth:`StoredRulesets.rules_of` through ``rulesets`` (a reader's own); without
+    one the list is parsed afresh."""
+    return (rulesets if rulesets is not None else StoredRulesets()).rules_of(record)
+
+
+def _parse_rules(raw: list[Any]) -> tuple[Rule, ...]:
     rules = []
     for index, item in enumerate(raw):
         try:
@@ -135,38 +167,12 @@ def stored_dynamic_rules(record: Mapping[str, Any]) -> tuple[Rule, ...]:
             raise ValueError(
                 f"stored dynamic rule {index} is invalid: {exc.errors()[0]['msg']}"
             ) from None
-    parsed = tuple(rules)
-    if key is not None:
-        if len(_STORED_RULES) >= _MAX_STORED_RULES:
-            _STORED_RULES.pop(next(iter(_STORED_RULES)), None)
-        _STORED_RULES[key] = parsed
-    _remember_identity(raw, parsed)
-    return parsed
-
-
-def _remember_identity(raw: list[Any], parsed: tuple[Rule, ...]) -> None:
-    if len(_STORED_BY_IDENTITY) >= _MAX_STORED_RULES:
-        _STORED_BY_IDENTITY.pop(next(iter(_STORED_BY_IDENTITY)), None)
-    _STORED_BY_IDENTITY[id(raw)] = (raw, parsed)
+    return tuple(rules)
 
 
 def _content_key(raw: list[Any]) -> str | None:
-    """The stored list's exact JSON text (None when it has none): records whose lists
-    say the same thing share one parse and one tuple of ``Rule`` objects, so the
-    detector's plan (remembered by rule identity) is built once per ruleset, not once
-    per record. Keyed by content, not by the list's identity: readers copy each
-    record's report at the edge, so equal lists are rarely the same object."""
+    """The stored list's exact JSON text (None when it has none)."""
     try:
         return json.dumps(raw, ensure_ascii=True, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
         return None
-
-
-# Parsed stored rule lists by the raw list's exact text, and by the list itself (the
-# same list object read again, the common case, skips even the text): each identity
-# entry holds the raw list, so its id cannot be reused while it is cached, and the
-# lookup re-checks identity. Stored lists are read-only once read
-# (``record.codec.inflate_records``).
-_STORED_RULES: dict[str, tuple[Rule, ...]] = {}
-_STORED_BY_IDENTITY: dict[int, tuple[list[Any], tuple[Rule, ...]]] = {}
-_MAX_STORED_RULES = 64

@@ -27,6 +27,7 @@ from typing import Any
 from benchguard.detection.detector import report_from_record
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.detection.summary import describe_findings
+from benchguard.record.rules import StoredRulesets
 from benchguard.record.rules import stored_dynamic_rules as stored_dynamic_rules  # re-export
 from benchguard.results.dismissals import Dismissal, apply_dismissals, carried_dismissals
 from benchguard.results.rows import record_iteration, record_task_folder
@@ -84,8 +85,10 @@ def rescan_documents(
     positions: list[tuple[int, int]] = []
     batch: list[Mapping[str, Any]] = []
     dynamic: list[tuple[Rule, ...]] = []
+    # The batch's stored rulesets, parsed once for every record naming them.
+    rulesets = StoredRulesets()
     for doc_index, records in enumerate(documents):
-        for index, record, record_rules in _scannable_records(records):
+        for index, record, record_rules in _scannable_records(records, rulesets):
             if isinstance(record_rules, RescanFailure):
                 verdicts[doc_index][index] = record_rules
                 continue
@@ -101,7 +104,7 @@ def rescan_documents(
 
 
 def _scannable_records(
-    records: Sequence[Any],
+    records: Sequence[Any], rulesets: StoredRulesets
 ) -> Iterator[tuple[int, dict[str, Any], tuple[Rule, ...] | RescanFailure]]:
     """Each object record by position with its stored dynamic rules, or with the
     failure that says they cannot be read (that record is not rescanned)."""
@@ -110,7 +113,7 @@ def _scannable_records(
             continue
         record_rules: tuple[Rule, ...] | RescanFailure
         try:
-            record_rules = stored_dynamic_rules(record)
+            record_rules = stored_dynamic_rules(record, rulesets)
         except ValueError as exc:
             record_rules = _unreadable_dynamic_rules(exc)
         yield index, record, record_rules
