@@ -30,7 +30,8 @@ RANKS: dict[str, int] = {
     "benchguard": 1,
     "yamlfile": 1,
     "suggest": 1,
-    "config": 1,
+    # The config file reader (its did-you-mean hints come from suggest).
+    "config": 2,
     "record": 2,
     # Compatibility re-exports of record (records.py): above it, below every user.
     "records": 3,
