@@ -140,3 +140,33 @@ def test_bad_input_exits_2_naming_the_file_and_field(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "field timeout" in result.output
     missing = CliRunner().invoke(app, ["audit-tasks", str(tmp_path / "nope")])
     assert missing.exit_code == 2
+
+
+def test_sarif_and_junit_name_the_hackable_task_and_an_operator_exploit_runs(
+    tmp_path: Path,
+) -> None:
+    """SARIF locates a result at each hackable task file; JUnit fails its test case; an
+    operator's own exploit directory extends the library."""
+    tasks = _write_tasks(tmp_path, ["any-number", "sound"])
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "forty_two.py").write_text(
+        '"""a check any number satisfies, by writing 42"""\n'
+        "open('answer.txt', 'w').write('42\\n')\n",
+        "utf-8",
+    )
+    base = ["audit-tasks", str(tasks), "--home", str(tmp_path / "home"), "--exploits", str(mine)]
+    only = ["--exploit", "noop", "--exploit", "forty_two"]
+    sarif = CliRunner().invoke(app, [*base, *only, "--format", "sarif"])
+    assert sarif.exit_code == 1, sarif.output
+    [run] = json.loads(sarif.stdout)["runs"]
+    [result] = run["results"]
+    assert result["properties"]["hacks"] == ["forty_two"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith(
+        "any-number/task.yaml"
+    )
+    junit = CliRunner().invoke(app, [*base, *only, "--format", "junit"])
+    assert junit.exit_code == 1
+    assert 'failures="1"' in junit.stdout and 'tests="2"' in junit.stdout
+    unknown = CliRunner().invoke(app, [*base, "--exploit", "nope"])
+    assert unknown.exit_code == 2 and "no such exploit" in unknown.output

@@ -17,8 +17,11 @@ from benchguard.cli._output import bad_input, fail, plain_console, print_warning
 from benchguard.errors import BenchguardError
 from benchguard.harness.audit import AuditSettings
 from benchguard.harness.runner import SandboxMode
+from benchguard.taskaudit.formats import junit_xml, sarif_log
 from benchguard.workflows.audit_tasks import AuditTasksRequest, TaskAudit, audit_tasks
 from benchguard.workflows.run import NoticeKind
+
+FORMATS = ("table", "json", "sarif", "junit")
 
 
 def audit_tasks_command(
@@ -44,7 +47,17 @@ def audit_tasks_command(
             "--exploits", help="A directory of your own exploits (*.py).", show_default=False
         ),
     ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--exploit", help="Run only this exploit (repeatable).", show_default=False),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format", help="table, json, sarif or junit.", metavar="[table|json|sarif|junit]"
+        ),
+    ] = "table",
 ) -> None:
     """Lint every task and run a no-op agent and the exploit library on each; name the
     tasks whose checks a cheat passes (credit counted before the integrity gate).
@@ -56,6 +69,11 @@ def audit_tasks_command(
     if sandbox not in ("none", "bwrap"):
         raise bad_input(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
     mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
+    chosen = "json" if as_json else output_format
+    if chosen not in FORMATS:
+        raise bad_input(
+            console, f"--format {output_format!r}: allowed values are {', '.join(FORMATS)}"
+        )
     if not tasks_dir.is_dir():
         raise bad_input(console, f"{tasks_dir}: not a directory of tasks")
 
@@ -69,14 +87,21 @@ def audit_tasks_command(
         home=home,
         out=out,
         exploits_dir=exploits,
+        only=tuple(only or ()),
         audit=AuditSettings("none"),
     )
     try:
         result = audit_tasks(request, notify)
     except BenchguardError as exc:
         raise fail(console, exc) from None
-    if as_json:
-        typer.echo(json.dumps(result.to_json(), indent=2, sort_keys=False))
+    if chosen == "json":
+        typer.echo(json.dumps(result.to_json(), indent=2))
+    elif chosen == "sarif":
+        from benchguard import __version__
+
+        typer.echo(json.dumps(sarif_log(result.to_json(), tool_version=__version__), indent=2))
+    elif chosen == "junit":
+        typer.echo(junit_xml(result.to_json()), nl=False)
     else:
         _table(result)
     if result.exit_code:

@@ -50,6 +50,8 @@ class AuditTasksRequest:
     home: Path | None = None
     out: Path | None = None
     exploits_dir: Path | None = None
+    # Run only these exploits (ids); empty: the whole library.
+    only: tuple[str, ...] = ()
     audit: AuditSettings = field(default_factory=lambda: AuditSettings("none"))
 
 
@@ -145,6 +147,14 @@ def audit_tasks(request: AuditTasksRequest, notify: Notify) -> TaskAudit:
             exploits += operator_exploits(request.exploits_dir)
         except ValueError as exc:
             raise BadInputError(f"--exploits {exc}") from None
+    if request.only:
+        known = {e.id for e in exploits}
+        unknown = [i for i in request.only if i not in known]
+        if unknown:
+            raise BadInputError(
+                f"--exploit {unknown[0]!r}: no such exploit; known: {', '.join(sorted(known))}"
+            )
+        exploits = [e for e in exploits if e.id in request.only]
     verdicts = {
         task.folder: TaskVerdict(task.folder, task.path, lint=lint_task(task))
         for task in loaded.tasks
