@@ -105,6 +105,25 @@ def test_scan_flags_the_cheating_trials_only(job: Path) -> None:
     assert "harbor-reward/write" in rules["hello-world__writes-reward"]
 
 
+def test_a_folder_of_jobs_is_walked_job_by_job(job: Path) -> None:
+    """Walking a tree, a Harbor job is met as one input: its trials are read with their
+    rewards, and its config.json and result.json are not taken for unknown logs."""
+    (job.parent / "notes.json").write_text('{"schema_version": "ATIF-v1.4", "steps": []}')
+    result = invoke("scan", str(job.parent), "--profile", "terminal-bench", "--format", "json")
+    exited(result, 1)
+    entries = json.loads(result.stdout)
+    names = sorted(e["name"] for e in entries if e["file"] == str(job))
+    assert names == [
+        "hello-world__honest",
+        "hello-world__reads-tests",
+        "hello-world__writes-reward",
+    ]
+    assert not [e for e in entries if e["file"].endswith(("config.json", "result.json"))]
+    assert [e["format"] for e in entries if e["file"].endswith("notes.json")] == ["atif"]
+    exited(invoke("score", str(job.parent), "--profile", "terminal-bench"), 1)
+    assert (job.parent / f"{job.name}.benchguard" / "rows.json").is_file()
+
+
 def test_a_single_trial_directory_is_read_too(job: Path) -> None:
     result = invoke("scan", str(job / "hello-world__honest"), "--profile", "terminal-bench")
     exited(result, 0)

@@ -35,12 +35,18 @@ class CollectedInputs:
 
 
 def collect_inputs(
-    paths: Sequence[Path], wanted: Callable[[Path], bool], *, exclude: Path | None = None
+    paths: Sequence[Path],
+    wanted: Callable[[Path], bool],
+    *,
+    exclude: Path | None = None,
+    harbor: bool = False,
 ) -> CollectedInputs:
     """Named paths that are not directories as they are (existing or not), and the files
     under each directory that ``wanted`` accepts, except hidden ones and anything under
     ``exclude`` (an output directory, so a second run does not read its own outputs).
-    A file reached twice, by any spelling of its path, is kept once, where first met."""
+    A file reached twice, by any spelling of its path, is kept once, where first met.
+    With ``harbor`` (the commands that read logs), a Harbor job or trial directory,
+    named or met while walking, is one input (not walked)."""
     files: list[InputFile] = []
     empty_dirs: list[Path] = []
     seen: set[Path] = set()
@@ -52,17 +58,45 @@ def collect_inputs(
             files.append(InputFile(path, named))
 
     for path in paths:
-        if not path.is_dir() or is_harbor_dir(path):
+        if not path.is_dir() or (harbor and is_harbor_dir(path)):
             # A Harbor job or trial directory is one input: its importer reads each
             # trial's trajectory, reward and configuration together.
             add(path, named=True)
             continue
-        found = walk_files(path, wanted, exclude=exclude)
-        if not found:
+        # Harbor directories met while walking are one input each too, and the files
+        # inside them are not walked one by one (a trial's config.json is no log).
+        trials = harbor_dirs_under(path, exclude=exclude) if harbor else []
+        found = [
+            f
+            for f in walk_files(path, wanted, exclude=exclude)
+            if not any(f.is_relative_to(h) for h in trials)
+        ]
+        if not found and not trials:
             empty_dirs.append(path)
-        for candidate in found:
+        for candidate in sorted([*found, *trials]):
             add(candidate, named=False)
     return CollectedInputs(files, empty_dirs)
+
+
+def harbor_dirs_under(root: Path, *, exclude: Path | None = None) -> list[Path]:
+    """The outermost Harbor job or trial directories below ``root``, sorted; hidden
+    folders, symlinked folders and anything under ``exclude`` are not entered (as
+    ``walk_files`` does)."""
+    skip = _absolute(exclude) if exclude is not None else None
+    found: list[Path] = []
+    for folder, dirnames, _ in os.walk(root):
+        here = Path(folder)
+        kept = []
+        for name in sorted(dirnames):
+            child = here / name
+            if name.startswith(".") or (skip is not None and _absolute(child).is_relative_to(skip)):
+                continue
+            if is_harbor_dir(child):
+                found.append(child)
+            else:
+                kept.append(name)
+        dirnames[:] = kept
+    return sorted(found)
 
 
 def _absolute(path: Path) -> Path:

@@ -138,7 +138,7 @@ def _readable_input(path: Path) -> bool:
 
 def scan_logs(request: ScanRequest) -> ScanOutcome:
     """Scan every input; raises only for an engine that cannot run (an ``EngineError``)."""
-    inputs = collect_inputs(request.paths, is_log_file).files
+    inputs = collect_inputs(request.paths, is_log_file, harbor=True).files
     missing = [
         f"{request.renamed.get(str(item.path), item.path)}: no such file or directory"
         for item in inputs

@@ -136,7 +136,7 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
     that cannot run, as a :class:`benchguard.errors.EngineError`)."""
     outcome = ScoreOutcome()
     # A directory under -o is not walked: a second run must not score its own outputs.
-    found = collect_inputs(request.paths, is_results_file, exclude=request.out_dir)
+    found = collect_inputs(request.paths, is_results_file, exclude=request.out_dir, harbor=True)
     outcome.bad.extend(f"{path}: no {RESULTS_FILENAME} files found" for path in found.empty_dirs)
     inputs = _read_inputs([item.path for item in found.files], outcome.bad)
     inputs = _assign_targets(inputs, request.out_dir, outcome.bad)
