@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,8 +18,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from benchguard.cli._engine import SchedulerOption, WorkersOption
 from benchguard.cli._output import bad_input, fail, labelled, plain_console, print_warning
 from benchguard.cli._profiles import ProfilesOption, one_profile_for_run
-from benchguard.cli._run_view import plain_logging, run_line
-from benchguard.errors import BenchguardError
+from benchguard.cli._run_view import AGENT_WORDS, plain_logging, run_line
+from benchguard.errors import BadInputError, BenchguardError
 from benchguard.harness import integrity
 from benchguard.harness.audit import AUDIT_MODES, AuditSettings, AuditUnavailable, probe_strace
 from benchguard.harness.runner import (
@@ -28,14 +28,26 @@ from benchguard.harness.runner import (
     SandboxMode,
 )
 from benchguard.records import RunRecord
+from benchguard.workflows.resume import load_command, runs_done, save_command
 from benchguard.workflows.run import HOME_ENV, NoticeKind, RunRequest, prepare_run, run_prepared
 
 
 def run(
-    tasks_dir: Annotated[Path, typer.Argument(help="Directory of <folder>/task.yaml files.")],
+    tasks_dir: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Directory of <folder>/task.yaml files (not needed with --resume RUN_DIR).",
+            show_default=False,
+        ),
+    ] = None,
     agent: Annotated[
-        str, typer.Option("--agent", help="Agent YAML path, or a name (benchguard-agent).")
-    ],
+        str | None,
+        typer.Option(
+            "--agent",
+            help="Agent YAML path, or a name (benchguard-agent); required unless --resume.",
+            show_default=False,
+        ),
+    ] = None,
     iterations: Annotated[int, typer.Option("--iterations", min=1, help="Runs per task.")] = 1,
     jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Runs in parallel.")] = 1,
     sandbox: Annotated[
@@ -129,8 +141,9 @@ def run(
         Path | None,
         typer.Option(
             "--resume",
-            help="Finish an interrupted batch: run only the runs RUN_DIR's journal lacks "
-            "(same tasks, agent, --iterations and --sandbox as the first command).",
+            help="Finish an interrupted batch: run only the runs RUN_DIR's journal lacks. "
+            "Alone, the command is read from RUN_DIR; with TASKS_DIR and --agent, they must "
+            "match the first command's.",
             show_default=False,
             metavar="RUN_DIR",
         ),
@@ -145,6 +158,24 @@ def run(
     # Markup off: task names, paths and error texts print as themselves.
     console = plain_console(stderr=True)
     plain_logging()
+    given = dict(locals())
+    given.pop("console")
+    quiet, resume = given.pop("quiet"), given.pop("resume")
+    try:
+        fields = command_fields(given, resume)
+    except BenchguardError as exc:
+        raise fail(console, exc) from None
+    _run_batch(console, fields, quiet=quiet, resume=resume)
+
+
+def _run_batch(
+    console: Console, fields: dict[str, Any], *, quiet: bool, resume: Path | None
+) -> None:
+    """The batch ``fields`` describe (the flags, or the command a run directory holds)."""
+    sandbox, audit, protect = fields["sandbox"], fields["audit"], fields["protect"]
+    # A stored command holds the one profile the batch used; the flag, a list of them.
+    profile = [fields["profile"]] if isinstance(fields["profile"], str) else fields["profile"]
+    iterations = fields["iterations"]
     if sandbox not in ("none", "bwrap"):
         raise bad_input(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
     sandbox_mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
@@ -161,24 +192,24 @@ def run(
     except BenchguardError as exc:
         raise fail(console, exc) from None
     request = RunRequest(
-        tasks_dir=tasks_dir,
-        agent=agent,
+        tasks_dir=Path(fields["tasks_dir"]),
+        agent=str(fields["agent"]),
         iterations=iterations,
-        jobs=jobs,
+        jobs=fields["jobs"],
         sandbox=sandbox_mode,
-        out=out,
-        home=home,
+        out=Path(fields["out"]),
+        home=_path(fields["home"]),
         profile=chosen_profile,
-        rules=rules,
-        detect=detect,
-        inventory=inventory,
-        inventory_roots=inventory_roots,
-        judge=judge,
+        rules=_path(fields["rules"]),
+        detect=fields["detect"],
+        inventory=fields["inventory"],
+        inventory_roots=_paths(fields["inventory_roots"]),
+        judge=fields["judge"],
         audit=audit_settings,
-        engine=engine,
-        scheduler=scheduler,
-        workers=workers,
-        shared_inputs=shared_inputs,
+        engine=fields["engine"],
+        scheduler=fields["scheduler"],
+        workers=fields["workers"],
+        shared_inputs=fields["shared_inputs"],
     )
     try:
         prepared = prepare_run(request, notify)
@@ -195,10 +226,15 @@ def run(
         disable=quiet,
         transient=False,
     ) as progress:
-        bar = progress.add_task(f"{prepared.settings.agent.name}", total=total)
+        # A resumed batch starts at the runs its journal already holds.
+        already = runs_done(resume) if resume is not None else 0
+        bar = progress.add_task(
+            f"{prepared.settings.agent.name}", total=total, completed=min(already, total)
+        )
 
         def done(job: Job, record: RunRecord) -> None:
-            progress.update(bar, advance=1, description=f"{job.task.folder} {record.status}")
+            words = AGENT_WORDS.get(str(record.status), str(record.status))
+            progress.update(bar, advance=1, description=f"{job.task.folder}: {words}")
 
         try:
             result = run_prepared(prepared, on_done=done, resume=resume)
@@ -206,10 +242,38 @@ def run(
             raise fail(console, exc) from None
     for message in result.errors:
         print_warning(console, message)
+    try:
+        save_command(result.run_dir, {**fields, "profile": chosen_profile})
+    except (OSError, BenchguardError) as exc:
+        print_warning(console, f"{result.run_dir}: cannot record the command for --resume: {exc}")
     _summary(console, result)
     typer.echo(str(result.run_dir))
     if result.exit_code != 0:
         raise typer.Exit(result.exit_code)
+
+
+def command_fields(given: dict[str, Any], resume: Path | None) -> dict[str, Any]:
+    """The flags as given; with ``--resume RUN_DIR`` and neither TASKS_DIR nor --agent,
+    the command RUN_DIR recorded. One of the two without the other is bad input."""
+    if given["tasks_dir"] is not None and given["agent"] is not None:
+        return given
+    if resume is None:
+        missing = "TASKS_DIR" if given["tasks_dir"] is None else "--agent"
+        raise BadInputError(f"missing {missing} (or give --resume RUN_DIR alone)")
+    if given["tasks_dir"] is not None or given["agent"] is not None:
+        raise BadInputError(
+            "with --resume, give both TASKS_DIR and --agent as the first time, or neither "
+            "(the run directory holds the command)"
+        )
+    return load_command(resume).model_dump()
+
+
+def _path(value: str | Path | None) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def _paths(values: list[Any] | None) -> list[Path] | None:
+    return None if values is None else [Path(v) for v in values]
 
 
 def _audit_settings(console: Console, mode: str, protect: list[Path]) -> AuditSettings:
