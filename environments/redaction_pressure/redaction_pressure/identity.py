@@ -17,6 +17,7 @@ import hashlib
 import importlib.metadata
 from pathlib import Path
 
+import regex
 from pydantic import BaseModel, ConfigDict
 
 from redaction_pressure.corpus import CORPUS_VERSION
@@ -25,6 +26,8 @@ from redaction_pressure.reward import RewardSchema
 from redaction_pressure.splits import SplitIdentity
 
 ENVIRONMENT_ID = "redaction-pressure"
+MATCHER = f"regex {regex.__version__}"
+"""The matcher the rules run on: its version decides what a pattern matches."""
 
 
 def _installed_version() -> str:
@@ -75,6 +78,12 @@ class EnvironmentIdentity(BaseModel):
     """The difficulty knobs the tasks were generated with."""
     reward_schema: RewardSchema = RewardSchema()
     """The contract version and the weights the reward is summed with."""
+    matcher: str = MATCHER
+    """The regex engine and its version (``regex 2026.11.19``)."""
+    preset: str | None = None
+    """The preset the knobs started from (``--env.taskset.preset``); None when the knobs
+    were given without one (or by a caller of :func:`environment_identity` that did not
+    say). With knob flags on top, ``corpus_knobs`` holds the result."""
 
 
 def source_digest(package_dir: Path | None = None) -> str:
@@ -100,6 +109,7 @@ def environment_identity(
     split: SplitIdentity,
     knobs: CorpusKnobs | None = None,
     reward_schema: RewardSchema | None = None,
+    preset: str | None = None,
 ) -> EnvironmentIdentity:
     """The identity of this installed environment serving ``split`` with ``knobs``."""
     from redaction_pressure.reward import REWARD_SCHEMA_VERSION
@@ -114,4 +124,6 @@ def environment_identity(
         source_digest=source_digest(),
         corpus_knobs=CorpusKnobs() if knobs is None else knobs,
         reward_schema=RewardSchema() if reward_schema is None else reward_schema,
+        matcher=MATCHER,
+        preset=preset,
     )

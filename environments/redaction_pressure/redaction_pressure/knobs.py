@@ -188,3 +188,56 @@ def preset(name: str) -> CorpusKnobs:
         return PRESETS[name]
     except KeyError:
         raise ValueError(f"unknown preset {name!r}; allowed: {', '.join(CURRICULUM)}") from None
+
+
+class RangeOverride(BaseModel):
+    """Either end of a :class:`Range` to change (``None``: keep the preset's)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    low: int | None = Field(None, ge=0)
+    high: int | None = Field(None, ge=0)
+
+
+class KnobOverrides(BaseModel):
+    """Knobs to change on top of a preset; every field ``None`` keeps the preset's value.
+
+    This is what ``--env.taskset.knobs.*`` sets: ``preset hard`` plus
+    ``knobs.example-records 3`` is the hard corpus with three example records.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    secret_families: RangeOverride | None = None
+    public_families: RangeOverride | None = None
+    decoy_kinds: RangeOverride | None = None
+    decoy_closeness: DecoyCloseness | None = None
+    decoys_per_record: RangeOverride | None = None
+    example_records: int | None = None
+    evaluation_records: int | None = None
+    record_kinds: tuple[RecordKind, ...] | None = None
+
+    def changed(self) -> dict[str, object]:
+        """The knobs this sets, as plain values (ranges partly)."""
+        return self.model_dump(exclude_none=True)
+
+    def apply(self, base: CorpusKnobs, preset_name: str | None = None) -> CorpusKnobs:
+        """``base`` with these knobs changed; a ValueError naming the preset, the
+        changed knobs and what cannot hold when the result is not a valid corpus."""
+        merged: dict[str, object] = base.model_dump()
+        for name, value in self.changed().items():
+            if isinstance(value, dict) and isinstance(merged.get(name), dict):
+                merged[name] = {**merged[name], **value}  # type: ignore[dict-item]
+            else:
+                merged[name] = value
+        try:
+            return CorpusKnobs.model_validate(merged)
+        except ValueError as error:
+            where = f"preset {preset_name!r}" if preset_name else "the default corpus"
+            reasons = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'knobs'}: {e['msg']}"
+                for e in getattr(error, "errors", lambda: [])()
+            ) or str(error)
+            raise ValueError(
+                f"knobs {self.changed()} cannot be applied to {where}: {reasons}"
+            ) from None

@@ -207,7 +207,7 @@ _ALLOWLIST = rf"(?!{_JWT_IO_HEAD})(?![A-Za-z0-9/+=]{{0,40}}EXAMPLE)(?!pk_(?:live
 publishable keys (public by design)."""
 
 GENERIC_SCANNER_PATTERNS: tuple[str, ...] = (
-    r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY-----[\s\S]{1,4000}?-----END[ A-Z0-9_-]{0,40}PRIVATE KEY-----",
+    r"-----BEGIN[ A-Z0-9]{0,15}PRIVATE KEY-----[^-]{1,4000}-----END[ A-Z0-9]{0,15}PRIVATE KEY-----",
     # Allowlisted, as maintained scanners do: the documented AWS example key pair.
     r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)(?![A-Z2-7]{9}EXAMPLE)[A-Z2-7]{16}(?![A-Za-z0-9])",
     r"(?<=(?i:aws_?secret_?access_?key)[\"']?\s{0,3}[:=]\s{0,3}[\"']?)(?![A-Za-z0-9/+=]{30}EXAMPLEKEY)[A-Za-z0-9/+=]{40}",
@@ -248,7 +248,7 @@ def fixed_reply_patterns(*, spare_test_keys: bool = False) -> list[str]:
     spared_words = r"(?!(?:test|sandbox)[_-])" if spare_test_keys else ""
     keys = _key_alternation(CONFIG_KEY_POOL)
     return [
-        r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----[\s\S]{1,4000}?-----END (?:[A-Z]+ )?PRIVATE KEY-----",
+        r"-----BEGIN (?:[A-Z]{1,8} )?PRIVATE KEY-----[^-]{1,4000}-----END (?:[A-Z]{1,8} )?PRIVATE KEY-----",
         _ALNUM_B + rf"(?!{AWS_EXAMPLE_KEY_ID})(?:AKIA|ASIA)[A-Z2-7]{{16}}" + _ALNUM_E,
         rf"(?<=(?i:aws_?secret_?access_?key){_ASSIGN})"
         + rf"(?!{regex.escape(AWS_EXAMPLE_SECRET)})[A-Za-z0-9/+]{{40}}(?![A-Za-z0-9/+=])",

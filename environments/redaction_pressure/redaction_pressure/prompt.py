@@ -12,7 +12,7 @@ import json
 from redaction_pressure.corpus import GeneratedTask
 from redaction_pressure.records import LabelledRecord
 from redaction_pressure.rules import MAX_PATTERN_CHARS, MAX_RULES
-from redaction_pressure.scanner import EPISODE_CPU_BUDGET_S, MAX_MATCHES
+from redaction_pressure.scanner import MAX_MATCHES
 
 SYSTEM_PROMPT = (
     "You write regular-expression redaction rules for a secret scanner. "
@@ -31,8 +31,13 @@ def contract_text() -> str:
   write a literal brace as \\{{ and a literal [ inside a set as \\[). At most {MAX_PATTERN_CHARS}
   characters per pattern; a pattern must never match the empty string.
 - Rules apply in order, each to the output of the previous rule, to every record.
-- At most {MAX_MATCHES} matches in total and {EPISODE_CPU_BUDGET_S:g} CPU seconds for all rules on all records.
-- Any invalid rule, timeout or exceeded limit makes the whole reply score 0.
+- At most {MAX_MATCHES} matches in total over all rules and records.
+- Patterns that can backtrack badly are refused: no repeat inside a repeated group, no
+  alternation inside a repeated group whose branches can start alike, no two unbounded
+  repeats over the same characters without a character between them that the first cannot
+  match, and a pattern whose wide repeat must be followed by more must start with a literal
+  (or a lookaround needing one) of 3+ characters. The error says which rule and why.
+- Any invalid rule or exceeded limit makes the whole reply score 0.
 
 Scoring: a secret counts only when every one of its characters is removed; removing anything
 that is not a secret (text, look-alike values, key names) costs precision and the clean bonus."""

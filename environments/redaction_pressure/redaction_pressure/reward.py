@@ -9,7 +9,11 @@
 * clean gate (weight 0.30): 1 when every secret is fully removed and every other source
   character (decoys included) survives, else 0.
 * validity multiplier: any reply or scanning error (see rules.py and scanner.py) makes
-  every component and the reward 0, and the errors are recorded.
+  every component and the reward 0, and the errors are recorded. Validity is decided by
+  deterministic measures only (reward schema 0.4.0): the result depends on the task and
+  the reply alone, except ``elapsed_ms`` and ``budget_used_s``.
+* environment errors (the CPU backstop, a dead scoring worker, the wall-clock wait) also
+  give 0, with ``environment_error`` set: the environment failed to judge the reply.
 
 ``reward`` is the weights times the validity-gated components of
 :meth:`RewardResult.components`, summed in the order above, so a taskset that records the
@@ -28,8 +32,10 @@ from redaction_pressure.records import LabelledRecord, LabelledSpan
 from redaction_pressure.rules import parse_reply
 from redaction_pressure.scanner import EPISODE_CPU_BUDGET_S, RecordScan, scan_records
 
-REWARD_SCHEMA_VERSION: Final = "0.3.0"
-"""Bump when the contract, the reply format or any cap changes what a reply scores."""
+REWARD_SCHEMA_VERSION: Final = "0.4.0"
+"""Bump when the contract, the reply format or any cap changes what a reply scores.
+0.4.0: a timeout no longer makes a reply invalid; the static analysis does (see
+rules.py), and the CPU timer is an environment-side backstop."""
 
 RECALL_WEIGHT: Final = 0.35
 PRECISION_WEIGHT: Final = 0.35
@@ -84,6 +90,11 @@ class RewardResult(BaseModel):
     removed_non_secret_chars: int
     elapsed_ms: float
     """Wall time of the whole scoring, parsing and compiling included."""
+    environment_error: bool = False
+    """The environment could not judge the reply (CPU backstop, worker death, wall-clock
+    wait): reward 0 fail closed, ``valid`` False, and the result says nothing about the
+    reply. Every other field but ``elapsed_ms`` and ``budget_used_s`` is a function of
+    the task and the reply."""
 
     def components(self) -> dict[str, float]:
         """Validity-gated component scores in [0, 1], weighted by the *_WEIGHT constants."""
@@ -119,6 +130,7 @@ def score_reply(
             outcome.budget_used_s,
             records,
             started,
+            environment_error=outcome.environment_error,
         )
     tally = _Tally()
     for record, scan in zip(records, outcome.records, strict=True):
@@ -152,8 +164,9 @@ def failed_result(
     errors: tuple[str, ...], records: Sequence[LabelledRecord], started: float
 ) -> RewardResult:
     """A zero for a reply that could not be scored (the caller says why in ``errors``);
-    ``started`` is the caller's ``time.perf_counter()`` at the start of scoring."""
-    return _invalid(errors, 0, 0, 0.0, records, started)
+    ``started`` is the caller's ``time.perf_counter()`` at the start of scoring. An
+    environment-side failure: ``environment_error`` is set."""
+    return _invalid(errors, 0, 0, 0.0, records, started, environment_error=True)
 
 
 def _invalid(
@@ -163,6 +176,8 @@ def _invalid(
     budget_used_s: float,
     records: Sequence[LabelledRecord],
     started: float,
+    *,
+    environment_error: bool = False,
 ) -> RewardResult:
     secrets = sum(1 for record in records for span in record.spans if span.label == "secret")
     return RewardResult(
@@ -182,6 +197,7 @@ def _invalid(
         removed_chars=0,
         removed_non_secret_chars=0,
         elapsed_ms=(time.perf_counter() - started) * 1000.0,
+        environment_error=environment_error,
     )
 
 

@@ -1,4 +1,4 @@
-"""Parse and validate the model's reply into compiled redaction rules.
+r"""Parse and validate the model's reply into compiled redaction rules.
 
 The reply contract (also in docs/redaction-pressure.md):
 
@@ -15,7 +15,7 @@ The reply contract (also in docs/redaction-pressure.md):
 * Patterns use the ``regex`` module's version-0 syntax, restricted to the dialect that
   :class:`_PatternAnalyser` understands, so the static size bound below is sound:
   no verbose mode, comments, recursion, branch reset, conditionals, fuzzy matching or
-  ``\\K``; inline flags only ``i``, ``m`` and ``s``; a literal brace is written ``\\{``
+  ``\K``; inline flags only ``i``, ``m`` and ``s``; a literal brace is written ``\\{``
   and a literal ``[`` inside a set is written ``\\[``.
 
 Every pattern is analysed statically *before* it is compiled, because ``regex.compile``
@@ -23,6 +23,23 @@ itself is unprotected: ``((a{1000}){1000}){5}`` takes seconds and gigabytes ther
 analysis rejects a pattern whose expanded size (nested repeat counts multiplied out)
 exceeds :data:`MAX_EXPANDED_SIZE` and a pattern whose shortest match is empty, and finds
 literals every match must contain, which the scanner uses as a sound prefilter.
+
+It also rejects the constructs that make a backtracking matcher explode, so that whether
+a reply is valid is decided from the reply alone and never by a clock (reward schema
+0.4.0):
+
+* a repeat inside a repeated group (``(a+)+``, ``(\w+\s?){2,}``): nested quantifiers;
+* an alternation inside a repeated group whose branches can start with the same
+  character or match the empty string (``(a|aa)+``, ``(\S|\S\S)+``);
+* two wide repeats (unbounded, or more than :data:`WIDE_REPEAT` apart) over overlapping
+  characters with nothing between them that the first cannot consume (``\S+\S+``,
+  ``.*x.*y``, ``[a-z]+[a-z0-9]*``): polynomial backtracking.
+
+Character sets are over-approximated (non-ASCII, ``\p{...}``, POSIX classes and escapes
+the analysis does not resolve count as "any character"), so a pattern is only ever
+refused too often, never accepted wrongly. What is accepted costs at most one pass over
+each wide repeat per start position; the scanner keeps a CPU timer only as a far-off
+backstop (see scanner.py).
 """
 
 from __future__ import annotations
@@ -48,6 +65,29 @@ fits; ``((a{1000}){1000}){5}`` (5,000,000) does not."""
 
 MAX_REPEAT_COUNT: Final = 100_000
 """A single ``{m,n}`` bound above this is refused before any arithmetic."""
+
+WIDE_REPEAT: Final = 256
+"""A repeat that can take more than this many different lengths (or any number) is
+*wide*: it costs up to one pass over the text. Two wide repeats in one run (below) are
+refused."""
+
+MAX_RUN_CHOICES: Final = 256
+"""Cap on the product of the length choices of the narrow repeats in one *run*: a
+sequence of repeats over overlapping characters with no mandatory character between
+them that the run cannot take. Backtracking a failed attempt tries at most this many
+splits per wide pass."""
+
+MAX_WIDE_RUN_CHOICES: Final = 4
+"""The same cap for a run that also holds a wide repeat (each choice can cost a pass)."""
+
+MAX_UNGUARDED_CHOICES: Final = 64
+"""A run with more length choices than this, followed by more that must match, needs the
+guard below too (each start would try every choice)."""
+
+MIN_GUARD_CHARS: Final = 3
+r"""A pattern whose wide repeat must give characters back on failure (``[\s\S]+x``) is
+accepted only when every match starts at (or next to) a literal of at least this many
+characters, so attempts start only where the text holds it."""
 
 MAX_GROUP_DEPTH: Final = 32
 """Nested groups beyond this are refused; keeps the recursive analyser shallow."""
@@ -305,6 +345,74 @@ _HEX_ESCAPE_DIGITS: Final = {"x": 2, "u": 4, "U": 8}
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 _OCTAL: Final = frozenset("01234567")
 _QUANTIFIER_STARTS: Final = frozenset("*+?{")
+_INLINE_FLAGS: Final = regex.compile(r"(?<!\\)\(\?([a-zA-Z]*)(?:-[a-zA-Z]*)?[:)]")
+"""The switched-on letters of every inline flag group (escaped backslashes removed)."""
+
+
+_ASCII: Final = frozenset(chr(code) for code in range(128))
+_DIGITS: Final = frozenset("0123456789")
+_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_SPACE: Final = frozenset(" \t\n\r\f\v")
+
+
+_OTHER: Final = frozenset("SDWR")
+r"""Non-ASCII characters in four disjoint kinds: spaces, digits, other word characters,
+the rest (what ``\s``, ``\d`` and ``\w`` split them into)."""
+
+
+def _other_kind(char: str) -> str:
+    if char.isspace():
+        return "S"
+    if char.isdecimal():
+        return "D"
+    return "W" if char.isalnum() else "R"
+
+
+@dataclass(frozen=True, slots=True)
+class _Chars:
+    """An over-approximation of a set of characters: its ASCII members, and which kinds
+    of non-ASCII character (:data:`_OTHER`) it may hold."""
+
+    ascii: frozenset[str]
+    other: frozenset[str]
+
+    def __or__(self, other: _Chars) -> _Chars:
+        return _Chars(self.ascii | other.ascii, self.other | other.other)
+
+    def overlaps(self, other: _Chars) -> bool:
+        return bool(self.ascii & other.ascii) or bool(self.other & other.other)
+
+    def complement(self) -> _Chars:
+        return _Chars(_ASCII - self.ascii, _OTHER - self.other)
+
+    def folded(self) -> _Chars:
+        """Both cases of every ASCII letter (for case-insensitive patterns)."""
+        return _Chars(self.ascii | {c.swapcase() for c in self.ascii}, self.other)
+
+
+_ANY: Final = _Chars(_ASCII, _OTHER)
+_NONE: Final = _Chars(frozenset(), frozenset())
+_ESCAPE_SETS: Final = {
+    "d": _Chars(_DIGITS, frozenset("D")),
+    "w": _Chars(_WORD, frozenset("DW")),
+    "s": _Chars(_SPACE, frozenset("S")),
+}
+
+
+def _literal_chars(char: str) -> _Chars:
+    if char.isascii():
+        return _Chars(frozenset({char}), frozenset())
+    return _Chars(frozenset(), frozenset({_other_kind(char)}))
+
+
+def _escape_chars(char: str, literal: str | None) -> _Chars:
+    if literal is not None:
+        return _literal_chars(literal)
+    if char in _ESCAPE_SETS:
+        return _ESCAPE_SETS[char]
+    if char.lower() in _ESCAPE_SETS:
+        return _ESCAPE_SETS[char.lower()].complement()
+    return _ANY
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +426,27 @@ class _Piece:
     required: tuple[str, ...] | None = None
     """Any-of literal set every match of the piece contains."""
     zero_width: bool = False
+    chars: _Chars = _ANY
+    """Characters a match of the piece may consume."""
+    first: _Chars = _ANY
+    """Characters a non-empty match of the piece may start with."""
+    repeats: bool = False
+    """The piece contains a repeat whose bounds differ (``*``, ``+``, ``?``, ``{m,n}``)."""
+    run_wide: int = 0
+    """Wide repeats in the piece's worst run (see :data:`MAX_RUN_CHOICES`)."""
+    run_choices: int = 1
+    """Product of the narrow repeats' length choices in that run."""
+    ambiguous: bool = False
+    """The piece contains an alternation whose branches can start alike or be empty."""
+    continued: bool = False
+    """A wide repeat in the piece is followed, before anything fences it off, by more
+    that must match (so a failed attempt gives its characters back one by one)."""
+    continued_choices: int = 1
+    """The most length choices of a narrow run followed that way."""
+    prefix: tuple[str, ...] | None = None
+    """Literal strings one of which every match starts with (None: not known)."""
+    complete: bool = False
+    """Every match is exactly one of :attr:`prefix` (the piece is pure literal text)."""
 
 
 class _PatternAnalyser:
@@ -331,6 +460,13 @@ class _PatternAnalyser:
         self._pattern = pattern
         self._pos = 0
         self._case_insensitive = False
+        # Any inline ``i`` flag: fold every character set (over-approximates scoped flags).
+        self._folds = any(
+            "i" in flags for flags in _INLINE_FLAGS.findall(pattern.replace("\\\\", ""))
+        )
+
+    def _fold(self, chars: _Chars) -> _Chars:
+        return chars.folded() if self._folds else chars
 
     def run(self) -> PatternShape:
         if not self._pattern:
@@ -387,10 +523,30 @@ class _PatternAnalyser:
         required: tuple[str, ...] | None = None
         if all(branch.required for branch in branches):
             required = tuple(sorted({lit for b in branches for lit in b.required or ()}))
+        ambiguous = any(b.ambiguous or b.min_length == 0 for b in branches) or any(
+            a.first.overlaps(b.first) for i, a in enumerate(branches) for b in branches[i + 1 :]
+        )
+        chars, first = _NONE, _NONE
+        for branch in branches:
+            chars, first = chars | branch.chars, first | branch.first
         return _Piece(
             min_length=min(b.min_length for b in branches),
             size=sum(b.size for b in branches),
             required=required,
+            chars=chars,
+            first=first,
+            repeats=any(b.repeats for b in branches),
+            run_wide=max(b.run_wide for b in branches),
+            run_choices=max(b.run_choices for b in branches),
+            ambiguous=ambiguous,
+            continued=any(b.continued for b in branches),
+            continued_choices=max(b.continued_choices for b in branches),
+            prefix=(
+                tuple(sorted({x for b in branches for x in b.prefix or ()}))
+                if all(b.prefix for b in branches)
+                else None
+            ),
+            complete=all(b.complete for b in branches),
         )
 
     def _sequence(self, depth: int) -> _Piece:
@@ -398,11 +554,104 @@ class _PatternAnalyser:
         size = 0
         candidates: list[tuple[str, ...]] = []
         run = ""
+        chars, first = _NONE, _NONE
+        first_open = True  # no mandatory atom yet: later atoms can still start a match
+        repeats = ambiguous = False
+        group: _Chars | None = None
+        """Characters of the current run of repeats (None: no run open)."""
+        run_wide = worst_wide = run_repeats = 0
+        run_choices = worst_choices = 1
+        continued = False
+        continued_choices = 1
+        guarded = False  # the branch starts with a literal or a lookaround that needs one
+        starts: tuple[str, ...] = ("",)
+        in_prefix = True  # only zero-width atoms and unrepeated literal text read so far
+        complete = True
         while self._pos < len(self._pattern) and self._peek() not in "|)":
+            start = self._pos
             atom = self._atom(depth)
             low, high, quantified = self._quantifier(atom)
             if atom.zero_width and quantified:
                 raise self._fail("a zero-width assertion cannot be repeated")
+            repeated = quantified and (high is None or high > 1)
+            if repeated and atom.repeats:
+                raise PatternError(
+                    f"a repeat inside a repeated group at position {start} (nested "
+                    "quantifiers can backtrack catastrophically)"
+                )
+            if repeated and atom.ambiguous:
+                raise PatternError(
+                    f"an alternation inside a repeated group at position {start} whose "
+                    "branches can start with the same character or be empty (it can "
+                    "backtrack catastrophically)"
+                )
+            if in_prefix:
+                if atom.zero_width:
+                    if atom.required and min(map(len, atom.required)) >= MIN_GUARD_CHARS:
+                        guarded = True
+                elif atom.prefix and not quantified and len(starts) * len(atom.prefix) <= 64:
+                    starts = tuple(a + b for a in starts for b in atom.prefix)
+                    in_prefix = atom.complete
+                else:
+                    in_prefix = False
+            complete = complete and not atom.zero_width and atom.complete and not quantified
+            continued = continued or atom.continued
+            continued_choices = max(continued_choices, atom.continued_choices)
+            variable = quantified and high != low
+            follows = (low >= 1 and atom.min_length >= 1) or (atom.zero_width and atom.size > 1)
+            # More must match after repeats it may have to give characters back to.
+            if group is not None and follows and (atom.zero_width or group.overlaps(atom.first)):
+                continued = continued or run_wide > 0
+                # Splits between several repeats each rescan what follows: count 4x.
+                weight = 4 if run_repeats > 1 else 1
+                continued_choices = max(continued_choices, run_choices * weight)
+            if variable or atom.repeats:
+                wide, choices = atom.run_wide, atom.run_choices
+                if variable:
+                    lengths = None if high is None else high - low + 1
+                    if lengths is None or lengths > WIDE_REPEAT:
+                        wide += 1
+                    else:
+                        choices *= lengths
+                if group is not None and group.overlaps(atom.chars):
+                    group, run_wide = group | atom.chars, run_wide + wide
+                    run_repeats += 1
+                    run_choices = min(run_choices * choices, MAX_RUN_CHOICES + 1)
+                else:
+                    group, run_wide, run_repeats = atom.chars, wide, 1
+                    run_choices = min(choices, MAX_RUN_CHOICES + 1)
+                if run_wide > 1:
+                    raise PatternError(
+                        f"the repeat at position {start} can take the same characters as an "
+                        "earlier unbounded (or very wide) repeat with nothing fencing them "
+                        "apart, so it can backtrack polynomially; put a character between "
+                        "them that the first cannot match"
+                    )
+                limit = MAX_WIDE_RUN_CHOICES if run_wide else MAX_RUN_CHOICES
+                if run_choices > limit:
+                    raise PatternError(
+                        f"the repeats up to position {self._pos} over overlapping characters "
+                        f"allow more than {limit} ways to split a match (they can "
+                        "backtrack combinatorially); fence them with characters they cannot "
+                        "match or bound them more tightly"
+                    )
+                worst_wide = max(worst_wide, run_wide)
+                worst_choices = max(worst_choices, run_choices)
+            elif (
+                group is not None
+                and low >= 1
+                and atom.min_length >= 1
+                and not group.overlaps(atom.first)
+            ):
+                group, run_wide, run_choices = None, 0, 1
+            if not atom.zero_width:
+                chars = chars | atom.chars
+                if first_open:
+                    first = first | atom.first
+                    if low >= 1 and atom.min_length >= 1:
+                        first_open = False
+            repeats = repeats or atom.repeats or variable
+            ambiguous = ambiguous or atom.ambiguous
             count = high if high is not None else max(low, 1)
             min_length += atom.min_length * low
             size += atom.size * max(count, 1)
@@ -423,7 +672,38 @@ class _PatternAnalyser:
         if run:
             candidates.append((run,))
         best = max(candidates, key=lambda c: (min(len(x) for x in c), -len(c)), default=None)
-        return _Piece(min_length=min_length, size=size, required=best)
+        prefix = starts if min(map(len, starts)) > 0 else None
+        guarded = guarded or (prefix is not None and min(map(len, prefix)) >= MIN_GUARD_CHARS)
+        if depth == 0 and not guarded and continued_choices > MAX_UNGUARDED_CHOICES:
+            raise PatternError(
+                f"repeats with more than {MAX_UNGUARDED_CHOICES} ways to split a match are "
+                "followed by more that must match, and the pattern does not start with a "
+                f"literal (or a lookaround needing one) of {MIN_GUARD_CHARS}+ characters, so "
+                "every start tries them all (it can backtrack quadratically); start it with "
+                "such a literal or bound them more tightly"
+            )
+        if depth == 0 and continued and not guarded:
+            raise PatternError(
+                "a wide repeat is followed by more that must match, and the pattern does not "
+                f"start with a literal (or a lookaround needing one) of {MIN_GUARD_CHARS}+ "
+                "characters, so every failed start rescans the text (it can backtrack quadratically); start it "
+                "with such a literal, or end it with the wide repeat"
+            )
+        return _Piece(
+            min_length=min_length,
+            size=size,
+            required=best,
+            chars=chars,
+            first=first,
+            repeats=repeats,
+            run_wide=worst_wide,
+            run_choices=worst_choices,
+            ambiguous=ambiguous,
+            continued=continued,
+            continued_choices=continued_choices,
+            prefix=prefix,
+            complete=complete and prefix is not None,
+        )
 
     def _quantifier(self, atom: _Piece) -> tuple[int, int | None, bool]:
         char = self._peek()
@@ -485,8 +765,8 @@ class _PatternAnalyser:
         if char == "(":
             return self._group(depth)
         if char == "[":
-            self._char_class()
-            return _Piece(min_length=1, size=1)
+            chars = self._fold(self._char_class())
+            return _Piece(min_length=1, size=1, chars=chars, first=chars)
         if char == "\\":
             return self._escape()
         if char in _QUANTIFIER_STARTS:
@@ -495,10 +775,19 @@ class _PatternAnalyser:
             raise self._fail("nothing to repeat")
         self._pos += 1
         if char in "^$":
-            return _Piece(min_length=0, size=1, zero_width=True)
+            return _Piece(min_length=0, size=1, zero_width=True, chars=_NONE, first=_NONE)
         if char == ".":
             return _Piece(min_length=1, size=1)
-        return _Piece(min_length=1, size=1, literal=char)
+        chars = self._fold(_literal_chars(char))
+        return _Piece(
+            min_length=1,
+            size=1,
+            literal=char,
+            chars=chars,
+            first=chars,
+            prefix=None if self._folds else (char,),
+            complete=not self._folds,
+        )
 
     def _group(self, depth: int) -> _Piece:
         if depth >= MAX_GROUP_DEPTH:
@@ -509,7 +798,7 @@ class _PatternAnalyser:
         if self._peek() == "?":
             kind = self._group_kind()
             if kind == "flags":
-                return _Piece(min_length=0, size=0, zero_width=True)
+                return _Piece(min_length=0, size=0, zero_width=True, chars=_NONE, first=_NONE)
             if kind == "backref":
                 return _Piece(min_length=0, size=1)
         inner = self._alternation(depth + 1)
@@ -517,13 +806,45 @@ class _PatternAnalyser:
             self._pos = start
             raise self._fail("unterminated group")
         self._pos += 1
+        # A lookaround consumes nothing; its own contents were checked when it was read.
         if kind == "negative":
-            return _Piece(min_length=0, size=inner.size + 1, zero_width=True)
+            return _Piece(
+                min_length=0,
+                size=inner.size + 1,
+                zero_width=True,
+                chars=_NONE,
+                first=_NONE,
+                continued=inner.continued,
+                continued_choices=inner.continued_choices,
+            )
         if kind == "lookaround":
             # What a positive lookaround requires is in the text next to the match.
             required = inner.required
-            return _Piece(min_length=0, size=inner.size + 1, required=required, zero_width=True)
-        return _Piece(min_length=inner.min_length, size=inner.size + 1, required=inner.required)
+            return _Piece(
+                min_length=0,
+                size=inner.size + 1,
+                required=required,
+                zero_width=True,
+                chars=_NONE,
+                first=_NONE,
+                continued=inner.continued,
+                continued_choices=inner.continued_choices,
+            )
+        return _Piece(
+            min_length=inner.min_length,
+            size=inner.size + 1,
+            required=inner.required,
+            chars=inner.chars,
+            first=inner.first,
+            repeats=inner.repeats,
+            run_wide=inner.run_wide,
+            run_choices=inner.run_choices,
+            ambiguous=inner.ambiguous,
+            continued=inner.continued,
+            continued_choices=inner.continued_choices,
+            prefix=inner.prefix,
+            complete=inner.complete,
+        )
 
     def _group_kind(self) -> str:
         """Consume the ``?...`` head of a group; refuse any construct outside the dialect."""
@@ -587,16 +908,27 @@ class _PatternAnalyser:
             raise self._fail("the pattern ends with a backslash")
         self._pos += 1
         if char in _ZERO_WIDTH_ESCAPES:
-            return _Piece(min_length=0, size=1, zero_width=True)
+            return _Piece(min_length=0, size=1, zero_width=True, chars=_NONE, first=_NONE)
         if char in "123456789":
             octal = self._three_digit_octal(char)
             if octal is not None:
-                return _Piece(min_length=1, size=1, literal=octal)
+                chars = self._fold(_literal_chars(octal))
+                return _Piece(min_length=1, size=1, literal=octal, chars=chars, first=chars)
             if self._peek().isdigit():
                 self._pos += 1
             return _Piece(min_length=0, size=1)
         literal = self._escaped_character(char, in_class=False)
-        return _Piece(min_length=1, size=1, literal=literal)
+        chars = self._fold(_escape_chars(char, literal))
+        known = literal is not None and not self._folds
+        return _Piece(
+            min_length=1,
+            size=1,
+            literal=literal,
+            chars=chars,
+            first=chars,
+            prefix=(literal,) if known and literal is not None else None,
+            complete=known,
+        )
 
     def _three_digit_octal(self, first: str) -> str | None:
         """``regex`` reads ``\\ddd`` (three octal digits, first not 0) as one character,
@@ -644,13 +976,20 @@ class _PatternAnalyser:
         else:
             raise self._fail(f"\\{char} needs a name in braces")
 
-    def _char_class(self) -> None:
+    def _char_class(self) -> _Chars:
+        """Consume a set; return (an over-approximation of) the characters it matches."""
         start = self._pos
         self._pos += 1
-        if self._peek() == "^":
+        negated = self._peek() == "^"
+        if negated:
             self._pos += 1
+        items: list[str | _Chars] = []
+        """Literal characters (``str``; ``"-"`` as read, a range operator where it sits
+        between two literals) and resolved escapes (``_Chars``)."""
+        escaped_dash: set[int] = set()
         if self._peek() == "]":
             self._pos += 1
+            items.append("]")
         while True:
             char = self._peek()
             if not char:
@@ -658,7 +997,7 @@ class _PatternAnalyser:
                 raise self._fail("unterminated character set")
             if char == "]":
                 self._pos += 1
-                return
+                break
             if char == "\\":
                 self._pos += 1
                 escaped = self._peek()
@@ -666,17 +1005,50 @@ class _PatternAnalyser:
                     raise self._fail("the pattern ends with a backslash")
                 self._pos += 1
                 if escaped.isdigit() and escaped != "0":
-                    if self._three_digit_octal(escaped) is not None:
+                    octal = self._three_digit_octal(escaped)
+                    if octal is not None:
+                        items.append(octal)
                         continue
                     raise self._fail(f"unsupported escape \\{escaped} inside a set")
                 if escaped in _ZERO_WIDTH_ESCAPES and escaped != "b":
                     raise self._fail(f"unsupported escape \\{escaped} inside a set")
-                self._escaped_character(escaped, in_class=True)
+                literal = self._escaped_character(escaped, in_class=True)
+                if literal is not None:
+                    if literal == "-":
+                        escaped_dash.add(len(items))
+                    items.append(literal)
+                else:
+                    items.append(_escape_chars(escaped, None))
                 continue
             if char == "[":
                 self._posix_class()
+                items.append(_ANY)
                 continue
             self._pos += 1
+            items.append(char)
+        chars = _NONE
+        index = 0
+        while index < len(items):
+            item = items[index]
+            if isinstance(item, _Chars):
+                chars = chars | item
+                index += 1
+                continue
+            low_end = items[index + 2] if index + 2 < len(items) else None
+            if (
+                index + 1 not in escaped_dash
+                and index + 1 < len(items)
+                and items[index + 1] == "-"
+                and isinstance(low_end, str)
+            ):
+                low, high = ord(item), ord(low_end)
+                span = frozenset(chr(c) for c in range(low, min(high, 127) + 1))
+                chars = chars | _Chars(span, _OTHER if high > 127 else frozenset())
+                index += 3
+                continue
+            chars = chars | _literal_chars(item)
+            index += 1
+        return chars.complement() if negated else chars
 
     def _posix_class(self) -> None:
         """Accept ``[:name:]`` / ``[:^name:]``; any other '[' in a set must be escaped."""

@@ -6,21 +6,20 @@ are either a contiguous run of source characters or inserted replacement text. A
 rule that matches inside an inserted ``[REDACTED]`` therefore removes no source
 characters, and "which source characters survived" is exact.
 
-Bounds (all fail closed: any error makes the whole outcome invalid and stops scanning):
+Bounds. Whether a reply is valid is decided by deterministic measures only: the static
+analysis in rules.py (sizes, nested quantifiers, ambiguous alternations, overlapping
+repeats, unguarded rescans), at most :data:`MAX_MATCHES` matches per episode (which
+also bounds output growth) and no zero-width match (rules are validated never to match
+empty, so this is a second line). Each fails the reply closed, the same on every machine.
 
-* one episode budget of :data:`EPISODE_CPU_BUDGET_S` seconds of *CPU time* for all rules
-  and records, read from ``time.process_time`` before every regex call and passed as the
-  call's ``timeout`` (``regex`` also counts process CPU time, and restarts its timer on
-  every call). CPU time, not wall time, so that a busy machine cannot turn a passing
-  reply into a timed-out one: the same reply gets the same reward idle or under load;
-* at most :data:`MAX_MATCHES` matches per episode, which also bounds output growth;
-* a zero-width match is an error (rules are validated never to match empty, so this is
-  the backstop).
-
-Process CPU time counts every thread of the process, so a scan sharing its process with
-other busy threads fails sooner, never later (conservative). For load-independent
-rewards, scan in a single-threaded process: the taskset does, through
-:mod:`redaction_pressure.scoring_pool`, whose wall-clock backstop bounds the wait.
+What the analysis accepts costs milliseconds for honest rule sets and about a second of
+CPU at worst for the most hostile accepted reply at the largest knob settings
+(bench/redaction_scoring.py prints both). The CPU timer stays only as a far-off
+backstop: :data:`CPU_BACKSTOP_S` seconds of process CPU time for all rules and records,
+read before every regex call and passed as the call's ``timeout``. If it ever fires,
+that is the *environment's* failure (a blind spot of the analysis or a starved
+machine), reported with an ``environment:`` error and ``environment_error`` set, never
+as the reply being invalid.
 """
 
 from __future__ import annotations
@@ -33,12 +32,14 @@ from typing import Final
 from redaction_pressure.records import LabelledRecord
 from redaction_pressure.rules import CompiledRule
 
-EPISODE_CPU_BUDGET_S: Final = 0.25
-"""CPU seconds for one reply over all evaluation records. Honest rule sets score in a few
-milliseconds (bench/redaction_scoring.py), so this leaves two orders of magnitude of
-headroom; load does not eat into it, because it is CPU time. Small enough that replies
-which burn all of it (hostile rules) still let training proceed on two cores
-(bench/redaction_throughput.py)."""
+CPU_BACKSTOP_S: Final = 30.0
+"""CPU seconds after which scoring one reply is abandoned as an environment failure: far
+beyond what any reply the static analysis accepts needs (about 1 s at worst, honest
+replies a few ms), so it fires only on a blind spot of the analysis."""
+EPISODE_CPU_BUDGET_S: Final = CPU_BACKSTOP_S
+"""Old name of :data:`CPU_BACKSTOP_S` (until reward schema 0.3.0 a 0.25 s budget that
+decided validity; kept for callers)."""
+ENVIRONMENT_ERROR_PREFIX: Final = "environment:"
 
 MAX_MATCHES: Final = 10_000
 """Matches per episode over all rules and records. Honest rules match about once per
@@ -69,6 +70,8 @@ class ScanOutcome:
     errors: tuple[str, ...]
     matches: int
     budget_used_s: float
+    environment_error: bool = False
+    """The CPU backstop fired: the environment failed, not the reply."""
 
     @property
     def valid(self) -> bool:
@@ -76,7 +79,9 @@ class ScanOutcome:
 
 
 class _ScanError(Exception):
-    pass
+    def __init__(self, message: str, *, environment: bool = False) -> None:
+        super().__init__(message)
+        self.environment = environment
 
 
 def scan_records(
@@ -100,6 +105,7 @@ def scan_records(
             errors=(str(error),),
             matches=matches,
             budget_used_s=time.process_time() - started,
+            environment_error=error.environment,
         )
     return ScanOutcome(
         records=tuple(scans),
@@ -137,16 +143,12 @@ def _scan_record(
         while True:
             remaining = deadline - clock()
             if remaining <= 0:
-                raise _ScanError(
-                    f"rules[{rule.index}]: episode budget of {budget_s:g} CPU seconds "
-                    f"exhausted on evaluation record {record.index}"
-                )
+                raise _ScanError(_backstop_message(rule.index, budget_s), environment=True)
             try:
                 match = search(text, position, timeout=remaining)
             except TimeoutError:
                 raise _ScanError(
-                    f"rules[{rule.index}]: regex timed out on evaluation record "
-                    f"{record.index}; episode budget of {budget_s:g} CPU seconds exhausted"
+                    _backstop_message(rule.index, budget_s), environment=True
                 ) from None
             except (MemoryError, RecursionError, OverflowError) as error:
                 raise _ScanError(
@@ -184,6 +186,15 @@ def _scan_record(
     else:
         kept = _kept_source_ranges(segments)
     return RecordScan(record_index=record.index, text=text, kept=kept), matches
+
+
+def _backstop_message(rule_index: int, backstop_s: float) -> str:
+    # No record index or timing in the text: the message must not vary by machine.
+    return (
+        f"{ENVIRONMENT_ERROR_PREFIX} the CPU backstop of {backstop_s:g} s fired while "
+        f"rules[{rule_index}] ran; the environment failed to score this reply (it was not "
+        "judged invalid)"
+    )
 
 
 def _substitute(text: str, spans: Sequence[tuple[int, int]], replacement: str) -> str:

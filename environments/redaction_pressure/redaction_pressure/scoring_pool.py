@@ -8,8 +8,9 @@ machine does, and the event loop only awaits a pipe.
 
 Each worker serves one reply at a time. A caller waits at most :data:`WALL_BACKSTOP_S`
 of wall time; past that the worker is killed and replaced, and the reply scores 0 with
-an ``environment:`` error saying so (fail closed; with a 0.25 s CPU budget only a machine
-starved for a minute gets here). A worker that dies is replaced the same way.
+an ``environment:`` error saying so and ``environment_error`` set (fail closed; the
+static analysis keeps accepted replies near a second of CPU at worst, so only a machine
+starved for minutes gets here). A worker that dies is replaced the same way.
 
 Workers start lazily as ``python -m redaction_pressure.scoring_pool`` subprocesses
 (never ``fork``: the trainer process has threads; and not multiprocessing's ``spawn``,
@@ -36,10 +37,12 @@ from typing import Final
 from redaction_pressure.records import LabelledRecord
 from redaction_pressure.reward import RewardResult, failed_result, score_reply
 from redaction_pressure.scanner import EPISODE_CPU_BUDGET_S
+from redaction_pressure.splits import PRIVATE_SEED_ENV
 
-WALL_BACKSTOP_S: Final = 60.0
-"""Wall-clock seconds a caller waits for one reply's score before failing it closed.
-240 times the CPU budget: reached only when the machine starves the worker."""
+WALL_BACKSTOP_S: Final = 120.0
+"""Wall-clock seconds a caller waits for one reply's score before failing it closed (an
+environment error). Four times the CPU backstop: reached only when the machine starves
+the worker."""
 
 _PACKAGE_PARENT: Final = str(Path(__file__).resolve().parent.parent)
 DEFAULT_WORKERS: Final = max(1, min(8, os.cpu_count() or 1))
@@ -73,7 +76,9 @@ class _Worker:
     def __init__(self) -> None:
         # The worker imports this very package, also when it is imported from a source
         # tree rather than installed.
-        env = dict(os.environ)
+        # Workers get evaluation records over their pipe and never need the private
+        # secret: it is not in their environment even if something set it again here.
+        env = {k: v for k, v in os.environ.items() if k != PRIVATE_SEED_ENV}
         env["PYTHONPATH"] = os.pathsep.join(
             part for part in (_PACKAGE_PARENT, env.get("PYTHONPATH", "")) if part
         )

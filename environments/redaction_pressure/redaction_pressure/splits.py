@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import os
+import re
+import threading
 from collections.abc import Mapping
-from typing import Literal, get_args
+from typing import Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -38,6 +41,10 @@ DEV_SIZE = 64
 PRIVATE_EVAL_DEFAULT_SIZE = 64
 PRIVATE_SEED_ENV = "REDACTION_PRESSURE_PRIVATE_SEED"
 PRIVATE_SEED_MIN_CHARS = 32
+PRIVATE_SEED_MIN_BITS = 128
+"""Estimated entropy a secret read from the environment must have: traces publish its
+SHA-256 commitment, so a guessable secret can be found offline."""
+MAKE_A_SECRET = "python -c 'import secrets; print(secrets.token_hex(32))'"
 _PRIVATE_SEED_FLOOR = 1 << 63
 
 _PUBLIC_RANGES: dict[str, tuple[int, int]] = {
@@ -100,16 +107,141 @@ def check_split(split: str) -> SplitName:
     raise SplitError(f"unknown split {split!r}; allowed: {', '.join(SPLIT_NAMES)}")
 
 
-def read_private_secret(environ: Mapping[str, str] | None = None) -> str:
-    """The private secret from the environment; refuses a missing or short one."""
-    env = os.environ if environ is None else environ
-    secret = env.get(PRIVATE_SEED_ENV, "")
+def estimated_entropy_bits(secret: str) -> float:
+    """A conservative estimate of a secret's entropy in bits.
+
+    The smaller of two estimates: (a) each word-like run of letters (3-12 letters in
+    one case, or capitalised) counts as one dictionary word (13 bits, a diceware word),
+    every other character as a draw from the character classes the secret uses; (b) the secret's length times the Shannon entropy
+    of its own character frequencies. Random tokens (``secrets.token_hex(32)``: about
+    256 bits) pass; repeated characters, words and short passphrases do not.
+    """
+    if not secret:
+        return 0.0
+    for period in range(1, len(secret) // 2 + 1):
+        # A repeated unit adds nothing: judge one copy of it.
+        if secret == (secret[:period] * (len(secret) // period + 1))[: len(secret)]:
+            secret = secret[:period]
+            break
+    pool = 0
+    pool += 10 if any(c.isdigit() for c in secret) else 0
+    pool += 26 if any(c.islower() for c in secret) else 0
+    pool += 26 if any(c.isupper() for c in secret) else 0
+    pool += 33 if any(not c.isalnum() for c in secret) else 0
+    per_char = math.log2(max(pool, 2))
+    by_class = 0.0
+    for run in _RUNS.findall(secret):
+        if _WORD.fullmatch(run):
+            by_class += _WORD_BITS  # a dictionary word, however long it looks
+        else:
+            by_class += len(run) * per_char
+    counts: dict[str, int] = {}
+    for char in secret:
+        counts[char] = counts.get(char, 0) + 1
+    shannon = -sum(n / len(secret) * math.log2(n / len(secret)) for n in counts.values())
+    return max(0.0, min(by_class, shannon * len(secret)))
+
+
+def check_secret_strength(secret: str) -> None:
+    """Refuse a secret shorter than the documented length or weaker than 128 bits."""
     if len(secret) < PRIVATE_SEED_MIN_CHARS:
         state = "is not set" if not secret else f"holds {len(secret)} characters"
         raise SplitError(
             f"{PRIVATE_SEED_ENV} {state}; the private_eval split needs a secret of at "
-            f"least {PRIVATE_SEED_MIN_CHARS} characters"
+            f"least {PRIVATE_SEED_MIN_CHARS} characters and {PRIVATE_SEED_MIN_BITS} bits of "
+            f"entropy; make one with: {MAKE_A_SECRET}"
         )
+    bits = estimated_entropy_bits(secret)
+    if bits < PRIVATE_SEED_MIN_BITS:
+        raise SplitError(
+            f"{PRIVATE_SEED_ENV} has an estimated {bits:.0f} bits of entropy, under the "
+            f"{PRIVATE_SEED_MIN_BITS} required: traces publish its SHA-256 commitment, so a "
+            f"guessable secret can be found offline; make one with: {MAKE_A_SECRET}"
+        )
+
+
+_RUNS: Final = re.compile(r"[A-Za-z]+|[^A-Za-z]")
+_WORD: Final = re.compile(r"[a-z]{3,12}|[A-Z][a-z]{2,11}|[A-Z]{3,12}")
+_WORD_BITS: Final = 13.0
+"""About a diceware word (7776 words: 12.9 bits)."""
+
+_held_secret: str | None = None
+_held_lock = threading.Lock()
+
+
+def _scrub_initial_environment(name: str) -> None:
+    """Overwrite ``name=...`` in this process's initial environment block.
+
+    Removing a variable from ``os.environ`` only drops libc's pointer to it: the string
+    stays in the block the kernel copied at exec, which ``/proc/<pid>/environ`` shows
+    to every process of the same user. The block's address is in ``/proc/self/stat``
+    (fields 50-51); the process may write its own memory through ``/proc/self/mem``.
+    Best effort off Linux (no such files): nothing to scrub there in the same way.
+    """
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            stat = handle.read()
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        start, end = int(fields[47]), int(fields[48])  # fields 50-51: env_start, env_end
+        with open("/proc/self/mem", "r+b", buffering=0) as memory:
+            memory.seek(start)
+            block = memory.read(end - start)
+            prefix = name.encode() + b"="
+            offset = 0
+            for entry in block.split(b"\0"):
+                if entry.startswith(prefix):
+                    memory.seek(start + offset)
+                    memory.write(b"\0" * len(entry))
+                offset += len(entry) + 1
+    except (OSError, ValueError, IndexError):
+        return
+
+
+def take_private_secret() -> str:
+    """The private secret, read from ``os.environ`` once and then held here only.
+
+    The first call reads ``REDACTION_PRESSURE_PRIVATE_SEED``, checks its strength,
+    removes it from ``os.environ`` and scrubs it from the process's initial environment
+    block, so no program started afterwards (an agent runtime that inherits the host
+    environment, a scoring worker) and no reader of ``/proc/<pid>/environ`` sees it.
+    Later calls return the held secret, unless the variable was set again: then the
+    new value is checked and held instead (rotation), and removed the same way.
+    """
+    global _held_secret
+    with _held_lock:
+        value = os.environ.pop(PRIVATE_SEED_ENV, None)
+        _scrub_initial_environment(PRIVATE_SEED_ENV)
+        if value is None:
+            if _held_secret is None:
+                check_secret_strength("")
+            assert _held_secret is not None
+            return _held_secret
+        check_secret_strength(value)
+        _held_secret = value
+        return value
+
+
+def forget_private_secret() -> None:
+    """Drop the held secret (tests, and tools that must read a new one from scratch)."""
+    global _held_secret
+    with _held_lock:
+        _held_secret = None
+
+
+def private_secret_exposed() -> bool:
+    """Whether the secret is still in ``os.environ`` (so a runtime that inherits the host
+    environment would hand it to the agent)."""
+    return PRIVATE_SEED_ENV in os.environ
+
+
+def read_private_secret(environ: Mapping[str, str] | None = None) -> str:
+    """The private secret: from ``environ`` when given (read only, for tests and tools),
+    else taken from ``os.environ`` once (:func:`take_private_secret`). Refuses a missing,
+    short or weak one with how to make a good one."""
+    if environ is None:
+        return take_private_secret()
+    secret = environ.get(PRIVATE_SEED_ENV, "")
+    check_secret_strength(secret)
     return secret
 
 

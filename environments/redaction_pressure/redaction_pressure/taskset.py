@@ -22,11 +22,11 @@ from concurrent.futures import Future
 from typing import Any, Final
 
 import verifiers.v1 as vf
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from redaction_pressure.corpus import generate_task
 from redaction_pressure.identity import EnvironmentIdentity, environment_identity
-from redaction_pressure.knobs import CorpusKnobs, preset
+from redaction_pressure.knobs import CorpusKnobs, KnobOverrides, preset
 from redaction_pressure.prompt import SYSTEM_PROMPT, render_prompt
 from redaction_pressure.records import LabelledRecord
 from redaction_pressure.reward import (
@@ -38,7 +38,13 @@ from redaction_pressure.reward import (
     RewardSchema,
 )
 from redaction_pressure.scoring_pool import shared_pool
-from redaction_pressure.splits import PRIVATE_EVAL_DEFAULT_SIZE, SplitIdentity, SplitSeeds
+from redaction_pressure.splits import (
+    PRIVATE_EVAL_DEFAULT_SIZE,
+    PRIVATE_SEED_ENV,
+    SplitIdentity,
+    SplitSeeds,
+    private_secret_exposed,
+)
 
 __all__ = [
     "RedactionPressureEnv",
@@ -126,8 +132,31 @@ def _resolve_seed(data: RedactionPressureTaskData) -> tuple[int, bytes, SplitIde
     return seeds.seed(data.index), seeds.evaluation_key(data.index), seeds.identity
 
 
+class PrivateSecretExposedError(RuntimeError):
+    """private_eval refuses to run an agent while the secret is in ``os.environ``."""
+
+
+def refuse_exposed_private_secret(split: str) -> None:
+    """Raise when a private_eval agent would inherit the secret: verifiers' subprocess
+    runtime (and any program started from this process) copies ``os.environ``, dropping
+    only names that contain ``API_KEY``."""
+    if split == "private_eval" and private_secret_exposed():
+        raise PrivateSecretExposedError(
+            f"refusing private_eval: {PRIVATE_SEED_ENV} is in this process's environment, "
+            "and an agent runtime that inherits the host environment would see it; build "
+            "the taskset (which reads and removes it) before starting any agent, and do not "
+            "set it again"
+        )
+
+
 class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore[misc]
     """Scores the one reply against the task's unseen evaluation records."""
+
+    async def setup(self, trace: vf.Trace, runtime: Any) -> None:
+        """Runs before the agent: a private task refuses a runtime that would inherit the
+        secret from this process's environment."""
+        refuse_exposed_private_secret(self.data.split)
+        await super().setup(trace, runtime)
 
     async def _outcome(self, trace: vf.Trace) -> RewardResult | None:
         """The reply's score, or ``None`` with the environment-side reason in ``trace.info``."""
@@ -141,7 +170,7 @@ class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore
                 weights={fn.__name__: float(fn._vf_weight) for fn in self.hooks("reward")}
             )
             knobs = data.environment.corpus_knobs
-            identity = environment_identity(split_identity, knobs, schema)
+            identity = environment_identity(split_identity, knobs, schema, data.environment.preset)
             info["environment"] = identity.model_dump(mode="json")
             info["reward_schema"] = schema.model_dump(mode="json") | {
                 "reweighted": schema.reweighted
@@ -152,7 +181,7 @@ class RedactionPressureTask(vf.Task[RedactionPressureTaskData]):  # type: ignore
             info["redaction_errors"] = [f"environment: {type(error).__name__}: {error}"]
             info.setdefault("environment", data.environment.model_dump(mode="json"))
             return None
-        if result.errors and result.errors[0].startswith("environment:"):
+        if result.environment_error:
             _forget_score(key)
         info["redaction_errors"] = list(result.errors)
         info["identity_matches_task"] = identity == data.environment
@@ -221,8 +250,9 @@ class RedactionPressureTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
     """Size of the private_eval split."""
     preset: str = "standard"
     """Difficulty preset: intro | easy | standard | hard | expert (see knobs.py)."""
-    knobs: CorpusKnobs | None = None
-    """Explicit difficulty knobs; when set, they replace the preset entirely."""
+    knobs: KnobOverrides | None = None
+    """Knobs changed on top of the preset (each unset one keeps the preset's value); a
+    combination that cannot hold is refused when the config is built."""
 
     @field_validator("preset")
     @classmethod
@@ -230,8 +260,20 @@ class RedactionPressureTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
         preset(value)  # raises with the list of presets
         return value
 
+    @field_validator("knobs", mode="before")
+    @classmethod
+    def _full_knobs_override_everything(cls, value: Any) -> Any:
+        # A complete CorpusKnobs (the earlier API) overrides every knob of the preset.
+        return value.model_dump() if isinstance(value, CorpusKnobs) else value
+
+    @model_validator(mode="after")
+    def _knobs_hold(self) -> RedactionPressureTasksetConfig:
+        self.corpus_knobs()  # raises naming the preset and the knobs that cannot hold
+        return self
+
     def corpus_knobs(self) -> CorpusKnobs:
-        return self.knobs if self.knobs is not None else preset(self.preset)
+        base = preset(self.preset)
+        return base if self.knobs is None else self.knobs.apply(base, self.preset)
 
 
 class RedactionPressureTaskset(vf.Taskset[RedactionPressureTask, RedactionPressureTasksetConfig]):  # type: ignore[misc]
@@ -240,8 +282,9 @@ class RedactionPressureTaskset(vf.Taskset[RedactionPressureTask, RedactionPressu
     def load(self) -> Iterator[RedactionPressureTask]:
         config: RedactionPressureTasksetConfig = self.config
         seeds = SplitSeeds(config.split, private_size=config.private_size)
+        refuse_exposed_private_secret(seeds.split)  # SplitSeeds removed it; still gone?
         identity = environment_identity(
-            seeds.identity, config.corpus_knobs(), reward_weights(config.task)
+            seeds.identity, config.corpus_knobs(), reward_weights(config.task), config.preset
         )
         default = DEFAULT_TRAIN_TASKS if seeds.split == "train" else seeds.size
         count = config.num_tasks if config.num_tasks is not None else default
@@ -282,4 +325,5 @@ class RedactionPressureEnv(vf.Env[RedactionPressureEnvConfig]):  # type: ignore[
     """One agent answers one prompt; the task scores it."""
 
     async def run(self, task: Any, agents: Any) -> None:
+        refuse_exposed_private_secret(getattr(getattr(task, "data", None), "split", ""))
         await agents.agent.run(task)

@@ -39,7 +39,8 @@ from redaction_pressure.splits import (
     public_task_seed,
 )
 
-SECRET = "s" * 40
+SECRET = hashlib.sha256(b"evaluation stream test secret").hexdigest()
+OTHER_SECRET = hashlib.sha256(b"evaluation stream other secret").hexdigest()
 LARGEST = CorpusKnobs(
     secret_families=Range(low=11, high=11),
     decoy_kinds=Range(low=14, high=14),
@@ -166,7 +167,7 @@ def test_private_evaluation_key_is_not_derivable_from_the_task_seed() -> None:
         assert all(
             a.text != b.text for a, b in zip(private.evaluation, guessed.evaluation, strict=True)
         )
-    other = SplitSeeds("private_eval", environ={"REDACTION_PRESSURE_PRIVATE_SEED": "t" * 40})
+    other = SplitSeeds("private_eval", environ={"REDACTION_PRESSURE_PRIVATE_SEED": OTHER_SECRET})
     assert other.evaluation_key(0) != seeds.evaluation_key(0)
 
 

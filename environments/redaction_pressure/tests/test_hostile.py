@@ -1,9 +1,5 @@
-"""Hostile rules: catastrophic backtracking, compile bombs, budget sharing.
-
-The timed assertions here are the ones the issue demands (an interruption bound); their
-margins are generous because ``regex`` times calls in process CPU seconds, which a
-loaded shared machine stretches in wall-clock terms.
-"""
+"""Hostile rules: catastrophic backtracking and compile bombs are refused statically;
+the CPU backstop, if it ever fires, is the environment's error."""
 
 from __future__ import annotations
 
@@ -11,17 +7,14 @@ import json
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
+import regex
 
 from redaction_pressure.records import LabelledRecord, LabelledSpan
 from redaction_pressure.reward import score_reply
-from redaction_pressure.rules import parse_reply
-
-BUDGET_S = 0.4
-MARGIN_S = 4.0
-"""Wall-clock slack over the budget: CPU contention can stretch a CPU-timed regex call."""
+from redaction_pressure.rules import CompiledRule, parse_reply
+from redaction_pressure.scanner import scan_records
 
 SECRET = "ghp_Q7rT2mK9xW4vB8nL1pZ6cD3fH5jY0sA2uE9o"
 GOOD = {"pattern": r"ghp_[A-Za-z0-9]{36}", "replacement": "[REDACTED]"}
@@ -50,7 +43,7 @@ def _reply(*patterns: str) -> str:
 
 def test_good_rules_alone_score_one() -> None:
     """Anchors the tests below: the hostile rule is what zeroes the reward."""
-    assert score_reply(_reply(), _records(), budget_s=BUDGET_S).reward == 1.0
+    assert score_reply(_reply(), _records()).reward == 1.0
 
 
 @pytest.mark.parametrize(
@@ -60,43 +53,53 @@ def test_good_rules_alone_score_one() -> None:
         r"(\S|\S)+[\t\v]",
         r"([^\n]|.)+[\t\v]{2}",
         r"(?:.|[^\n])+[\t\v]",
+        r"(a|aa)+$",
+        r"(?:\S|\S\S)+\s$",
+        r"(\w+\s?)+$",
+        r"\S+\S+[\t\v]",
+        r".*=.*=.*[\t\v]",
+        r"[\s\S]{0,15}[\s\S]{0,15}[\t\v]",
+        r"[\s\S]+[\t\v]",
     ],
 )
-def test_catastrophic_backtracking_is_interrupted_within_the_budget(pattern: str) -> None:
-    """Guards against an exponential rule hanging scoring or still earning reward.
+def test_catastrophic_backtracking_is_refused_before_it_runs(pattern: str) -> None:
+    """Guards a reward that no clock decides (reward schema 0.4.0): an exponential or
+    polynomial rule is refused by the static analysis, the same on every machine, and
+    never reaches the matcher.
 
-    ``regex`` optimises the textbook ``(a+)+$`` and ``(\\S+\\s?)+Z{3}`` (required
-    literal check), so these canaries use duplicated alternatives, which it does not.
+    ``regex`` optimises the textbook ``(a+)+$``, so the canaries also use duplicated
+    alternatives, which it does not.
     """
-    started = time.perf_counter()
-    result = score_reply(_reply(pattern), _records(), budget_s=BUDGET_S)
-    elapsed = time.perf_counter() - started
-    assert elapsed <= BUDGET_S + MARGIN_S
-    assert (result.valid, result.reward) == (False, 0.0)
-    assert result.errors[0].startswith("rules[1]: ")
-    assert "episode budget of 0.4 CPU seconds exhausted" in result.errors[0]
+    result = score_reply(_reply(pattern), _records())
+    assert (result.valid, result.reward, result.environment_error) == (False, 0.0, False)
+    assert result.errors[0].startswith("rules[1].pattern: ")
+    assert "backtrack" in result.errors[0]
+    assert result.matches == 0 and result.budget_used_s == 0.0
 
 
-def test_issue_example_stays_within_the_budget() -> None:
-    """The issue's ``(\\S+\\s?)+Z{3}``: whatever ``regex`` does with it, it is bounded."""
-    started = time.perf_counter()
-    result = score_reply(_reply(r"(\S+\s?)+Z{3}"), _records(), budget_s=BUDGET_S)
-    assert time.perf_counter() - started <= BUDGET_S + MARGIN_S
-    assert result.valid is False or result.reward == 1.0
-
-
-def test_per_call_timeouts_do_not_add_up() -> None:
-    """Guards the shared budget: many hostile rules over many records still cost one budget.
-
-    With a fresh per-call timeout, 4 rules x 6 records would take 24 budgets.
-    """
-    hostile = [r"(.|.)+[\t\v]{2}", r"(\S|\S)+[\t\v]", r"(?:.|[^\n])+[\t\v]", r"([^\n]|.)+\v"]
-    started = time.perf_counter()
-    result = score_reply(_reply(*hostile), _records(6), budget_s=BUDGET_S)
-    elapsed = time.perf_counter() - started
-    assert elapsed <= BUDGET_S + MARGIN_S
+def test_issue_example_is_refused() -> None:
+    """The issue's ``(\\S+\\s?)+Z{3}``: a repeat inside a repeated group."""
+    result = score_reply(_reply(r"(\S+\s?)+Z{3}"), _records())
     assert result.valid is False
-    assert len(result.errors) == 1
+    assert "nested quantifiers" in result.errors[0]
+
+
+def test_backstop_firing_is_the_environments_error_not_the_replys() -> None:
+    """Guards the distinction: if the far-off CPU backstop ever fires (here forced with a
+    rule that skips the analysis and a tiny backstop), the outcome says the environment
+    failed, not that the reply was invalid."""
+    rule = CompiledRule(
+        index=0,
+        pattern=r"(.|.)+[\t\v]{2}",
+        replacement="",
+        compiled=regex.compile(r"(.|.)+[\t\v]{2}", regex.VERSION0),
+        required_literals=None,
+        literals_ignore_case=False,
+    )
+    outcome = scan_records([rule], _records(6), budget_s=0.2)
+    assert outcome.environment_error and not outcome.valid
+    assert len(outcome.errors) == 1
+    assert outcome.errors[0].startswith("environment: the CPU backstop of 0.2 s fired")
 
 
 @pytest.mark.parametrize(

@@ -75,3 +75,19 @@ def test_version_is_written_once_in_pyproject() -> None:
     assert ENVIRONMENT_VERSION == declared == redaction_pressure.__version__
     source = "\n".join(path.read_text(encoding="utf-8") for path in PACKAGE.glob("*.py"))
     assert 'ENVIRONMENT_VERSION = "' not in source and '__version__ = "' not in source
+
+
+def test_identity_names_the_matcher_and_the_preset() -> None:
+    import regex
+
+    from redaction_pressure.taskset import RedactionPressureTaskset, RedactionPressureTasksetConfig
+
+    identity = environment_identity(SplitSeeds("dev").identity)
+    assert identity.matcher == f"regex {regex.__version__}"
+    assert identity.preset is None
+    config = RedactionPressureTasksetConfig(
+        id="redaction-pressure", preset="hard", knobs={"example_records": 3}, num_tasks=1
+    )
+    (task,) = list(RedactionPressureTaskset(config).load())
+    assert task.data.environment.preset == "hard"
+    assert task.data.environment.corpus_knobs.example_records == 3

@@ -87,3 +87,30 @@ def test_unknown_preset_names_the_choices() -> None:
         preset("nightmare")
     assert preset("hard") is PRESETS["hard"]
     assert Range(low=2, high=2).high == 2
+
+
+def test_knob_flags_change_the_preset_they_are_given_with() -> None:
+    """Guards issue 22 part 5: ``--env.taskset.preset hard --env.taskset.knobs.example-records
+    3`` is the hard corpus with three examples, not the standard one."""
+    from redaction_pressure.taskset import RedactionPressureTasksetConfig
+
+    config = RedactionPressureTasksetConfig(
+        id="redaction-pressure", preset="hard", knobs={"example_records": 3}
+    )
+    assert config.corpus_knobs() == PRESETS["hard"].model_copy(update={"example_records": 3})
+    config = RedactionPressureTasksetConfig(
+        id="redaction-pressure", preset="expert", knobs={"decoy_kinds": {"low": 6}}
+    )
+    assert config.corpus_knobs().decoy_kinds == Range(low=6, high=7)
+    assert RedactionPressureTasksetConfig(id="redaction-pressure").corpus_knobs() == CorpusKnobs()
+
+
+def test_a_knob_that_cannot_hold_on_its_preset_is_refused_naming_both() -> None:
+    from redaction_pressure.taskset import RedactionPressureTasksetConfig
+
+    with pytest.raises(
+        ValidationError, match=r"preset 'expert'.*decoy_kinds must lie within 1\.\.7"
+    ):
+        RedactionPressureTasksetConfig(
+            id="redaction-pressure", preset="expert", knobs={"decoy_kinds": {"high": 12}}
+        )

@@ -165,10 +165,12 @@ def test_zero_width_match_at_runtime_fails_closed() -> None:
     )
 
 
-def test_exhausted_budget_fails_closed_before_any_call() -> None:
+def test_exhausted_backstop_fails_closed_before_any_call_as_an_environment_error() -> None:
     outcome = scan_records(_rules(("a", "")), [_record("a")], budget_s=0.0)
+    assert outcome.environment_error
     assert outcome.errors == (
-        "rules[0]: episode budget of 0 CPU seconds exhausted on evaluation record 0",
+        "environment: the CPU backstop of 0 s fired while rules[0] ran; the environment "
+        "failed to score this reply (it was not judged invalid)",
     )
 
 
@@ -178,7 +180,7 @@ def test_no_rules_keep_everything() -> None:
     assert outcome.valid and outcome.matches == 0
 
 
-def test_budget_is_cpu_time_not_wall_time(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_backstop_is_cpu_time_not_wall_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """Guards load-independence: wall time racing ahead (a busy machine) changes nothing;
     only the CPU clock can exhaust the budget."""
     import itertools
@@ -192,4 +194,4 @@ def test_budget_is_cpu_time_not_wall_time(monkeypatch: pytest.MonkeyPatch) -> No
     cpu = itertools.count(0.0, 0.6)
     monkeypatch.setattr(time, "process_time", lambda: next(cpu))
     outcome = scan_records(_rules(("a", "")), [_record("banana")], budget_s=1.0)
-    assert not outcome.valid and "CPU seconds exhausted" in outcome.errors[0]
+    assert not outcome.valid and "CPU backstop of 1 s fired" in outcome.errors[0]

@@ -3,6 +3,8 @@ their split and cannot be swapped."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from pydantic import ValidationError
 
@@ -25,8 +27,8 @@ from redaction_pressure.splits import (
     secret_commitment,
 )
 
-SECRET_A = "a" * 16 + "correct-horse-battery-staple-0001"
-SECRET_B = "b" * 16 + "correct-horse-battery-staple-0002"
+SECRET_A = hashlib.sha256(b"redaction-pressure split test A").hexdigest()
+SECRET_B = hashlib.sha256(b"redaction-pressure split test B").hexdigest()
 
 
 def test_dev_has_exactly_64_tasks_and_train_and_dev_ranges_are_disjoint() -> None:
@@ -100,3 +102,29 @@ def test_dev_cannot_be_presented_as_private_eval() -> None:
     dev = SplitSeeds("dev").identity
     assert dev.label().startswith("dev ")
     assert not dev.is_private
+
+
+@pytest.mark.parametrize(
+    "weak",
+    [
+        "s" * 40,
+        "password" * 5,
+        "correct horse battery staple and more words",
+        "0123456789abcdef" * 2,
+    ],
+)
+def test_weak_secret_is_refused_where_it_is_read_but_derivations_accept_it(weak: str) -> None:
+    """Guards the commitment: a guessable secret of the documented length is refused by
+    the reader (taskset, environment and CLI all read through it), with how to make one;
+    the derivation functions still accept it (tests use them with fixed strings)."""
+    with pytest.raises(SplitError, match=r"estimated \d+ bits.*secrets\.token_hex\(32\)"):
+        SplitSeeds("private_eval", environ={PRIVATE_SEED_ENV: weak})
+    assert private_task_seed(weak, 0) >= 1 << 63
+
+
+def test_strong_random_secrets_pass() -> None:
+    import secrets
+
+    for _ in range(20):
+        SplitSeeds("private_eval", environ={PRIVATE_SEED_ENV: secrets.token_hex(32)})
+        SplitSeeds("private_eval", environ={PRIVATE_SEED_ENV: secrets.token_urlsafe(32)})

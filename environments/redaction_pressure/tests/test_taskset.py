@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,14 +19,27 @@ from redaction_pressure.corpus import generate_task
 from redaction_pressure.policies import POLICIES, oracle
 from redaction_pressure.prompt import SYSTEM_PROMPT, render_prompt
 from redaction_pressure.reward import score_reply
-from redaction_pressure.splits import PRIVATE_SEED_ENV, public_task_seed, secret_commitment
+from redaction_pressure.splits import (
+    PRIVATE_SEED_ENV,
+    forget_private_secret,
+    public_task_seed,
+    secret_commitment,
+)
 from redaction_pressure.taskset import (
     RedactionPressureEnv,
     RedactionPressureEnvConfig,
     RedactionPressureTaskset,
 )
 
-SECRET = "private-eval-secret-for-tests-0123456789"
+SECRET = hashlib.sha256(b"redaction-pressure test secret").hexdigest()
+
+
+@pytest.fixture(autouse=True)
+def _no_held_secret() -> Iterator[None]:
+    """Each test reads the private secret from scratch (it is held once read)."""
+    forget_private_secret()
+    yield
+    forget_private_secret()
 
 
 def _tasks(**config: Any) -> list[Any]:
@@ -123,6 +139,7 @@ def test_private_eval_hides_secret_and_seed_until_scored(monkeypatch: pytest.Mon
     derived seed shows up in trace.info once scoring has completed."""
     monkeypatch.setenv(PRIVATE_SEED_ENV, SECRET)
     task = _tasks(split="private_eval", num_tasks=1)[0]
+    assert PRIVATE_SEED_ENV not in os.environ  # read once and removed
     data_json = task.data.model_dump_json()
     assert task.data.task_seed is None
     assert task.data.environment.split_commitment == secret_commitment(SECRET)
@@ -200,3 +217,23 @@ def test_reweighting_shows_in_the_recorded_reward_schema() -> None:
     assert trace.info["reward_schema"]["reweighted"] is True
     assert trace.info["identity_matches_task"] is True
     assert trace.reward == pytest.approx(0.2 + 0.35 + 0.6)
+
+
+def test_private_eval_refuses_an_agent_while_the_secret_is_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Guards against an agent runtime inheriting the secret: setup refuses."""
+    monkeypatch.setenv(PRIVATE_SEED_ENV, SECRET)
+    task = _tasks(split="private_eval", num_tasks=1)[0]
+    asyncio.run(task.setup(_trace(task, ""), None))  # removed: fine
+    monkeypatch.setenv(PRIVATE_SEED_ENV, SECRET)  # set again behind the taskset's back
+    with pytest.raises(RuntimeError, match="refusing private_eval"):
+        asyncio.run(task.setup(_trace(task, ""), None))
+
+
+def test_weak_private_secret_is_refused_with_how_to_make_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(PRIVATE_SEED_ENV, "correct-horse-battery-staple-" * 2)
+    with pytest.raises(Exception, match=r"bits of entropy.*secrets\.token_hex\(32\)"):
+        _tasks(split="private_eval")
