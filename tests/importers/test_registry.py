@@ -54,8 +54,8 @@ def test_single_line_json_document_is_not_mistaken_for_jsonl(
 
 @pytest.mark.parametrize(
     "content",
-    [b"hello world\n", b'{"unrelated": 1}\n', b"PK\x03\x04garbage", b""],
-    ids=["text", "other-json", "broken-zip", "empty"],
+    [b"hello world\n", b'{"unrelated": 1}\n', b""],
+    ids=["text", "other-json", "empty"],
 )
 def test_unknown_format_names_file_and_lists_formats(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "mystery.dat"

@@ -230,6 +230,8 @@ def scan(
         print_error(err, problem)
     for bad in failed:
         print_error(err, bad.error or "")
+    for unread in (s for s in scans if s.error and s not in failed and s not in skipped):
+        print_warning(err, unread.error or "")
     for scanned in scans:
         for problem in scanned.problems:
             print_warning(err, problem)

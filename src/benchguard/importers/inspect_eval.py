@@ -67,6 +67,16 @@ def archive_is_eval_log(path: Path) -> bool:
     return "header.json" in names or any(n.startswith("samples/") for n in names)
 
 
+def archive_problem(path: Path) -> str | None:
+    """Why a file that opens like a zip cannot be read as one (its central directory
+    is missing or damaged: a truncated copy or download), or ``None`` when it can."""
+    try:
+        EvalArchive(path)
+    except EvalArchiveError as exc:
+        return str(exc.__cause__ or exc)
+    return None
+
+
 def import_file(path: Path) -> ImportedFile:
     if is_zip(path):
         return _import_archive(path)

@@ -135,6 +135,13 @@ def _detect(path: Path) -> tuple[str, Any]:
         if is_zip(path):
             if inspect_eval.archive_is_eval_log(path):
                 return inspect_eval.FORMAT_NAME, _UNDECODABLE
+            damage = inspect_eval.archive_problem(path)
+            if damage is not None:
+                # A zip that does not open is damaged, not some other format: say so.
+                raise UnreadableLogError(
+                    f"{path}: a corrupt or truncated zip archive ({damage}); if it is an "
+                    "Inspect .eval log, it was cut short (an unfinished copy or download?)"
+                )
             raise _unknown(path, "a zip archive that is not an Inspect .eval log")
         with path.open("rb") as handle:
             return _detect_json_format(path, _nonblank_lines(handle))

@@ -162,7 +162,9 @@ def scan_logs(request: ScanRequest) -> ScanOutcome:
     named = {request.renamed.get(str(item.path), str(item.path)) for item in inputs if item.named}
     scans, unmatched = _apply_dismissals(scans, request.dismissals)
     skipped = [s for s in scans if s.error_kind == "unknown-format" and s.path not in named]
-    failed = [s for s in scans if s.error and s not in skipped]
+    # A named file that cannot be read is bad input (2); a walked one is an input gap
+    # (3, listed with its reason), as the exit-code table says.
+    failed = [s for s in scans if s.error and s not in skipped and s.path in named]
     roots = [request.renamed.get(str(p), str(p)) for p in request.paths]
     gaps = input_gaps(scans, named=named, walked_roots=roots)
     choices = {request.renamed.get(path, path): choice for path, choice in choices.items()}
