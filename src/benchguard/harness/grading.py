@@ -12,14 +12,16 @@ Built after the agent has ended, for one run (:func:`build_box`):
   the grader's own output (``grader_outputs``) are removed, so only the grader can
   write them;
 - ``run-N/``: one fresh copy of ``pristine/`` per command check (so nothing one check
-  runs can change what the next one sees), beside a report directory and a bytecode
-  cache directory outside that copy, and an empty home;
+  runs can change what the next one sees), beside a report directory outside that
+  copy, and an empty home;
 - ``outputs/``: the grader outputs the command checks wrote, read by the file checks
   that name them.
 
 Each command check runs with the copy as its fixed working directory, a clean
-environment (no workspace on ``PATH`` or ``PYTHONPATH``, ``PYTHONSAFEPATH=1``, its
-bytecode cache outside the copy, so a planted ``.pyc`` is never read). A pytest check
+environment (no workspace on ``PATH`` or ``PYTHONPATH``, ``PYTHONSAFEPATH=1``; no
+``__pycache__`` of the workspace is copied, so a planted ``.pyc`` is never read; the
+bytecode cache is not moved with ``PYTHONPYCACHEPREFIX``, which would leave the
+standard library and pytest uncached too: 4x the check's time). A pytest check
 runs with its hooks off: ``-c /dev/null`` (no ini file from the copy), ``--noconftest``,
 ``-p no:cacheprovider``, plugin autoloading disabled, ``--rootdir`` the copy,
 ``--import-mode=append`` (the standard library and installed packages win over any
@@ -65,6 +67,7 @@ PYTEST_BOOTSTRAP = (
     "import sys; sys.path.append(sys.argv[1]); import pytest; sys.exit(pytest.main(sys.argv[2:]))"
 )
 JUNIT_FILE = "junit.xml"
+BYTECODE_CACHE = "__pycache__"
 # The system's own programs, then the interpreter's: never a directory the agent wrote.
 CHECK_PATH = os.pathsep.join(
     dict.fromkeys([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
@@ -96,7 +99,6 @@ class CheckRun:
     root: Path
     work: Path
     reports: Path
-    pycache: Path
     home: Path
 
     @property
@@ -135,8 +137,8 @@ def new_check_run(box: Box, index: int) -> CheckRun:
     root.mkdir()
     work = root / "work"
     _copy_tree(box.pristine, work)
-    run = CheckRun(root, work, root / "reports", root / "pycache", root / "home")
-    for path in (run.reports, run.pycache, run.home):
+    run = CheckRun(root, work, root / "reports", root / "home")
+    for path in (run.reports, run.home):
         path.mkdir()
     return run
 
@@ -185,11 +187,10 @@ def pytest_argv(run: PytestRun, check_run: CheckRun) -> list[str]:
 
 
 def pytest_environment(check_run: CheckRun) -> dict[str, str]:
-    """What a pytest check adds to the clean environment: autoload off, the bytecode
-    cache outside the copy, and pytest's own installation (never the workspace)."""
+    """What a pytest check adds to the clean environment: autoload off and pytest's own
+    installation (never the workspace)."""
     return {
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-        "PYTHONPYCACHEPREFIX": str(check_run.pycache),
         "PYTHONPATH": os.pathsep.join(str(p) for p in pytest_paths()),
     }
 
@@ -207,9 +208,9 @@ def pytest_paths() -> tuple[Path, ...]:
     return tuple(sorted(dirs))
 
 
-def check_environment(home: Path, pycache: Path | None = None) -> dict[str, str]:
+def check_environment(home: Path) -> dict[str, str]:
     """Every check's environment: nothing of the harness's, Python isolated from the
-    working directory, and its bytecode cache (when given) outside the box's copy."""
+    working directory."""
     env = {
         "PATH": CHECK_PATH,
         "HOME": str(home),
@@ -218,8 +219,6 @@ def check_environment(home: Path, pycache: Path | None = None) -> dict[str, str]
         "PYTHONNOUSERSITE": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
-    if pycache is not None:
-        env["PYTHONPYCACHEPREFIX"] = str(pycache)
     return env
 
 
@@ -274,6 +273,10 @@ def _copy_tree(source: Path, target: Path) -> tuple[list[str], list[str]]:
                 else:
                     links_out.append(shown)
             elif stat.S_ISDIR(info.st_mode):
+                if name == BYTECODE_CACHE:
+                    # Cached bytecode is never copied: Python (and pytest's assertion
+                    # rewriter) would load a planted one instead of the source.
+                    continue
                 if depth + 1 > MAX_BOX_DEPTH:
                     special.append(shown)
                     continue

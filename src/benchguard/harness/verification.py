@@ -225,7 +225,7 @@ def check_environment(home: Path) -> dict[str, str]:
 def _run_command(
     check: CommandCheck, run: CheckRun, box: Box, sandbox: CheckSandbox | None
 ) -> dict[str, Any]:
-    env = grading.check_environment(run.home, run.pycache)
+    env = grading.check_environment(run.home)
     argv = list(check.command)
     pytest = pytest_run(check.command)
     read_only: tuple[Path, ...] = ()
@@ -235,11 +235,11 @@ def _run_command(
         read_only = grading.pytest_paths()
     if sandbox is not None:
         identity = sandbox.identity
-        hand_over(identity, run.work, run.home, run.reports, run.pycache)
+        hand_over(identity, run.work, run.home, run.reports)
         spec = SandboxSpec(
             workspace=run.work,
             home=run.home,
-            writable_dirs=(run.reports, run.pycache),
+            writable_dirs=(run.reports,),
             read_only=tuple(p for p in read_only if p.exists()),
         )
         argv = bwrap_argv(spec, argv, bwrap=sandbox.bwrap, identity=identity)
