@@ -44,9 +44,10 @@ backstop (see scanner.py).
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import regex
 
@@ -182,7 +183,20 @@ def parse_reply(reply: str) -> ParsedReply:
 
 def analyse_pattern(pattern: str) -> PatternShape:
     """Statically bound a pattern; raise :class:`PatternError` when it is not accepted."""
-    return _PatternAnalyser(pattern).run()
+    outcome = _analyse_cached(pattern)
+    if isinstance(outcome, str):
+        raise PatternError(outcome)
+    return outcome
+
+
+@functools.lru_cache(maxsize=8192)
+def _analyse_cached(pattern: str) -> PatternShape | str:
+    # A pure function of the pattern: a trainer sees the same patterns again and again
+    # (as regex's own compile cache does for the matcher).
+    try:
+        return _PatternAnalyser(pattern).run()
+    except PatternError as error:
+        return str(error)
 
 
 # --- the reply envelope ------------------------------------------------------------
@@ -349,60 +363,64 @@ _INLINE_FLAGS: Final = regex.compile(r"(?<!\\)\(\?([a-zA-Z]*)(?:-[a-zA-Z]*)?[:)]
 """The switched-on letters of every inline flag group (escaped backslashes removed)."""
 
 
-_ASCII: Final = frozenset(chr(code) for code in range(128))
-_DIGITS: Final = frozenset("0123456789")
-_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_SPACE: Final = frozenset(" \t\n\r\f\v")
+_ASCII_ALL: Final = (1 << 128) - 1
+_OTHER_ALL: Final = 0b1111
+"""Non-ASCII characters in four disjoint kinds (bits): spaces, digits, other word
+characters, the rest (what ``\\s``, ``\\d`` and ``\\w`` split them into)."""
+_UPPER_MASK: Final = sum(1 << c for c in range(ord("A"), ord("Z") + 1))
+_LOWER_MASK: Final = _UPPER_MASK << 32
 
 
-_OTHER: Final = frozenset("SDWR")
-r"""Non-ASCII characters in four disjoint kinds: spaces, digits, other word characters,
-the rest (what ``\s``, ``\d`` and ``\w`` split them into)."""
+def _mask(chars: str) -> int:
+    return sum(1 << ord(c) for c in set(chars))
 
 
-def _other_kind(char: str) -> str:
+def _other_kind(char: str) -> int:
     if char.isspace():
-        return "S"
+        return 0b0001
     if char.isdecimal():
-        return "D"
-    return "W" if char.isalnum() else "R"
+        return 0b0010
+    return 0b0100 if char.isalnum() else 0b1000
 
 
-@dataclass(frozen=True, slots=True)
-class _Chars:
-    """An over-approximation of a set of characters: its ASCII members, and which kinds
-    of non-ASCII character (:data:`_OTHER`) it may hold."""
+class _Chars(NamedTuple):
+    """An over-approximation of a set of characters: a bit per ASCII member, and a bit
+    per kind of non-ASCII character it may hold (a NamedTuple of ints: the analysis
+    unions thousands of these per reply)."""
 
-    ascii: frozenset[str]
-    other: frozenset[str]
+    ascii: int
+    other: int
 
-    def __or__(self, other: _Chars) -> _Chars:
+    def __or__(self, other: object) -> _Chars:  # type: ignore[override]
+        assert isinstance(other, _Chars)
         return _Chars(self.ascii | other.ascii, self.other | other.other)
 
     def overlaps(self, other: _Chars) -> bool:
         return bool(self.ascii & other.ascii) or bool(self.other & other.other)
 
     def complement(self) -> _Chars:
-        return _Chars(_ASCII - self.ascii, _OTHER - self.other)
+        return _Chars(_ASCII_ALL & ~self.ascii, _OTHER_ALL & ~self.other)
 
     def folded(self) -> _Chars:
         """Both cases of every ASCII letter (for case-insensitive patterns)."""
-        return _Chars(self.ascii | {c.swapcase() for c in self.ascii}, self.other)
+        letters = ((self.ascii & _UPPER_MASK) << 32) | ((self.ascii & _LOWER_MASK) >> 32)
+        return _Chars(self.ascii | letters, self.other)
 
 
-_ANY: Final = _Chars(_ASCII, _OTHER)
-_NONE: Final = _Chars(frozenset(), frozenset())
+_ANY: Final = _Chars(_ASCII_ALL, _OTHER_ALL)
+_NONE: Final = _Chars(0, 0)
 _ESCAPE_SETS: Final = {
-    "d": _Chars(_DIGITS, frozenset("D")),
-    "w": _Chars(_WORD, frozenset("DW")),
-    "s": _Chars(_SPACE, frozenset("S")),
+    "d": _Chars(_mask("0123456789"), 0b0010),
+    "w": _Chars(_mask("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"), 0b0110),
+    "s": _Chars(_mask(" \t\n\r\f\v"), 0b0001),
 }
 
 
+@functools.lru_cache(maxsize=1024)
 def _literal_chars(char: str) -> _Chars:
     if char.isascii():
-        return _Chars(frozenset({char}), frozenset())
-    return _Chars(frozenset(), frozenset({_other_kind(char)}))
+        return _Chars(1 << ord(char), 0)
+    return _Chars(0, _other_kind(char))
 
 
 def _escape_chars(char: str, literal: str | None) -> _Chars:
@@ -415,7 +433,7 @@ def _escape_chars(char: str, literal: str | None) -> _Chars:
     return _ANY
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is several times slower
 class _Piece:
     """The analysis of one atom, sequence or alternation."""
 
@@ -1042,8 +1060,9 @@ class _PatternAnalyser:
                 and isinstance(low_end, str)
             ):
                 low, high = ord(item), ord(low_end)
-                span = frozenset(chr(c) for c in range(low, min(high, 127) + 1))
-                chars = chars | _Chars(span, _OTHER if high > 127 else frozenset())
+                top = min(high, 127)
+                span = ((1 << (top + 1)) - 1) & ~((1 << low) - 1) if low <= top else 0
+                chars = chars | _Chars(span, _OTHER_ALL if high > 127 else 0)
                 index += 3
                 continue
             chars = chars | _literal_chars(item)
