@@ -67,6 +67,7 @@ from benchguard.workflows._scan_gaps import (
     coverage_warnings,
     summary_line,
 )
+from benchguard.workflows.history import history_knowledge
 from benchguard.workflows.profiles import describe_names, named_choice, profile_names
 from benchguard.workflows.scan import ScanRequest, scan_logs
 
@@ -151,6 +152,28 @@ def scan(
         bool,
         typer.Option("-v", "--verbose", help="Print each finding's rule, step and excerpt."),
     ] = False,
+    repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo",
+            help="The task's git repository: commit hashes in git-history findings are "
+            "resolved against it (with --base-commit or --instances): conclusive or dropped.",
+            show_default=False,
+        ),
+    ] = None,
+    base_commit: Annotated[
+        str | None,
+        typer.Option("--base-commit", help="The task's base commit in --repo.", show_default=False),
+    ] = None,
+    instances: Annotated[
+        Path | None,
+        typer.Option(
+            "--instances",
+            help="A SWE-bench-style instances file (JSON or JSONL: instance_id, base_commit, "
+            "created_at); each record's base commit is its instance's.",
+            show_default=False,
+        ),
+    ] = None,
     fail_on_review: Annotated[
         bool,
         typer.Option(
@@ -217,6 +240,7 @@ def scan(
                     fail_on_review=fail_on_review,
                     profiles=names,
                     extra_rules=rules_file,
+                    history=history_knowledge(repo, base_commit, instances),
                 )
             )
     except BenchguardError as exc:

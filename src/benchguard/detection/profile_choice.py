@@ -47,42 +47,65 @@ FORMAT_PROFILES: dict[str, tuple[str, str]] = {
 
 # Signs of each benchmark in the log's text: (profile, pattern, what it shows). Each
 # pattern is a layout or an id shape only that benchmark uses, never a word.
-_SIGNS: tuple[tuple[str, str, str], ...] = (
-    ("swe-bench", r"(?<![\w/])/testbed\b", "the /testbed checkout"),
-    ("swe-bench", r'"instance_id"\s*:', "SWE-bench instance ids"),
+# Each sign: (profile, a literal the text must hold, the pattern, what it shows). The
+# literal is tested first (a C substring search), so the pattern runs only where it can
+# match: a log's head is up to megabytes, and most signs are absent.
+_SIGNS: tuple[tuple[str, str, str, str], ...] = (
+    ("swe-bench", "/testbed", r"(?<![\w/])/testbed\b", "the /testbed checkout"),
+    ("swe-bench", '"instance_id"', r'"instance_id"\s*:', "SWE-bench instance ids"),
     (
         "swe-bench",
+        "__",
         r"(?<![\w.-])[A-Za-z][\w.-]{0,60}__[A-Za-z][\w.-]{0,60}-\d{1,6}(?![\w.-])",
         "a SWE-bench instance id (owner__repo-N)",
     ),
     (
         "terminal-bench",
+        "test_outputs.py",
         r"(?<![\w.-])tests/test_outputs\.py\b",
         "Terminal-Bench tests/test_outputs.py",
     ),
     (
         "terminal-bench",
+        ".sh",
         r"(?<![\w.-])(?:solution\.sh|run-tests\.sh)\b",
         "solution.sh / run-tests.sh",
     ),
-    ("terminal-bench", r"(?<![\w.-])terminal-bench\b", "the terminal-bench name"),
-    ("terminal-bench", r"(?<![\w/.-])/tests/[\w.-]+\.(?:py|sh)\b", "a /tests/ grader script"),
-    ("devops-bench", r"(?<![\w.-])devops[-_]bench\b", "the devops-bench layout"),
+    ("terminal-bench", "terminal-bench", r"(?<![\w.-])terminal-bench\b", "the terminal-bench name"),
+    (
+        "terminal-bench",
+        "/tests/",
+        r"(?<![\w/.-])/tests/[\w.-]+\.(?:py|sh)\b",
+        "a /tests/ grader script",
+    ),
+    ("devops-bench", "devops", r"(?<![\w.-])devops[-_]bench\b", "the devops-bench layout"),
     (
         "devops-bench",
+        "",
         r"(?<![\w.-])(?:bench\.env|matrix-runs)\b",
         "devops-bench's bench.env / matrix-runs",
     ),
-    ("inspect", r'"eval"\s*:\s*\{[^{}]{0,2000}"task"\s*:', "an Inspect eval header (task name)"),
-    ("inspect", r"(?<![\w.-])inspect_(?:ai|evals)\b", "Inspect task modules"),
-    ("verifiers", r"(?<![\w.-])outputs/evals\b", "vf-eval outputs"),
+    (
+        "inspect",
+        '"eval"',
+        r'"eval"\s*:\s*\{[^{}]{0,2000}"task"\s*:',
+        "an Inspect eval header (task name)",
+    ),
+    ("inspect", "inspect_", r"(?<![\w.-])inspect_(?:ai|evals)\b", "Inspect task modules"),
+    ("verifiers", "outputs/evals", r"(?<![\w.-])outputs/evals\b", "vf-eval outputs"),
     (
         "benchguard",
+        '"',
         r'"(?:scan_context|integrity_checked|cheating_report)"\s*:',
         "benchguard results",
     ),
-    ("benchguard", r"(?<![\w.-])benchguard\b", "the benchguard layout"),
+    ("benchguard", "benchguard", r"(?<![\w.-])benchguard\b", "the benchguard layout"),
 )
+# Literals for the signs whose own literal is too common to help.
+_ANY_OF: dict[str, tuple[str, ...]] = {
+    "devops-bench's bench.env / matrix-runs": ("bench.env", "matrix-runs"),
+    "benchguard results": ('"scan_context"', '"integrity_checked"', '"cheating_report"'),
+}
 
 
 @dataclass(frozen=True)
@@ -125,7 +148,7 @@ def resolve_profiles(
     unique: dict[str, str] = {}
     for name, reason in chosen:
         unique.setdefault(name, reason)
-    rules = union_rules((name, load_profile(name)) for name in unique)
+    rules = _union_of(tuple(unique))
     if extra_rules is not None:
         extras = load_extra_rules(Path(extra_rules))
         taken = {rule.id for rule in rules}
@@ -146,13 +169,31 @@ def recognise(text: str, format_name: str | None) -> list[tuple[str, str]]:
     if format_name in FORMAT_PROFILES:
         profile, why = FORMAT_PROFILES[format_name]
         found[profile] = why
-    for profile, pattern, why in _SIGNS:
-        if profile not in found and _compiled(pattern).search(text):
+    for profile, literal, pattern, why in _SIGNS:
+        if profile in found:
+            continue
+        needles = _ANY_OF.get(why, (literal,))
+        if not any(needle in text for needle in needles):
+            continue
+        if _compiled(pattern).search(text):
             found[profile] = why
     if not found:
         return [(DEFAULT_PROFILE, "no benchmark recognised: the default profile")]
     order = {name: i for i, name in enumerate(profile_names())}
     return sorted(found.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
+
+
+def _union_of(names: tuple[str, ...]) -> tuple[Rule, ...]:
+    """The union for ``names``; built-in unions remembered, so files with one choice
+    share rule objects (and the detector's plan for them)."""
+    if all(name in profile_names() for name in names):
+        return _builtin_union(names)
+    return union_rules((name, load_profile(name)) for name in names)
+
+
+@functools.lru_cache(maxsize=64)
+def _builtin_union(names: tuple[str, ...]) -> tuple[Rule, ...]:
+    return union_rules((name, load_profile(name)) for name in names)
 
 
 def union_rules(profiles: Iterable[tuple[str, tuple[Rule, ...]]]) -> tuple[Rule, ...]:

@@ -105,11 +105,23 @@ def load_profile_spec(name_or_path: str) -> Profile:
     baseline."""
     if name_or_path == AUTO_PROFILE:
         name_or_path = DEFAULT_PROFILE
-    profile = _load_profile(name_or_path, ())
+    if name_or_path in profile_names():
+        # Built-in profiles are package data: parsed once per process, and the same
+        # rule objects every time (the detector's plans are keyed by rule identity).
+        return _builtin_profile(name_or_path)
+    return _with_generic(name_or_path, _load_profile(name_or_path, ()))
+
+
+@functools.lru_cache(maxsize=64)
+def _builtin_profile(name: str) -> Profile:
+    return _with_generic(name, _load_profile(name, ()))
+
+
+def _with_generic(name_or_path: str, profile: Profile) -> Profile:
     if name_or_path == GENERIC_PROFILE or GENERIC_PROFILE not in profile_names():
         return profile
     taken = {rule.id for rule in profile.rules}
-    generic = tuple(r for r in _load_profile(GENERIC_PROFILE, ()).rules if r.id not in taken)
+    generic = tuple(r for r in _builtin_profile(GENERIC_PROFILE).rules if r.id not in taken)
     return profile.model_copy(update={"rules": profile.rules + generic})
 
 

@@ -12,6 +12,8 @@ stays clean. Pure, bounded (the first 64 KiB of a prompt and of each query).
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,31 +32,57 @@ _SEARCH_COMMAND = regex.compile(
     r"(?i)\b(?:curl|wget|lynx|w3m|ddgr|googler)\b[^\n]{0,200}?(?:search|[?&]q=|query=)"
 )
 _WORD = regex.compile(r"[\w'-]+")
+_FETCH_PROGRAM = re.compile(r"curl|wget|lynx|w3m|ddgr|googler")
+# Only what a shell runs can be a fetch program's call (a file's content is not).
+_COMMAND_KEYS = frozenset(
+    {"command", "cmd", "commands", "script", "code", "bash", "shell", "keystrokes"}
+)
 
 
 def prompt_text_searches(entries: Sequence[Mapping[str, Any]], prompt: str) -> list[Finding]:
     """One finding per search or fetch step whose query repeats the prompt's text."""
+    searches: list[tuple[int, str | None, str]] = []
+    for index, entry in enumerate(entries):
+        tool = tool_name(entry)
+        is_search_tool = tool is not None and _is_search_tool(tool)
+        if not is_search_tool and not _maybe_search_command(entry.get("args")):
+            continue
+        query = "\n".join(command_strings(entry.get("args")))[:_MAX_CHARS]
+        if query and (is_search_tool or _SEARCH_COMMAND.search(query)):
+            searches.append((index, tool, query))
+    if not searches:
+        return []  # the common case: no search or fetch step, the prompt is not read
     words = _words(prompt)
     if len(words) < RUN_WORDS:
         return []
     runs = {tuple(words[i : i + RUN_WORDS]) for i in range(len(words) - RUN_WORDS + 1)}
     findings: list[Finding] = []
-    for index, entry in enumerate(entries):
-        tool = tool_name(entry)
-        texts = list(command_strings(entry.get("args")))
-        query = "\n".join(texts)[:_MAX_CHARS]
-        if not query:
-            continue
-        if not (tool is not None and _SEARCH_TOOL.search(tool)) and not _SEARCH_COMMAND.search(
-            query
-        ):
-            continue
+    for index, tool, query in searches:
         asked = _words(query)
         for start in range(len(asked) - RUN_WORDS + 1):
             if tuple(asked[start : start + RUN_WORDS]) in runs:
                 findings.append(_finding(index, tool, query))
                 break
     return findings
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_search_tool(tool: str) -> bool:
+    return _SEARCH_TOOL.search(tool) is not None
+
+
+def _maybe_search_command(args: Any) -> bool:
+    """A cheap test before joining the arguments: a fetch program is named in what a
+    shell runs (a file's content is not a call)."""
+    if isinstance(args, Mapping):
+        values = [v for k, v in args.items() if isinstance(k, str) and k.lower() in _COMMAND_KEYS]
+    else:
+        values = [args]
+    return any(
+        _FETCH_PROGRAM.search(text) is not None
+        for value in values
+        for text in command_strings(value)
+    )
 
 
 def _words(text: str) -> list[str]:

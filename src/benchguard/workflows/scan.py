@@ -26,6 +26,7 @@ from benchguard.workflows._inputs import collect_inputs
 from benchguard.workflows._log_head import log_head
 from benchguard.workflows._scan_gaps import InputGap, input_gaps
 from benchguard.workflows.exit_policy import verdict_exit_code
+from benchguard.workflows.history import HistoryKnowledge
 
 # Suffixes picked up when walking a directory; a file named on the command line is
 # read whatever its name.
@@ -54,6 +55,9 @@ class ScanRequest:
     # used; ``extra_rules`` are then appended to every file's choice.
     profiles: tuple[str, ...] = ()
     extra_rules: Path | None = None
+    # The task's real history (--repo with --base-commit or --instances): hash
+    # findings resolved against it, conclusive or dropped.
+    history: HistoryKnowledge | None = None
 
 
 @dataclass
@@ -157,6 +161,8 @@ def scan_logs(request: ScanRequest) -> ScanOutcome:
             scheduler=request.scheduler,
             workers=request.workers,
         )
+    if request.history is not None:
+        scans = [request.history.resolve_scan(s) for s in scans]
     for old, new in request.renamed.items():
         scans = [_renamed(s, old, new) for s in scans]
     named = {request.renamed.get(str(item.path), str(item.path)) for item in inputs if item.named}

@@ -1,0 +1,166 @@
+"""Hashes resolved against the task's real repository (``scan --repo``): git itself
+answers whether a commit is an ancestor of the base commit. A past commit's finding is
+dropped (kept under ``dismissed`` with the reason), a future one is conclusive."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cli.helpers import exited, invoke, one_line
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            "HOME": str(repo),
+            "PATH": "/usr/bin:/bin",
+        },
+    )
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, str, str, str]:
+    """A repository with a past commit, the base, and a future commit on another branch."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    _git(path, "init", "-q", "-b", "main")
+    for name in ("past", "base"):
+        (path / f"{name}.txt").write_text(name)
+        _git(path, "add", ".")
+        _git(path, "commit", "-q", "-m", name)
+    past = _git(path, "rev-parse", "HEAD~1")
+    base = _git(path, "rev-parse", "HEAD")
+    _git(path, "checkout", "-q", "-b", "fix")
+    (path / "fix.txt").write_text("the fix")
+    _git(path, "add", ".")
+    _git(path, "commit", "-q", "-m", "fix")
+    future = _git(path, "rev-parse", "HEAD")
+    _git(path, "checkout", "-q", "main")
+    return path, past, base, future
+
+
+def _log(tmp_path: Path, *hashes: str, name: str = "django__django-11099") -> Path:
+    record = {
+        "name": name,
+        "input": "Fix the ordering bug.",
+        "output": "done",
+        "trajectory": [
+            {"name": "bash", "args": {"command": f"git show {h[:10]}"}, "result": ""}
+            for h in hashes
+        ],
+    }
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps([record]), encoding="utf-8")
+    return path
+
+
+def _report(result_stdout: str) -> dict[str, object]:
+    return json.loads(result_stdout)[0]["report"]
+
+
+def test_past_commit_dropped_future_conclusive(
+    tmp_path: Path, repo: tuple[Path, str, str, str]
+) -> None:
+    path, past, base, future = repo
+    log = _log(tmp_path, past)
+    unresolved = invoke("scan", str(log), "--profile", "swe-bench")
+    exited(unresolved, 0)  # an untraced hash is weak: review
+    past_only = invoke(
+        "scan",
+        str(log),
+        "--profile",
+        "swe-bench",
+        "--repo",
+        str(path),
+        "--base-commit",
+        base,
+        "--format",
+        "json",
+    )
+    exited(past_only, 0)
+    report = _report(past_only.stdout)
+    assert report["status"] == "clean"
+    assert "ancestor of base" in json.dumps(report["dismissed"])
+    future_log = _log(tmp_path, future)
+    resolved = invoke(
+        "scan",
+        str(future_log),
+        "--profile",
+        "swe-bench",
+        "--repo",
+        str(path),
+        "--base-commit",
+        base,
+        "--format",
+        "json",
+    )
+    exited(resolved, 1)
+    finding = _report(resolved.stdout)["findings"][0]
+    assert finding["strength"] == "conclusive"
+    assert "not an ancestor" in finding["provenance"]
+
+
+def test_instances_file_names_each_records_base(
+    tmp_path: Path, repo: tuple[Path, str, str, str]
+) -> None:
+    path, _, base, future = repo
+    instances = tmp_path / "instances.jsonl"
+    instances.write_text(
+        json.dumps(
+            {"instance_id": "django__django-11099", "base_commit": base, "created_at": "2019-03-01"}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    log = _log(tmp_path, future)
+    result = invoke(
+        "scan",
+        str(log),
+        "--profile",
+        "swe-bench",
+        "--repo",
+        str(path),
+        "--instances",
+        str(instances),
+        "--format",
+        "json",
+    )
+    exited(result, 1)
+    assert _report(result.stdout)["findings"][0]["strength"] == "conclusive"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--repo", "/nonexistent/repo", "--base-commit", "abc1234"], "no such directory"),
+        (["--base-commit", "abc1234"], "need --repo"),
+    ],
+)
+def test_bad_history_options_are_bad_input(tmp_path: Path, extra: list[str], message: str) -> None:
+    result = invoke("scan", str(_log(tmp_path, "abc1234def")), *extra)
+    exited(result, 2)
+    assert message in one_line(result.output)
+
+
+def test_a_base_commit_git_cannot_resolve_is_refused(
+    tmp_path: Path, repo: tuple[Path, str, str, str]
+) -> None:
+    path = repo[0]
+    result = invoke(
+        "scan", str(_log(tmp_path, "abc1234def")), "--repo", str(path), "--base-commit", "nope"
+    )
+    exited(result, 2)
+    assert "is not a commit" in one_line(result.output)
