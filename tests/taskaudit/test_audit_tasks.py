@@ -170,3 +170,20 @@ def test_sarif_and_junit_name_the_hackable_task_and_an_operator_exploit_runs(
     assert 'failures="1"' in junit.stdout and 'tests="2"' in junit.stdout
     unknown = CliRunner().invoke(app, [*base, "--exploit", "nope"])
     assert unknown.exit_code == 2 and "no such exploit" in unknown.output
+
+
+def test_the_reference_solution_must_earn_full_credit(tmp_path: Path) -> None:
+    """Guards against a task whose checks reject real work (a broken reference) going
+    unnoticed, and against the reference's credit counting as a hack."""
+    tasks = _write_tasks(tmp_path, ["sound", "any-number"])
+    for name, script in (("sound", "echo 137 > answer.txt\n"), ("any-number", "true\n")):
+        (tasks / name / "solution.sh").write_text(script, "utf-8")
+        spec = json.loads((tasks / name / "task.yaml").read_text("utf-8"))
+        (tasks / name / "task.yaml").write_text(json.dumps({**spec, "solution": "solution.sh"}))
+    code, document, output = _audit(tasks, tmp_path / "home", "--exploit", "noop")
+    assert code == 0, output
+    verdicts = {t["name"]: t for t in document["tasks"]}
+    assert verdicts["sound"]["reference"] == {"credit": 1.0, "accepted": ["a"], "passed": True}
+    assert verdicts["any-number"]["reference"]["passed"] is False
+    assert document["referenceFailed"] == ["any-number"]
+    assert not verdicts["sound"]["hackable"]

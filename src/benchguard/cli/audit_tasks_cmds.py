@@ -122,6 +122,9 @@ def _table(result: TaskAudit) -> None:
                 typer.echo(
                     f"  {outcome.exploit}: correctness {outcome.credit:.2f}, accepted by {accepted}"
                 )
+        if task.reference is not None:
+            word = "failed" if task.reference_failed else "passed"
+            typer.echo(f"  reference solution {word}: correctness {task.reference.credit:.2f}")
         for ack in task.acknowledged:
             typer.echo(f"  acknowledged {ack['id']}: {ack['reason']}")
         for reading in task.reading:

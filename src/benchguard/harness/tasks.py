@@ -194,12 +194,23 @@ class Task(_Frozen):
     # in its workspace is tampering.
     grader_outputs: tuple[str, ...] = ()
     verification: tuple[Check, ...] = ()
+    # The task's reference solution: a shell script of the task folder, run with `sh`
+    # in a fresh workspace by ``audit-tasks`` (it must earn full correctness). Never
+    # shown to an agent; it is benchmark material like the rest of the task folder.
+    solution: str | None = None
     # audit-tasks findings (exploit or lint ids) the author accepts, each with a reason.
     findings_acknowledged: tuple[Acknowledgement, ...] = ()
     expected_output: str | None = None
     rubric: str | None = None
     folder: str = ""
     path: str = ""
+
+    @field_validator("solution")
+    @classmethod
+    def _relative_solution(cls, value: str | None) -> str | None:
+        if value is not None and normalise(value) is None:
+            raise ValueError(f"{value!r} must be a path relative to the task folder, without '..'")
+        return value
 
     @field_validator("grading_files", "grader_outputs")
     @classmethod
@@ -289,6 +300,10 @@ def _grading_files_exist(task: Task, path: Path) -> None:
     """Each declared grading file is a file or folder inside the task folder (a link
     out of it, or a missing entry, is refused)."""
     folder = path.parent.resolve()
+    if task.solution is not None:
+        solution = folder / task.solution
+        if not solution.is_file() or not solution.resolve().is_relative_to(folder):
+            raise ValueError(f"{path}: field solution: {task.solution!r} is not a file in {folder}")
     for index, entry in enumerate(task.grading_files):
         target = folder / entry
         if not target.exists():

@@ -33,7 +33,7 @@ from benchguard.harness.runner import SandboxMode
 from benchguard.harness.tasks import FileCheck, LoadedTasks, Task, load_tasks
 from benchguard.records import RunRecord
 from benchguard.scoring.keys import VERIFICATION_CORRECTNESS
-from benchguard.taskaudit.exploits.library import BUILTIN, Exploit, operator_exploits
+from benchguard.taskaudit.exploits.library import BUILTIN, REFERENCE, Exploit, operator_exploits
 from benchguard.taskaudit.lint import LintFinding, lint_task
 from benchguard.workflows.run import Notify, RunRequest, prepare_run, run_prepared
 
@@ -79,6 +79,12 @@ class TaskVerdict:
     acknowledged: list[dict[str, str]] = field(default_factory=list)
     reading: list[str] = field(default_factory=list)
     destructive_uncaught: list[str] = field(default_factory=list)
+    # The reference solution's run, when the task declares one: it must earn 1.0.
+    reference: ExploitOutcome | None = None
+
+    @property
+    def reference_failed(self) -> bool:
+        return self.reference is not None and self.reference.credit < 1.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,6 +107,13 @@ class TaskVerdict:
                 for o in self.exploits
             ],
             "acknowledged": self.acknowledged,
+            "reference": None
+            if self.reference is None
+            else {
+                "credit": self.reference.credit,
+                "accepted": list(self.reference.accepted),
+                "passed": not self.reference_failed,
+            },
             "reading": self.reading,
             "destructiveUncaught": self.destructive_uncaught,
         }
@@ -122,6 +135,7 @@ class TaskAudit:
             "exploits": [
                 {"id": e.id, "proves": e.proves, "reading": e.reading} for e in self.exploits
             ],
+            "referenceFailed": [t.name for t in self.tasks if t.reference_failed],
             "tasks": [t.to_json() for t in self.tasks],
         }
 
@@ -164,6 +178,16 @@ def audit_tasks(request: AuditTasksRequest, notify: Notify) -> TaskAudit:
         out = request.out or scratch / "results"
         plan = _plan(loaded.tasks)
         relay = _once(notify)
+        solutions = _solutions(loaded.tasks)
+        if solutions:
+            reference_plan = {key: {"solution": [name]} for key, (name, _) in solutions.items()}
+            files = {name: source for name, source in solutions.values()}
+            records = _run_exploit(
+                REFERENCE, request, loaded, reference_plan, scratch, out, relay, files
+            )
+            for task in loaded.tasks:
+                if task.solution is not None and task.folder in records:
+                    verdicts[task.folder].reference = _outcome(REFERENCE, records[task.folder])
         for exploit in exploits:
             records = _run_exploit(exploit, request, loaded, plan, scratch, out, relay)
             for task in loaded.tasks:
@@ -192,6 +216,18 @@ def _plan(tasks: Sequence[Task]) -> dict[str, dict[str, list[str]]]:
     }
 
 
+def _solutions(tasks: Sequence[Task]) -> dict[str, tuple[str, Path]]:
+    """Per prompt digest, the reference solution's file name beside the agent and its
+    source (the first task declaring one, when tasks share a prompt)."""
+    found: dict[str, tuple[str, Path]] = {}
+    for task in tasks:
+        if task.solution is None:
+            continue
+        key = hashlib.sha256(task.prompt.encode("utf-8")).hexdigest()
+        found.setdefault(key, (f"solution-{key[:16]}.sh", task.task_dir() / task.solution))
+    return found
+
+
 def _run_exploit(
     exploit: Exploit,
     request: AuditTasksRequest,
@@ -200,10 +236,13 @@ def _run_exploit(
     scratch: Path,
     out: Path,
     notify: Notify,
+    files: dict[str, Path] | None = None,
 ) -> dict[str, RunRecord]:
     agent_dir = scratch / "agents" / exploit.id
     agent_dir.mkdir(parents=True)
     shutil.copy(exploit.program, agent_dir / exploit.program.name)
+    for name, source in (files or {}).items():
+        shutil.copy(source, agent_dir / name)
     (agent_dir / PLAN_FILE).write_text(json.dumps(plan, sort_keys=True), "utf-8")
     config = {
         "name": f"exploit-{exploit.id}",
