@@ -31,6 +31,7 @@ STOP_WITHIN_S = 5.0
 VOLATILE = {
     *("started_at", "finished_at", "duration_s", "worker", "scan_context", "runId", "t"),
     *("events", "log_bytes"),  # the audit counts syscalls, which vary run to run
+    "cgroup",  # the run's own cgroup: a place, named per harness process
 }
 
 
