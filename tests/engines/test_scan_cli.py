@@ -132,7 +132,8 @@ def test_out_file_holds_every_file_with_problems(mixed_tree: Path, tmp_path: Pat
     result = _scan(str(mixed_tree), "-o", str(out))
     assert result.exit_code == 1
     document = json.loads(out.read_text())
-    assert document["engine"] == "serial" and document["profile"] == "benchguard"
+    # The default is auto: the summary names what auto chose, never a profile it did not.
+    assert document["engine"] == "serial" and document["profile"] == "auto"
     by_name = {Path(f["path"]).name: f for f in document["files"]}
     assert by_name["benchguard_results.json"]["problems"]
     assert by_name["swe_agent.traj"]["format"] == "swe-agent"
