@@ -172,7 +172,7 @@ def test_standings_split_verified_clean_from_not_verified() -> None:
     # The JSON keeps the two "not verified" counts beside the four integrity counts.
     assert (published[0]["noData"], published[0]["unverified"]) == (1, 1)
     text = " ".join(_page(rows).text_by_id["standings"].split())
-    assert "1/4 verified clean · 2 not verified" in text
+    assert "1/4 verified clean · 1 flagged · 2 not verified" in text
     for chip in ("clean 1", "flagged 1", "no_data 1", "unverified 1"):
         assert chip in text
 

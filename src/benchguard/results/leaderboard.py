@@ -486,6 +486,41 @@ def render_html(board: Leaderboard, *, title: str = "benchguard leaderboard") ->
             for s in sorted(board.standings, key=lambda s: s.setup_id)
         ),
         run_rows="\n".join(_run_tr(r) for r in board.rows),
+        task_rows="\n".join(_task_tr(t) for t in board.tasks),
+    )
+
+
+# What the agent process did, in words that never say "success" for a failed task or
+# a gated run (the stored status values are unchanged).
+AGENT_WORDS = {
+    "success": "agent finished",
+    "error": "agent errored",
+    "timeout": "agent timed out",
+    "interrupted": "run interrupted",
+}
+
+
+def _ident(text: str) -> str:
+    """``text`` escaped, with a line-break opportunity after each separator, so a long
+    setup id or task folder wraps between its parts, never inside a word."""
+    escaped = _e(text)
+    for separator in ("-", "_", "/", "."):
+        escaped = escaped.replace(separator, separator + "<wbr>")
+    return escaped
+
+
+def _task_tr(t: TaskStanding) -> str:
+    gated = (
+        f'<span class="gated-count">{t.gated_runs}</span>'
+        if t.gated_runs
+        else '<span class="ok">0</span>'
+    )
+    return (
+        f'<tr data-task="{_e(t.task_folder)}" data-setup="{_e(t.setup_id)}">'
+        f'<td class="ident">{_ident(t.task_folder)}</td>'
+        f'<td class="ident">{_ident(t.setup_id)}</td>{_num_td(t.runs)}'
+        f'<td class="num">{_e(_fmt_mean(t.mean_outcome, t.stderr_outcome))}</td>'
+        f"<td>{gated}</td></tr>"
     )
 
 
@@ -546,7 +581,7 @@ def _standing_tr(s: SetupStanding) -> str:
     return (
         f'<tr data-setup="{_e(s.setup_id)}">'
         f'<td class="num" data-sort="{s.rank}">{s.rank}</td>'
-        f'<td class="ident" data-sort="{_e(s.setup_id)}"><div class="setup">{_e(s.setup_id)}</div>'
+        f'<td class="ident" data-sort="{_e(s.setup_id)}"><div class="setup">{_ident(s.setup_id)}</div>'
         f'<div class="sub">{_e(s.model)} · {_e(s.harness)}</div></td>'
         f"{_num_td(s.tasks)}{_num_td(s.runs)}"
         f'<td class="num" data-sort="{"" if mean is None else mean}">'
@@ -561,6 +596,7 @@ def _integrity_split_td(s: SetupStanding) -> str:
     Sorts by the verified-clean fraction, so "most trustworthy evidence" sorts first
     when descending."""
     clean = s.integrity.get("clean", 0)
+    flagged = s.integrity.get("flagged", 0)
     not_verified = s.no_data + s.unverified
     share = clean / s.runs if s.runs else 0.0
     segments = "".join(
@@ -576,6 +612,7 @@ def _integrity_split_td(s: SetupStanding) -> str:
     return (
         f'<td class="split-cell" data-sort="{share:.6f}">'
         f'<span class="score">{clean}</span>/{s.runs} verified clean · '
+        f'<span class="score">{flagged}</span> flagged · '
         f'<span class="score">{not_verified}</span> not verified'
         f'<span class="split" title="clean / flagged / no_data / unverified">{segments}</span>'
         f'<span class="counts">{chips}</span></td>'
@@ -609,6 +646,16 @@ def _gate_td(row: ResultRow, kinds: tuple[str, ...]) -> str:
     return f'<td class="gate" data-sort="{_e(" ".join(kinds))}">{badges}{reasons}</td>'
 
 
+def _status_words(row: ResultRow, gated: bool) -> str:
+    """The run column in words: gated, or what the agent did and what the task said."""
+    agent = AGENT_WORDS.get(row.status, row.status or "—")
+    if gated:
+        return f"gated; {agent}"
+    if row.outcome_score is None:
+        return agent
+    return f"{agent}; task {'passed' if row.outcome_score >= 1.0 else 'failed'}"
+
+
 def _run_tr(row: ResultRow) -> str:
     kinds = row_kinds(row)
     gated = bool(kinds)
@@ -637,10 +684,10 @@ def _run_tr(row: ResultRow) -> str:
     return (
         f'<tr class="{"gated" if gated else ""}" data-setup="{_e(row.setup_id)}" '
         f'data-task="{_e(row.task_folder)}" data-iteration="{row.iteration}">'
-        f'<td class="ident" data-sort="{_e(row.setup_id)}">{_e(row.setup_id)}</td>'
-        f'<td class="ident" data-sort="{_e(row.task_folder)}">{_e(row.task_folder)}{task_name}</td>'
+        f'<td class="ident" data-sort="{_e(row.setup_id)}">{_ident(row.setup_id)}</td>'
+        f'<td class="ident" data-sort="{_e(row.task_folder)}">{_ident(row.task_folder)}{task_name}</td>'
         f"{_num_td(row.iteration)}"
-        f'<td data-sort="{_e(row.status)}">{_e(row.status or "—")}{sandboxed}</td>'
+        f'<td data-sort="{_e(row.status)}">{_e(_status_words(row, gated))}{sandboxed}</td>'
         f"{outcome_td}"
         f"{_num_td(row.correctness_score)}{_num_td(row.recoverable_safety_score)}"
         f'<td data-sort="{_e(row.integrity_status)}"><span class="integrity '
