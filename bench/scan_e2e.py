@@ -417,8 +417,11 @@ def compare_trees(
     print(f"fresh processes, same run: baseline {baseline} vs this tree {here}")
     print(f"{'':<44}{'baseline':>10}{'this':>10}{'speed-up':>10}{'MB/s base':>11}{'MB/s this':>11}")
     for label, args, size in cases:
-        before, peak_before = fresh_cpu(baseline, args, repeat)
-        after, peak_after = fresh_cpu(here, args, repeat)
+        # Interleaved (baseline, this, baseline, this, ...): a neighbour's burst on a
+        # shared machine then costs both trees alike; the best of each is kept.
+        runs = [(fresh_cpu(baseline, args, 1), fresh_cpu(here, args, 1)) for _ in range(repeat)]
+        before, peak_before = min(run[0][0] for run in runs), max(run[0][1] for run in runs)
+        after, peak_after = min(run[1][0] for run in runs), max(run[1][1] for run in runs)
         rates = f"{size / before:>11.1f}{size / after:>11.1f}" if size else ""
         print(f"{label:<44}{before:>9.2f}s{after:>9.2f}s{before / after:>9.2f}x{rates}")
         if args[1:2] == [str(listing)]:
