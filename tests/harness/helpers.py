@@ -105,8 +105,11 @@ def claude_bash_call(command: str, result: str) -> list[dict[str, Any]]:
 
 def prior_run(operator: Operator, folder: str = "sum-numbers") -> Path:
     """An honest run of one example task: its run directory is a cheater's "prior
-    results", and its deliverables stay in the agent home as leftovers."""
-    return operator.run_ok(str(only_tasks(operator, folder)), "--agent", agent("honest"))
+    results", and its deliverables stay in the agent home as leftovers (the home is
+    persistent for it, as an operator's shared home would be)."""
+    return operator.run_ok(
+        str(only_tasks(operator, folder)), "--agent", agent("honest"), "--home-mode", "persistent"
+    )
 
 
 def alive(pid: int) -> bool:

@@ -51,6 +51,8 @@ def test_material_taken_without_a_word_in_the_transcript_is_caught_by_the_audit(
         sandbox,
         "--audit",
         "strace",
+        # The audit is on trial: unsandboxed, Landlock is off so the read really lands.
+        *(("--unconfined",) if sandbox == "none" else ()),
         env={"CHEAT_HINT": str(tasks), "ATTACK": attack},
     )
     [record] = records(run_dir)

@@ -93,6 +93,8 @@ def test_without_the_sandbox_a_planted_trojan_is_flagged_by_the_audit(harness: H
             tasks,
             "--audit",
             "strace",
+            # The audit is on trial: Landlock (which refuses the write) is off.
+            "--unconfined",
             env={"ATTACK_TARGETS": os.pathsep.join(map(str, targets))},
         )
     finally:
@@ -105,3 +107,26 @@ def test_without_the_sandbox_a_planted_trojan_is_flagged_by_the_audit(harness: H
     assert found and {f["category"] for f in found} <= {"harness-install", "harness-repo"}
     assert any("bg-trojan" in f["excerpt"] for f in found)
     assert record["scores"]["OutcomeScore"]["score"] == 0.0
+
+
+def test_without_the_sandbox_landlock_refuses_the_trojan(harness: Harness) -> None:
+    """Guards against an unsandboxed agent (root or not) planting an executable on the
+    harness's PATH or a .pth in its site-packages: the interpreter's trees are read and
+    execute only in the Landlock allow-list, so the write never lands."""
+    targets = _targets()
+    planted = [t / name for t in targets for name in ("bg-trojan", "bg-trojan.pth")]
+    tasks = only_tasks(harness.operator, "sum-numbers")
+    try:
+        run_dir = run_adversary(
+            harness,
+            "escape.py",
+            tasks,
+            env={"ATTACK_TARGETS": os.pathsep.join(map(str, targets))},
+        )
+        landed = [str(p) for p in planted if p.exists()]
+    finally:
+        for path in planted:
+            path.unlink(missing_ok=True)
+    assert landed == []
+    [record] = records(run_dir)
+    assert record["confined"] is True

@@ -54,6 +54,9 @@ def _run(
         sandbox,
         "--audit",
         "none",
+        # The detector is on trial here, so nothing may prevent the read: unsandboxed,
+        # Landlock is off too (tests/harness/test_adversary_confine.py tests it).
+        *(("--unconfined",) if sandbox == "none" else ()),
         *extra,
         env={
             "CHEAT_HINT": str(tasks),

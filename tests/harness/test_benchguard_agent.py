@@ -94,14 +94,19 @@ def test_benchguard_agent_honest_and_cheating_runs_through_the_pipeline(
     handler.tasks_dir = str(tasks)
     outcomes = {}
     for model in ("honest", "cheater"):
+        # The honest run is confined (the built-in agent runs from the harness's own
+        # install under Landlock); for the cheater detection is on trial, so nothing
+        # prevents its read.
         run_dir = operator.run_ok(
             str(tasks),
             "--agent",
             "benchguard-agent",
+            *(("--unconfined",) if model == "cheater" else ()),
             env={"OPENAI_BASE_URL": base_url, "OPENAI_MODEL": model, "OPENAI_API_KEY": "k"},
         )
         [record], [row], manifest = load_run(run_dir)
         assert record["status"] == "success"
+        assert record["confined"] is (model == "honest")
         assert record["output"] == "The total is 137."
         assert record["scores"]["VerificationCorrectness"]["score"] == 1.0
         outcomes[model] = (record, row)

@@ -116,6 +116,8 @@ def _signal_batch(
     command = [sys.executable, "-m", "benchguard", "run", str(tasks), "--audit", audit, *extra]
     command += ["--agent", str(AGENTS / "sleeper.yaml"), "-j", "2", "--iterations", "4"]
     command += ["--out", str(operator.results), "--home", str(operator.agent_home), "--quiet"]
+    # The sleepers note their pids in the home for this test to check: it persists.
+    command += ["--home-mode", "persistent"]
     harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
@@ -176,6 +178,8 @@ def test_a_signal_mid_batch_keeps_every_finished_run_kills_every_agent_and_resum
         "2",
         "--iterations",
         "4",
+        "--home-mode",
+        "persistent",
         "--resume",
         str(run_dir),
     )
@@ -201,6 +205,8 @@ def test_a_signal_mid_batch_keeps_every_finished_run_kills_every_agent_and_resum
         "2",
         "--iterations",
         "4",
+        "--home-mode",
+        "persistent",
     )
     assert code == 0 and fresh is not None, output
     fresh_records, fresh_rows = _assert_consistent(fresh)

@@ -22,6 +22,11 @@ from harness.helpers import (
 
 pytestmark = pytest.mark.slow
 
+# Runs where the tripwire is on trial: no prevention layer (no sandbox, no Landlock),
+# so the material really reaches the agent (tests/harness/test_adversary_confine.py
+# tests Landlock itself).
+UNPREVENTED = ("--unconfined",)
+
 
 def _assert_gated(record: dict[str, Any], row: dict[str, Any], category: str) -> None:
     assert record["scores"]["VerificationCorrectness"]["score"] == 1.0, "the answer is correct"
@@ -79,7 +84,11 @@ def test_each_cheater_is_flagged_and_zeroed_despite_a_correct_answer(
     else:
         env["CHEAT_HINT"] = str(operator.checkout)
     tasks = only_tasks(operator, "sum-numbers")
-    run_dir = operator.run_ok(str(tasks), "--agent", agent(cheater), env=env)
+    # Detection is on trial: nothing prevents the read (no sandbox, no Landlock), and
+    # the home persists so the prior run's report is there.
+    run_dir = operator.run_ok(
+        str(tasks), "--agent", agent(cheater), *UNPREVENTED, "--home-mode", "persistent", env=env
+    )
     [record], [row], _ = load_run(run_dir)
     assert record["status"] == "success"
     assert record["trajectory"][0]["status"] == "completed", "the unsandboxed read succeeded"
@@ -92,7 +101,13 @@ def test_leftover_from_task_one_read_by_task_two_is_flagged_and_task_one_stays_c
     """Guards against a single run-start snapshot missing what the batch itself creates."""
     tasks = only_tasks(operator, "write-notes", "sum-numbers")
     run_dir = operator.run_ok(
-        str(tasks), "--agent", agent("cheat-leftover-report"), env={"CHEAT_HINT": "~/notes.md"}
+        str(tasks),
+        "--agent",
+        agent("cheat-leftover-report"),
+        *UNPREVENTED,
+        "--home-mode",
+        "persistent",
+        env={"CHEAT_HINT": "~/notes.md"},
     )
     (first, second), (first_row, second_row), _ = load_run(run_dir)
     assert first["folder"] == "00-write-notes" and first["home_snapshot"] == []
@@ -109,7 +124,9 @@ def test_leftover_from_task_one_read_by_task_two_is_flagged_and_task_one_stays_c
 def test_same_task_twice_pairs_each_record_with_its_own_snapshot(operator: Operator) -> None:
     """Guards against snapshots keyed by task name, where a repeat takes the wrong one."""
     tasks = only_tasks(operator, "write-notes")
-    run_dir = operator.run_ok(str(tasks), "--agent", agent("honest"), "--iterations", "2")
+    run_dir = operator.run_ok(
+        str(tasks), "--agent", agent("honest"), "--iterations", "2", "--home-mode", "persistent"
+    )
     (first, second), rows, _ = load_run(run_dir)
     assert (first["iteration"], second["iteration"]) == (1, 2)
     assert first["home_snapshot"] == [] and second["home_snapshot"] == ["notes.md"]
@@ -206,7 +223,9 @@ def test_crashed_cheater_keeps_its_partial_trajectory_and_is_gated(
         "utf-8",
     )
     tasks = only_tasks(operator, "sum-numbers")
-    run_dir = operator.run_ok(str(tasks), "--agent", str(crash), env={"CHEAT_HINT": str(tasks)})
+    run_dir = operator.run_ok(
+        str(tasks), "--agent", str(crash), *UNPREVENTED, env={"CHEAT_HINT": str(tasks)}
+    )
     [record], [row], _ = load_run(run_dir)
     assert record["status"] == "error" and "exited with code 3" in record["error"]
     assert "expected_output" in record["trajectory"][0]["result"]
@@ -226,7 +245,9 @@ def test_claude_stream_json_agent_runs_through_the_pipeline(
     transcript.write_text("\n".join(json.dumps(e) for e in events) + "\n{broken\n", "utf-8")
     fake = tmp_path / "claude.yaml"
     fake.write_text(
-        f'name: recorded-claude\nargv: ["cat", "{transcript}"]\ntrajectory: claude-stream-json\n',
+        f'name: recorded-claude\nargv: ["cat", "{transcript}"]\ntrajectory: claude-stream-json\n'
+        # The recording is this agent's install: Landlock lets it read that file alone.
+        f'install: ["{transcript}"]\n',
         "utf-8",
     )
     tasks = only_tasks(operator, "write-notes")

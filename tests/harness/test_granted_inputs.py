@@ -57,11 +57,16 @@ def test_a_changed_input_is_seen_even_when_size_and_times_are_kept(tmp_path: Pat
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("home_mode", ["fresh", "persistent"])
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
-def test_a_granted_input_cannot_become_a_channel(harness: Harness, sandbox: str) -> None:
+def test_a_granted_input_cannot_become_a_channel(
+    harness: Harness, sandbox: str, home_mode: str
+) -> None:
     """Guards against an agent appending answers to (or replacing) the fixture the
-    prompt hands over, for the next run to read: sandboxed the write fails and the
-    file is unchanged; unsandboxed the record says the input changed."""
+    prompt hands over, for the next run to read. With a fresh home (the default) the
+    write lands in the run's own layer, kept as its evidence, and the operator's file
+    is unchanged; with a persistent home, sandboxed the write fails and the file is
+    unchanged, unsandboxed the record says the input changed."""
     if sandbox == "bwrap" and shutil.which("bwrap") is None:
         pytest.skip("bubblewrap not installed")
     operator = harness.operator
@@ -69,11 +74,26 @@ def test_a_granted_input_cannot_become_a_channel(harness: Harness, sandbox: str)
     fixture = operator.agent_home / "fixtures" / "orders.csv"
     original = fixture.read_text("utf-8")
     run_dir = run_adversary(
-        harness, "granted_write.py", tasks, "--sandbox", sandbox, "--audit", "none", env={}
+        harness,
+        "granted_write.py",
+        tasks,
+        "--sandbox",
+        sandbox,
+        "--audit",
+        "none",
+        "--home-mode",
+        home_mode,
+        env={},
     )
     [record] = records(run_dir)
     assert record["granted_inputs"] == [str(fixture)]
-    if sandbox == "bwrap":
+    if home_mode == "fresh":
+        assert fixture.read_text("utf-8") == original
+        assert record["granted_inputs_changed"] == []
+        assert "fixtures/orders.csv" in record["home_writes"]["written"]
+        kept = run_dir / record["home_writes"]["kept"] / "fixtures" / "orders.csv"
+        assert "NEXT-RUN-ANSWER" in kept.read_text("utf-8")
+    elif sandbox == "bwrap":
         assert fixture.read_text("utf-8") == original
         assert record["granted_inputs_changed"] == []
         results = [step["result"] for step in record["trajectory"][1:]]

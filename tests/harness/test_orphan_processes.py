@@ -184,6 +184,9 @@ def test_an_orphan_with_a_wiped_environment_does_not_outlive_the_batch(
         str(agent_dir / "orphan.yaml"),
         "-j",
         jobs,
+        # The orphans note their pids in a directory of the test's, outside any run's
+        # Landlock allow-list; what kills them is not Landlock.
+        "--unconfined",
         # Untraced: under the audit the tracer kills a run's orphans itself
         # (test_adversary_audit.py); this checks the token and baseline sweeps.
         "--audit",

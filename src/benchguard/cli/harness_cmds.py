@@ -136,6 +136,30 @@ def run(
             "paths (a shared file system), digest-checked, instead of being sent them.",
         ),
     ] = False,
+    unconfined: Annotated[
+        bool,
+        typer.Option(
+            "--unconfined",
+            help="Run agents without Landlock confinement where the kernel has none "
+            "(rows and the leaderboard say 'unconfined').",
+        ),
+    ] = False,
+    home_mode: Annotated[
+        str,
+        typer.Option(
+            "--home-mode",
+            help="fresh: each run gets its own copy-on-write home made from --home, "
+            "never seen by another run; persistent: runs share --home itself.",
+        ),
+    ] = "fresh",
+    discard_home_writes: Annotated[
+        bool,
+        typer.Option(
+            "--discard-home-writes",
+            help="Fresh home: do not keep what each run wrote to its home "
+            "(kept by default under the run directory's home-writes/).",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     resume: Annotated[
         Path | None,
@@ -180,6 +204,9 @@ def _run_batch(
         raise bad_input(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
     sandbox_mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
     audit_settings = _audit_settings(console, audit, protect or [])
+    home_mode = fields.get("home_mode", "fresh")
+    if home_mode not in ("fresh", "persistent"):
+        raise bad_input(console, f"--home-mode {home_mode!r}: allowed values are fresh, persistent")
 
     def notify(kind: NoticeKind, message: str) -> None:
         if kind == "skipped task":
@@ -210,6 +237,9 @@ def _run_batch(
         scheduler=fields["scheduler"],
         workers=fields["workers"],
         shared_inputs=fields["shared_inputs"],
+        unconfined=bool(fields.get("unconfined", False)),
+        home_mode="fresh" if home_mode == "fresh" else "persistent",
+        keep_home_writes=not fields.get("discard_home_writes", False),
     )
     try:
         prepared = prepare_run(request, notify)

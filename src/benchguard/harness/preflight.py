@@ -39,6 +39,8 @@ from benchguard.harness.agents.config import (
     make_state_dirs,
     render_argv,
 )
+from benchguard.harness.confine import Confinement, agent_policy, launcher_argv
+from benchguard.harness.home import HomeSettings, make_run_home
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.model_proxy import ModelNetworkError, model_endpoint
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
@@ -62,6 +64,8 @@ def preflight(
     bwrap: str = "bwrap",
     identity: AgentIdentity | None = None,
     parent: Mapping[str, str] | None = None,
+    confinement: Confinement | None = None,
+    home_settings: HomeSettings | None = None,
 ) -> None:
     """Raise :class:`PreflightError` unless the agent can start (see the module doc)."""
     env_in = os.environ if parent is None else parent
@@ -73,7 +77,8 @@ def preflight(
             f"{where}: program {agent.argv[0]!r} is not found or not executable on the "
             f"agent's PATH ({path}); install it there or set set_env.PATH in the agent file"
         )
-    _check_runs(agent, program, sandbox, home, read_only, bwrap, identity, env_in, where)
+    confined = confinement is not None and confinement.active
+    _check_runs(agent, program, sandbox, home, read_only, bwrap, identity, env_in, where, confined)
     _check_endpoint(agent, env_in, where, sandbox)
 
 
@@ -102,8 +107,11 @@ def _check_runs(
     identity: AgentIdentity | None,
     parent: Mapping[str, str],
     where: str,
+    confined: bool = False,
+    home_settings: HomeSettings | None = None,
 ) -> None:
-    if sandbox != "bwrap" and not agent.check_argv:
+    fresh = home_settings is not None and home_settings.fresh
+    if sandbox != "bwrap" and not agent.check_argv and not confined and not fresh:
         return  # found and executable on the host is all there is to check
     with tempfile.TemporaryDirectory(prefix="bg-preflight-") as scratch:
         root = Path(scratch).resolve()
@@ -125,13 +133,39 @@ def _check_runs(
             )
         else:
             # Visible and executable inside: the failure a missing bind gives every run.
-            test = "import os, sys; sys.exit(0 if os.access(sys.argv[1], os.X_OK) else 3)"
+            # Opened too: access(2) is not what Landlock checks, open(2) is.
+            test = (
+                "import os, sys; p = sys.argv[1]; open(p, 'rb').close(); "
+                "sys.exit(0 if os.access(p, os.X_OK) else 3)"
+            )
             command = [sys.executable, "-I", "-c", test, str(program)]
+        run_home = make_run_home(home_settings, home, root) if home_settings else None
+        if confined or run_home is not None:
+            # Under the same Landlock allow-list and home as a run: an install it does
+            # not cover, or a home that cannot be mounted, fails here, not on every record.
+            tmp = Path("/tmp") if sandbox == "bwrap" else root / "tmp"
+            tmp.mkdir(exist_ok=True)
+            if sandbox != "bwrap":
+                env.setdefault("TMPDIR", str(tmp))
+            policy = agent_policy(
+                agent_paths=read_only,
+                workspace=workspace,
+                home=home,
+                tmp=tmp,
+                writable_dirs=state_dirs.values(),
+                writable_files=(channel,),
+                home_spec=run_home.launcher_spec() if run_home is not None else None,
+                confine=confined,
+            )
+            command = launcher_argv(policy, command)
         if sandbox == "bwrap":
             hand_over(identity, workspace, channel, *state_dirs.values())
+            if run_home is not None:
+                hand_over(identity, run_home.upper.parent)
             spec = SandboxSpec(
                 workspace=workspace,
                 home=home,
+                home_layers=run_home.upper.parent if run_home is not None else None,
                 writable_files=(channel,),
                 writable_dirs=tuple(state_dirs.values()),
                 read_only=read_only,
@@ -166,6 +200,8 @@ def _check_runs(
             if not agent.check_argv
             else f"check {list(agent.check_argv)} exited {result.returncode}"
         )
+        if confined:
+            what += " under the Landlock allow-list"
         raise PreflightError(
             f"{where}: {what}{_inside(sandbox)}"
             + (f": {output[-OUTPUT_TAIL_CHARS:]}" if output else "")

@@ -42,6 +42,7 @@ from benchguard.detection.inventory import filter_rules_for_prompt
 from benchguard.detection.knowledge import HarnessKnowledge, run_context, run_rules
 from benchguard.detection.models import Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
+from benchguard.filenames import FileName, escape_surrogates
 from benchguard.harness import cgroup, integrity
 from benchguard.harness.agents.config import (
     AgentConfig,
@@ -53,8 +54,25 @@ from benchguard.harness.agents.config import (
     resolve_program,
 )
 from benchguard.harness.audit import AuditSettings, RunAudit, protected_set, summarise
+from benchguard.harness.confine import (
+    EXIT_CONFINE_FAILED,
+    EXIT_EXEC_FAILED,
+    LAUNCHER_PREFIX,
+    Confinement,
+    agent_policy,
+    launcher_argv,
+    launcher_script,
+)
 from benchguard.harness.containment import RunContainment
 from benchguard.harness.granted import changed, digest, granted_inputs
+from benchguard.harness.home import (
+    HomeSettings,
+    RunHome,
+    evidence_dir,
+    home_view,
+    keep_writes,
+    make_run_home,
+)
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.journal import BATCH_FILE, BatchPlan, Journal, JournalError, PlannedRun
 from benchguard.harness.model_proxy import ModelProxy, bridge_script, model_endpoint
@@ -112,6 +130,10 @@ class BatchSettings:
     audit: AuditSettings = field(default_factory=AuditSettings)
     # Command checks run in this sandbox; None where bubblewrap is unavailable.
     check_sandbox: CheckSandbox | None = None
+    # Landlock for every agent process (harness.confine); abi 0: unconfined.
+    confinement: Confinement = field(default_factory=Confinement)
+    # How each run's home is made (harness.home): fresh per run, or the persistent one.
+    home_settings: HomeSettings = field(default_factory=HomeSettings)
 
     @property
     def evidence_sources(self) -> tuple[str, ...]:
@@ -218,11 +240,19 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         # conftest.py, sitecustomize.py, usercustomize.py, *.pth left in the workspace:
         # never loaded by the grading box, listed for review.
         "hook_files": [],
+        "confined": settings.confinement.active,
+        "landlock_abi": settings.confinement.abi or None,
+        "home_mode": settings.home_settings.mode,
+        "home_writes": None,
     }
 
 
 def _command(
-    job: Job, settings: BatchSettings, scratch_paths: Scratch, granted: Sequence[Path] = ()
+    job: Job,
+    settings: BatchSettings,
+    scratch_paths: Scratch,
+    granted: Sequence[Path] = (),
+    run_home: RunHome | None = None,
 ) -> tuple[list[str], dict[str, str], dict[str, Path], ModelProxy | None]:
     agent = settings.agent
     argv = render_argv(
@@ -238,9 +268,9 @@ def _command(
         state_dirs=state_dirs,
     )
     proxy: ModelProxy | None = None
+    sockets: tuple[Path, ...] = ()
     if settings.sandbox == "bwrap":
         read_only = sandbox_read_only(agent, settings.home)
-        sockets: tuple[Path, ...] = ()
         if agent.network == "model" and not job.task.network:
             # Model-only network: no network namespace of its own but a bridge from the
             # endpoint's loopback port to a socket the harness serves (model_proxy).
@@ -263,9 +293,13 @@ def _command(
                 "--",
                 *argv,
             ]
+        argv = _confined(
+            argv, settings, scratch_paths, state_dirs, sockets, tmp=Path("/tmp"), home=run_home
+        )
         spec = SandboxSpec(
             workspace=scratch_paths.workspace,
             home=settings.home,
+            home_layers=run_home.upper.parent if run_home is not None else None,
             writable_files=(scratch_paths.trajectory_file, *sockets),
             writable_dirs=tuple(state_dirs.values()),
             read_only=read_only,
@@ -274,8 +308,48 @@ def _command(
         )
         # Not the transcript channel: it stays the harness's, write-only for the agent.
         hand_over(settings.identity, scratch_paths.workspace, *state_dirs.values())
+        if run_home is not None:
+            hand_over(settings.identity, run_home.upper.parent)
         argv = bwrap_argv(spec, argv, bwrap=settings.bwrap, identity=settings.identity)
+    elif settings.confinement.active or run_home is not None:
+        # The host's /tmp holds other runs' scratch: the run gets its own.
+        tmp = scratch_paths.root / "tmp"
+        tmp.mkdir(mode=0o700)
+        env.setdefault("TMPDIR", str(tmp))
+        argv = _confined(argv, settings, scratch_paths, state_dirs, sockets, tmp=tmp, home=run_home)
     return argv, env, state_dirs, proxy
+
+
+def _confined(
+    argv: list[str],
+    settings: BatchSettings,
+    scratch_paths: Scratch,
+    state_dirs: dict[str, Path],
+    sockets: Sequence[Path],
+    *,
+    tmp: Path,
+    home: RunHome | None = None,
+) -> list[str]:
+    """``argv`` through the launcher: Landlock when the batch is confined, and the
+    run's fresh home mounted over the home path when it has one."""
+    if not settings.confinement.active and home is None:
+        return argv
+    policy = agent_policy(
+        agent_paths=sandbox_read_only(settings.agent, settings.home),
+        workspace=scratch_paths.workspace,
+        home=settings.home,
+        tmp=tmp,
+        writable_dirs=state_dirs.values(),
+        writable_files=(
+            scratch_paths.trajectory_file,
+            scratch_paths.stdout_file,
+            scratch_paths.stderr_file,
+            *sockets,
+        ),
+        home_spec=home.launcher_spec() if home is not None else None,
+        confine=settings.confinement.active,
+    )
+    return launcher_argv(policy, argv)
 
 
 def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
@@ -293,6 +367,9 @@ def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
         paths.append(builtin_agent_script())
     if agent.network == "model":
         paths.append(bridge_script())  # the in-sandbox half of the model-only network
+    paths.extend(agent.install_paths())
+    # The Landlock launcher runs the agent (inside the sandbox too): its one file.
+    paths.append(launcher_script())
     return tuple(p for p in paths if p.exists())
 
 
@@ -302,9 +379,17 @@ def leftover_paths(rules: Sequence[Rule], prompt: str, home: Path) -> tuple[Path
     paths = []
     for rule in filter_rules_for_prompt(rules, prompt):
         if rule.source:
-            source = Path(rule.source)
+            source = _source_path(rule.source)
             paths.append(source if source.is_absolute() else home / source)
     return tuple(sorted(set(paths)))
+
+
+def _source_path(source: str) -> Path:
+    """An inventory rule's source as the path on disk (its name is FileName text)."""
+    try:
+        return Path(os.fsdecode(FileName.parse(source).raw))
+    except ValueError:
+        return Path(source)
 
 
 def run_job(
@@ -316,8 +401,12 @@ def run_job(
     leftovers: Sequence[Path] = (),
     knowledge: HarnessKnowledge | None = None,
     cgroups: cgroup.BatchCgroups | str | None = None,
+    home_evidence: Path | None = None,
 ) -> RunRecord:
     """Run one agent on one task and verify it; never raises for an agent failure.
+
+    ``home_evidence``: where the run's home writes are kept (fresh home; None keeps
+    nothing, the record still lists them).
 
     ``orphans``: when this is the only run in flight (``-j 1``), every process that
     became a child of the harness since the baseline is this run's (or an earlier
@@ -333,19 +422,21 @@ def run_job(
     record = seed_record(job, settings)
     record["started_at"] = _now()
     scratch: Scratch | None = None
+    run_home: RunHome | None = None
     channel: TranscriptChannel | None = None
     proxy: ModelProxy | None = None
     audit = RunAudit(settings.audit) if settings.audit.active else None
     containment: RunContainment | None = None
     try:
         scratch = make_scratch(job.task)
+        run_home = make_run_home(settings.home_settings, settings.home, scratch.root)
         if knowledge is not None:
             record[SCAN_CONTEXT_KEY] = _scan_context(knowledge, scratch.workspace)
         if settings.agent.trajectory == "jsonl":
             channel = TranscriptChannel(scratch.trajectory_file)
         granted = granted_inputs(job.task, settings.home)
         record["granted_inputs"] = [str(path) for path in granted]
-        argv, env, state_dirs, proxy = _command(job, settings, scratch, granted)
+        argv, env, state_dirs, proxy = _command(job, settings, scratch, granted, run_home)
         if _findable(argv[0], env, scratch.workspace):
             # Nothing to contain when the program does not exist: its start error stays.
             batch = cgroups if cgroups is not None else cgroup.process_batch()
@@ -428,10 +519,13 @@ def run_job(
             duration_s=round(finished.duration_s, 3),
             strays_killed=strays,
         )
+        launcher_error = _launcher_failure(finished.returncode, scratch)
         if stop is not None and stop.is_set():
             record.update(status="interrupted", error="interrupted: the batch was stopped")
         elif finished.start_error is not None:
             record.update(status="error", error=f"agent could not start: {finished.start_error}")
+        elif launcher_error is not None:
+            record.update(status="error", error=f"agent could not start: {launcher_error}")
         elif finished.timed_out:
             record.update(
                 status="timeout",
@@ -446,16 +540,26 @@ def run_job(
             )
         else:
             record["status"] = "success"
-        if record["status"] not in ("interrupted",) and finished.start_error is None:
+        started = finished.start_error is None and launcher_error is None
+        if record["status"] not in ("interrupted",) and started:
             graded = grade(
                 job.task,
                 workspace=scratch.workspace,
-                home=settings.home,
+                home=(
+                    settings.home
+                    if run_home is None
+                    else home_view(run_home, job.task, scratch.root / "home-view")
+                ),
                 sandbox=settings.check_sandbox,
                 home_files=home_files,
             )
             record.update(verification_report=graded.report, hook_files=graded.hook_files)
         record[TAMPERING_KEY] = watch.record()
+        if run_home is not None:
+            kept = keep_writes(run_home, home_evidence)
+            record["home_writes"] = kept.to_json()
+            if not kept.complete and kept.problems:
+                raise RuntimeError("; ".join(kept.problems))
     except Exception as exc:  # a harness fault on one run must not lose the batch
         log.exception("run %s#%s failed in the harness", job.task.folder, job.iteration)
         record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")
@@ -480,6 +584,18 @@ def run_job(
     record["finished_at"] = _now()
     # The edge: whatever the agent wrote is bounded and sanitised here, once.
     return parse_record(record)
+
+
+def _launcher_failure(returncode: int | None, scratch: Scratch) -> str | None:
+    """The launcher's own reason when it, not the agent, failed: it could not confine
+    (125) or could not exec the agent's program (127); None otherwise."""
+    if returncode not in (EXIT_CONFINE_FAILED, EXIT_EXEC_FAILED):
+        return None
+    tail = read_tail(scratch.stderr_file, STDERR_TAIL_CHARS).strip()
+    line = tail.splitlines()[-1] if tail else ""
+    if not line.startswith(LAUNCHER_PREFIX):
+        return None
+    return line[len(LAUNCHER_PREFIX) :].strip()
 
 
 def _scan_context(knowledge: HarnessKnowledge, workspace: Path) -> dict[str, Any] | None:
@@ -739,6 +855,9 @@ def run_batch(
                 stop=stop.event,
                 lock=lock,
                 cgroups=cgroups,
+                home_evidence_root=(
+                    journal.run_dir if settings.home_settings.keep_writes else None
+                ),
             )
             with lock:
                 record = journal_record(journal, job.position, record)
@@ -770,10 +889,13 @@ def run_and_finish(
     stop: threading.Event,
     lock: threading.Lock,
     cgroups: cgroup.BatchCgroups | str | None = None,
+    home_evidence_root: Path | None = None,
 ) -> RunRecord:
     """One job end to end, as a local batch and a cluster worker both run it: the home
     snapshot around the agent, :func:`run_job`, then :func:`finish_run` under ``lock``.
-    ``cgroups``: the batch's run cgroups (a worker without them uses its process's)."""
+    ``cgroups``: the batch's run cgroups (a worker without them uses its process's).
+    ``home_evidence_root``: the batch directory the run's home writes are kept under
+    (None: not kept)."""
     rules = snapshots.start_task(job.task.name)
     try:
         record = run_job(
@@ -784,6 +906,11 @@ def run_and_finish(
             leftovers=leftover_paths(rules, job.task.prompt, settings.home),
             knowledge=knowledge,
             cgroups=cgroups,
+            home_evidence=(
+                evidence_dir(home_evidence_root, job.position, job.task.folder, job.iteration)
+                if home_evidence_root is not None
+                else None
+            ),
         )
     finally:
         snapshots.finish_task(job.task.name)
@@ -822,7 +949,8 @@ def journal_record(journal: Journal, position: int, record: RunRecord) -> RunRec
     except Exception as exc:
         failed = _failed(record, "writing the record", exc).to_json()
         failed.update(trajectory=[], output="", **{TRANSCRIPT_TRUNCATED_KEY: True})
-        safe = parse_record(failed)
+        # Whatever else could not be encoded (a name that is not UTF-8) is escaped.
+        safe = parse_record(escape_surrogates(failed))
         try:
             journal.write(position, safe)
         except Exception:
@@ -870,7 +998,11 @@ def batch_manifest(
     not_run: Sequence[str] = (),
     interrupted_by: str | None = None,
 ) -> Manifest:
-    augmentation = ("sandboxed",) if settings.sandbox == "bwrap" else ()
+    augmentation: tuple[str, ...] = ("sandboxed",) if settings.sandbox == "bwrap" else ()
+    if not settings.confinement.active:
+        augmentation += ("unconfined",)
+    if not settings.home_settings.fresh:
+        augmentation += ("persistent-home",)
     return Manifest(
         run_id=plan.run_id,
         t=plan.t,

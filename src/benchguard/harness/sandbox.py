@@ -88,6 +88,9 @@ class SandboxSpec:
     network: bool = False
     # False for verification: the check reads the workspace and cannot change it.
     workspace_writable: bool = True
+    # A fresh home (harness.home): the home is bound read-only, as the overlay's lower
+    # layer, and this directory (the run's upper and work layers) read-write.
+    home_layers: Path | None = None
 
 
 def interpreter_paths() -> tuple[Path, ...]:
@@ -154,8 +157,13 @@ def bwrap_argv(
     read_only = sorted(
         {*interpreter_paths(), *spec.read_only}
         | (set() if spec.workspace_writable else {spec.workspace})
+        | (set() if spec.home_layers is None else {spec.home})
     )
-    writable = [spec.home, *spec.writable_dirs, *spec.writable_files]
+    writable = [
+        spec.home if spec.home_layers is None else spec.home_layers,
+        *spec.writable_dirs,
+        *spec.writable_files,
+    ]
     if spec.workspace_writable:
         writable.insert(1, spec.workspace)
     if identity is not None:

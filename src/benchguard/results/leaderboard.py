@@ -130,6 +130,8 @@ class SetupStanding(_Camel):
     integrity: dict[str, int]
     dismissed_findings: int
     sandboxed_runs: int
+    # Runs the harness recorded as not confined by Landlock (--unconfined).
+    unconfined_runs: int = 0
     gated: tuple[GatedRun, ...]
     # Runs sent to review (only weak findings), with their findings; never gated.
     review: tuple[GatedRun, ...] = ()
@@ -306,6 +308,7 @@ def _standing(
         integrity={status: integrity[status] for status in INTEGRITY_STATUSES},
         dismissed_findings=sum(r.dismissed_findings for r in rows),
         sandboxed_runs=sum(r.sandboxed for r in rows),
+        unconfined_runs=sum(r.confined is False for r in rows),
         gated=tuple(
             GatedRun(
                 run_id=r.run_id,
@@ -681,6 +684,10 @@ def _run_tr(row: ResultRow) -> str:
         else ""
     )
     sandboxed = '<div class="sub">sandboxed</div>' if row.sandboxed else ""
+    if row.confined is False:
+        sandboxed += '<div class="sub">unconfined</div>'
+    if row.home_mode == "persistent":
+        sandboxed += '<div class="sub">persistent home</div>'
     return (
         f'<tr class="{"gated" if gated else ""}" data-setup="{_e(row.setup_id)}" '
         f'data-task="{_e(row.task_folder)}" data-iteration="{row.iteration}">'

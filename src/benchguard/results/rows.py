@@ -108,6 +108,12 @@ class ResultRow(_CamelModel):
     # details are, so a reader sees why it needs a look.
     review_details: tuple[CatastrophicDetail, ...] = ()
     sandboxed: bool = False
+    # Whether Landlock confined the agent (harness records); None for foreign records,
+    # whose confinement is unknown. False is published as "unconfined".
+    confined: bool | None = None
+    # "fresh" (a home of its own per run) or "persistent" (runs share the home); ""
+    # for foreign records.
+    home_mode: str = ""
     dismissed_findings: int = Field(default=0, ge=0)
     # Why the run did not complete (the record's ``error``, flattened); "" when it did.
     error: str = ""
@@ -189,6 +195,8 @@ def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
         integrity_status=status,
         review_details=review,
         sandboxed=record.get("sandboxed") is True,
+        confined=confined if isinstance(confined := record.get("confined"), bool) else None,
+        home_mode=mode if (mode := record.get("home_mode")) in ("fresh", "persistent") else "",
         dismissed_findings=_dismissed_count(report),
         error=_text(record.get("error")) if record.get("status") != "success" else "",
     )

@@ -52,6 +52,10 @@ class StoredCommand(BaseModel):
     scheduler: str | None = None
     workers: int | None = None
     shared_inputs: bool = False
+    # Landlock off (--unconfined), the home mode, and whether home writes are discarded.
+    unconfined: bool = False
+    home_mode: str = "fresh"
+    discard_home_writes: bool = False
 
 
 def _absolute(path: Path | str | None) -> str | None:

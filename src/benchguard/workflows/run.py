@@ -25,6 +25,9 @@ from benchguard.errors import BadInputError
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import resolve_agent
 from benchguard.harness.audit import AuditSettings
+from benchguard.harness.confine import batch_confinement
+from benchguard.harness.confine import exposure_problems as install_exposure
+from benchguard.harness.home import HomeMode, HomeSettings, check_size, probe_method
 from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.journal import JournalError
 from benchguard.harness.preflight import PreflightError, preflight
@@ -80,6 +83,12 @@ class RunRequest:
     workers: int | None = None
     # dask only: the workers read the inputs from the same paths (digest-checked).
     shared_inputs: bool = False
+    # Run agents without Landlock (only where the kernel has none; marked on rows).
+    unconfined: bool = False
+    # fresh: each run's home is a copy-on-write layer over the home (harness.home);
+    # persistent: the home itself, as before. keep_home_writes: keep what each run wrote.
+    home_mode: HomeMode = "fresh"
+    keep_home_writes: bool = True
 
 
 @dataclass(frozen=True)
@@ -140,6 +149,36 @@ def prepare_run(
     except WorkspaceError as exc:
         raise BadInputError(f"--out {exc}") from None
     integrity.check_roots_against_home(settings_integrity.inventory_roots, home_dir)
+    confinement = batch_confinement(unconfined=request.unconfined)
+    home_settings = HomeSettings(mode=request.home_mode, keep_writes=request.keep_home_writes)
+    if home_settings.fresh:
+        check_size(home_dir, source=home_source)
+        home_settings = HomeSettings(
+            mode="fresh",
+            keep_writes=request.keep_home_writes,
+            method=probe_method(home_dir, source=home_source),
+        )
+    if not confinement.active:
+        notify(
+            "warning",
+            "running unconfined (--unconfined): no Landlock allow-list; the agent can open "
+            "anything its uid can, and rows and the leaderboard say 'unconfined'",
+        )
+    where = f"agent {agent_config.name!r}" + (
+        f" ({agent_config.source})" if agent_config.source else ""
+    )
+    for path in agent_config.install_paths():
+        if not path.exists():
+            raise BadInputError(
+                f"pre-flight refused the batch: {where}: install path {path} does not exist"
+            )
+    problems = install_exposure(
+        sandbox_read_only(agent_config, home_dir),
+        (request.tasks_dir, request.out),
+        where=where,
+    )
+    if problems:
+        raise BadInputError("pre-flight refused the batch: " + "; ".join(problems))
     if request.sandbox == "bwrap":
         # The home is bound read-write: a home that holds the tasks would expose them.
         binds = (*sandbox_read_only(agent_config, home_dir), home_dir)
@@ -155,10 +194,12 @@ def prepare_run(
                 read_only=sandbox_read_only(agent_config, home_dir),
                 bwrap=bwrap,
                 identity=identity,
+                confinement=confinement,
+                home_settings=home_settings,
             )
     except PreflightError as exc:
         raise BadInputError(f"pre-flight refused the batch: {exc}") from None
-    _warn_unprotected(request.sandbox, request.audit, notify)
+    _warn_unprotected(request.sandbox, request.audit, notify, confined=confinement.active)
     if home_dir == Path.home().resolve():
         notify(
             "warning",
@@ -182,6 +223,8 @@ def prepare_run(
             if cluster is None
             else None
         ),
+        confinement=confinement,
+        home_settings=home_settings,
     )
     return PreparedRun(
         loaded.tasks,
@@ -279,19 +322,25 @@ def configured(
     return str(settings["profile"]), rules, chosen
 
 
-def _warn_unprotected(sandbox: SandboxMode, audit: AuditSettings, notify: Notify) -> None:
-    """Once per batch: rows say it too (sandboxed, evidence sources)."""
+def _warn_unprotected(
+    sandbox: SandboxMode, audit: AuditSettings, notify: Notify, *, confined: bool = False
+) -> None:
+    """Once per batch: rows say it too (sandboxed, confined, evidence sources)."""
     if sandbox == "bwrap" and audit.active:
         return
     missing = [n for n, on in (("sandbox", sandbox == "bwrap"), ("audit", audit.active)) if not on]
+    if sandbox == "none":
+        reach = (
+            "Landlock still confines the agent to its allow-list; "
+            if confined
+            else "the agent can reach the tasks, results and harness files; "
+        )
+    else:
+        reach = ""
     notify(
         "warning",
         f"running without the {' and the '.join(missing)}: "
-        + (
-            "the agent can reach the tasks, results and harness files; "
-            if sandbox == "none"
-            else ""
-        )
+        + reach
         + (
             "nothing but its own transcript shows what it opened"
             if not audit.active

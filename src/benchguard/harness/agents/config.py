@@ -90,6 +90,11 @@ class AgentConfig(BaseModel):
     # A quick command proving the program runs (e.g. ["claude", "--version"]); pre-flight
     # runs it once, in the batch's sandbox, before the first task.
     check_argv: tuple[str, ...] = ()
+    # The agent's own installation outside the system directories (absolute, or
+    # relative to the agent file's directory): read and execute under Landlock,
+    # read-only under the sandbox. Pre-flight refuses one that is missing or that holds
+    # the tasks or the results.
+    install: tuple[str, ...] = ()
     source: str = ""
 
     @field_validator("argv", "check_argv", mode="before")
@@ -176,6 +181,11 @@ class AgentConfig(BaseModel):
     def agent_dir(self) -> Path | None:
         """The directory of the agent's YAML; None for the built-in."""
         return Path(self.source).parent if self.source else None
+
+    def install_paths(self) -> tuple[Path, ...]:
+        """``install`` as absolute paths (relative ones from the agent's directory)."""
+        base = self.agent_dir or Path.cwd()
+        return tuple(Path(os.path.abspath(base / Path(raw).expanduser())) for raw in self.install)
 
     def uses_builtin_agent(self) -> bool:
         return any("{benchguard_agent}" in arg for arg in self.argv)

@@ -1,0 +1,202 @@
+"""Kernel-enforced file access for every agent process: the Landlock allow-list.
+
+Before the agent's program starts, a small launcher (:mod:`confine_exec`, run by the
+harness's own interpreter with ``-I -S``) restricts itself to the run's allow-list and
+execs the agent; the kernel then refuses every open, exec, listing, create, rename or
+link outside it, for the agent and everything it starts, whatever the spelling
+(``//x``, ``/proc/self/root/x``, a ``dup``'d fd, a second thread, a symlink, io_uring).
+Sandboxed or not, root or not: root gains nothing (Landlock is not bypassed by
+capabilities), and under bwrap the launcher runs inside the sandbox, after the drop to
+the agent uid, with the sandbox's own paths.
+
+The allow-list (:func:`agent_policy`; docs/harness.md says why each item is there):
+
+- read + execute: the system directories (:data:`SYSTEM_READ_EXEC`), the interpreter's
+  installation (``sys.base_prefix`` and a venv's ``sys.prefix``, resolved: a pyenv
+  install under ``/root/.pyenv`` included, never the checkout around a venv), and the
+  agent's declared install (its program's tree, its own directory when its argv uses
+  ``{agent_dir}``, its ``install`` paths and skills, the built-in agent's one script);
+- read: ``/etc``, ``/proc``, ``/sys``;
+- devices: ``/dev/null``, ``zero``, ``full``, ``random``, ``urandom``, ``tty``, ``ptmx``
+  and ``/dev/pts``;
+- single files, write: the transcript channel (the FIFO), the agent's own stdout and
+  stderr files, and the model socket when the endpoint is bridged to one;
+- read + write: the workspace, the run's home, the run's tmp, its ``state_env``
+  directories.
+
+Nothing else: the tasks roots, the results, the harness's checkout and installation,
+other runs' scratch, the persistent home (with a fresh home) and ``/tmp`` itself are
+unreachable. What Landlock does not restrict (by the kernel's design): ``stat``,
+``access``, ``readlink`` and ``chdir`` on any path (names and sizes, never content),
+and files opened before the restriction (the launcher inherits only stdin, stdout
+and stderr).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchguard.errors import BadInputError
+from benchguard.harness import confine_exec
+
+SYSTEM_READ_EXEC = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_READ = ("/etc", "/proc", "/sys")
+DEVICES = (
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+)
+# The launcher's failure code: the agent never started (see confine_exec).
+EXIT_CONFINE_FAILED = confine_exec.EXIT_CONFINE_FAILED
+EXIT_EXEC_FAILED = confine_exec.EXIT_EXEC_FAILED
+# How the launcher's own failure lines on the agent's stderr begin.
+LAUNCHER_PREFIX = confine_exec.MESSAGE_PREFIX
+# The lowest ABI the harness accepts: 2 has REFER, so a hard link or rename cannot pull
+# a denied file into an allowed directory.
+MIN_ABI = 2
+
+
+class ConfinementUnavailable(BadInputError, RuntimeError):
+    """Landlock is missing and the operator did not ask to run unconfined."""
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """The batch's confinement: the Landlock ABI used, 0 when running unconfined."""
+
+    abi: int = 0
+
+    @property
+    def active(self) -> bool:
+        return self.abi >= MIN_ABI
+
+
+@dataclass(frozen=True)
+class Policy:
+    """One run's allow-list, as absolute path strings per kind of access (sorted)."""
+
+    read_exec: tuple[str, ...] = ()
+    read: tuple[str, ...] = ()
+    read_write: tuple[str, ...] = ()
+    files_write: tuple[str, ...] = ()
+    devices: tuple[str, ...] = ()
+    # The run's fresh home for the launcher to mount (harness.home.RunHome.launcher_spec).
+    home: tuple[tuple[str, str], ...] = ()
+    # False for an --unconfined batch: the launcher only mounts the home.
+    confine: bool = True
+
+    def to_arg(self) -> str:
+        """The launcher's one argument."""
+        return json.dumps(
+            {
+                "read_exec": list(self.read_exec),
+                "read": list(self.read),
+                "read_write": list(self.read_write),
+                "files_write": list(self.files_write),
+                "devices": list(self.devices),
+                "home": dict(self.home),
+                "confine": self.confine,
+            },
+            separators=(",", ":"),
+        )
+
+
+@functools.cache
+def kernel_abi() -> int:
+    """The Landlock ABI this kernel offers (0: none); asked once per process."""
+    return confine_exec.abi_version()
+
+
+def batch_confinement(*, unconfined: bool) -> Confinement:
+    """The confinement for a batch: the kernel's ABI, or unconfined when asked.
+
+    Raises :class:`ConfinementUnavailable` when the kernel has no usable Landlock and
+    ``unconfined`` is not set: nothing runs without the kernel's allow-list by accident.
+    """
+    if unconfined:
+        return Confinement(0)
+    abi = kernel_abi()
+    if abi < MIN_ABI:
+        found = f"ABI {abi}" if abi else "no Landlock"
+        raise ConfinementUnavailable(
+            f"Landlock confinement needs ABI {MIN_ABI} or later and this kernel offers "
+            f"{found} (check CONFIG_SECURITY_LANDLOCK and the lsm= boot list); pass "
+            "--unconfined to run without it (rows and the leaderboard then say 'unconfined')"
+        )
+    return Confinement(abi)
+
+
+def launcher_script() -> Path:
+    """The launcher's source file (standard library only, runnable as a script)."""
+    return Path(confine_exec.__file__).resolve()
+
+
+def launcher_argv(policy: Policy, command: Sequence[str]) -> list[str]:
+    """``command`` started through the launcher, confined to ``policy``."""
+    return [sys.executable, "-I", "-S", str(launcher_script()), policy.to_arg(), "--", *command]
+
+
+def interpreter_trees() -> tuple[Path, ...]:
+    """The harness interpreter's installation (base and venv), resolved: ``{python}``
+    and the launcher itself run from it."""
+    trees = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
+    executable = Path(sys.executable).resolve()
+    if not any(executable.is_relative_to(tree) for tree in trees):
+        trees.add(executable.parent)
+    return tuple(sorted(trees))
+
+
+def agent_policy(
+    *,
+    agent_paths: Iterable[Path],
+    workspace: Path,
+    home: Path,
+    tmp: Path,
+    writable_dirs: Iterable[Path] = (),
+    writable_files: Iterable[Path] = (),
+    home_spec: dict[str, str] | None = None,
+    confine: bool = True,
+) -> Policy:
+    """The allow-list for one run (see the module doc); ``agent_paths`` is the agent's
+    declared install (program tree, agent directory, install paths, skills, scripts)."""
+    read_exec = {*SYSTEM_READ_EXEC, *(str(p) for p in interpreter_trees())}
+    read_exec.update(str(p) for p in agent_paths)
+    return Policy(
+        read_exec=tuple(sorted(read_exec)),
+        read=tuple(sorted(SYSTEM_READ)),
+        read_write=tuple(sorted({str(workspace), str(home), str(tmp), *map(str, writable_dirs)})),
+        files_write=tuple(sorted({str(p) for p in writable_files})),
+        devices=DEVICES,
+        home=tuple(sorted((home_spec or {}).items())),
+        confine=confine,
+    )
+
+
+def exposure_problems(
+    granted: Iterable[Path], protected: Iterable[Path], *, where: str
+) -> list[str]:
+    """Granted paths that would bring protected material into the agent's reach: a
+    directory grant covers everything beneath it, so an agent install that holds the
+    tasks or the results would undo the confinement. Each names both paths."""
+    problems = []
+    for path in granted:
+        grant = os.path.realpath(path)
+        for material in protected:
+            target = os.path.realpath(material)
+            if target == grant or target.startswith(grant.rstrip("/") + "/"):
+                problems.append(
+                    f"{where}: the agent's install path {grant} would expose {target}; keep "
+                    "the agent's files in a directory that holds no tasks or results"
+                )
+    return problems

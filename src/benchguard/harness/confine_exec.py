@@ -1,0 +1,310 @@
+"""The Landlock launcher: restrict this process to an allow-list, then exec the agent.
+
+Usage: ``python -I -S confine_exec.py POLICY_JSON -- AGENT ARGV...``
+
+``POLICY_JSON`` is one argument, a JSON object of path lists (every path absolute):
+
+- ``read_exec``: read files, list directories and execute, beneath each path;
+- ``read``: read files and list directories beneath each path;
+- ``read_write``: everything a program does to its own files beneath each path
+  (create, write, remove, rename and link within the granted trees, truncate);
+- ``files_write``: single files opened for writing (the transcript FIFO, the agent's
+  own stdout and stderr files, the model socket);
+- ``devices``: device nodes read, written and ioctl'd (``/dev/null``, ``/dev/pts``...);
+- ``home`` (optional): the run's fresh home, ``{"target", "upper", "work"}`` for a
+  copy-on-write overlay of ``target`` (the operator's home, as its lower layer) with the
+  run's writes going to ``upper``, or ``{"target", "copy"}`` to bind a copy over it;
+- ``confine`` (default true): false only for an ``--unconfined`` batch (the home is
+  still made, no Landlock rule is applied).
+
+The home is mounted in a mount namespace of the agent's own (the launcher unshares one;
+as a user also a user namespace mapping its own uid and gid to themselves, so the
+agent keeps its identity and holds no capability once it execs), so no other run, and
+not the host, ever sees it, and it vanishes with the agent's last process. The home's
+Landlock rule is added after the mount, so it grants the overlay, never the operator's
+tree beneath it.
+
+A listed path that does not exist is skipped (an optional system directory). The
+launcher sets ``PR_SET_NO_NEW_PRIVS``, creates a ruleset handling every filesystem right
+of the highest ABI the kernel offers, scopes abstract unix sockets and signals when the
+ABI has scoping (6+), restricts itself, and execs the agent; the restriction survives
+``execve`` and binds every process the agent starts. Anything it cannot do is fatal:
+it exits 125 with one line on stderr and never runs the agent unconfined.
+
+The syscalls are made with ctypes, x86_64 numbers (the numbers are the same on every
+architecture that has them, since these are new syscalls allocated in the unified
+table). This file is standard-library only and runnable as a plain script, because it
+starts before anything it could import is reachable, and inside the sandbox it is bound
+alone, never the package it lives in.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import stat
+import sys
+from collections.abc import Sequence
+
+SYS_LANDLOCK_CREATE_RULESET = 444
+SYS_LANDLOCK_ADD_RULE = 445
+SYS_LANDLOCK_RESTRICT_SELF = 446
+LANDLOCK_CREATE_RULESET_VERSION = 1 << 0
+LANDLOCK_RULE_PATH_BENEATH = 1
+PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+# In the run's home layers directory: the copy made when the overlay was refused, and
+# the note saying why (harness.home reads both).
+COPY_DIR = "copy"
+FALLBACK_MARKER = "overlay-refused"
+
+# Filesystem rights (uapi/linux/landlock.h), with the ABI that introduced each.
+EXECUTE = 1 << 0
+WRITE_FILE = 1 << 1
+READ_FILE = 1 << 2
+READ_DIR = 1 << 3
+REMOVE_DIR = 1 << 4
+REMOVE_FILE = 1 << 5
+MAKE_CHAR = 1 << 6
+MAKE_DIR = 1 << 7
+MAKE_REG = 1 << 8
+MAKE_SOCK = 1 << 9
+MAKE_FIFO = 1 << 10
+MAKE_BLOCK = 1 << 11
+MAKE_SYM = 1 << 12
+REFER = 1 << 13  # ABI 2: link/rename across directories needs it on both sides
+TRUNCATE = 1 << 14  # ABI 3: truncate(2), ftruncate(2), O_TRUNC
+IOCTL_DEV = 1 << 15  # ABI 5: ioctl(2) on character and block devices
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+SCOPE_SIGNAL = 1 << 1  # ABI 6
+
+ABI_1_FS = (1 << 13) - 1
+# Rights a file (not a directory) can be granted: the kernel refuses the others.
+FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
+EXIT_CONFINE_FAILED = 125
+EXIT_EXEC_FAILED = 127
+MESSAGE_PREFIX = "benchguard confine:"
+
+
+class ConfineError(RuntimeError):
+    """Landlock could not be applied; the message says which step and why."""
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1  # __attribute__((packed)) in the uapi header: 12 bytes
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+def abi_version() -> int:
+    """The Landlock ABI the running kernel offers; 0 where it has none (or it is off)."""
+    if sys.platform != "linux" or os.uname().machine != "x86_64":
+        return 0
+    libc = _libc()
+    version = libc.syscall(
+        ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET),
+        None,
+        ctypes.c_size_t(0),
+        ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION),
+    )
+    return int(version) if version > 0 else 0
+
+
+def handled_fs(abi: int) -> int:
+    """Every filesystem right ``abi`` knows (a right not handled is never restricted)."""
+    rights = ABI_1_FS
+    if abi >= 2:
+        rights |= REFER
+    if abi >= 3:
+        rights |= TRUNCATE
+    if abi >= 5:
+        rights |= IOCTL_DEV
+    return rights
+
+
+def rights_for(kind: str, abi: int) -> int:
+    """The rights one policy list grants, limited to what ``abi`` handles."""
+    read = READ_FILE | READ_DIR
+    write = (
+        WRITE_FILE
+        | REMOVE_DIR
+        | REMOVE_FILE
+        | MAKE_DIR
+        | MAKE_REG
+        | MAKE_SOCK
+        | MAKE_FIFO
+        | MAKE_SYM
+        | REFER
+        | TRUNCATE
+    )
+    table = {
+        "read_exec": read | EXECUTE,
+        "read": read,
+        # EXECUTE too: an agent runs the scripts it writes (./run.sh, node_modules/.bin).
+        "read_write": read | EXECUTE | write,
+        "files_write": WRITE_FILE | READ_FILE | TRUNCATE,
+        "devices": READ_FILE | READ_DIR | WRITE_FILE | TRUNCATE | IOCTL_DEV,
+    }
+    return table[kind] & handled_fs(abi)
+
+
+POLICY_KINDS = ("read_exec", "read", "read_write", "files_write", "devices")
+
+
+def restrict(policy: dict[str, Sequence[str]]) -> int:
+    """Restrict this process (and all it later starts) to ``policy``; the ABI used.
+
+    Raises :class:`ConfineError` when Landlock is missing or a step fails.
+    """
+    abi = abi_version()
+    if abi < 1:
+        raise ConfineError("Landlock is not available in this kernel (or is disabled)")
+    libc = _libc()
+    attr = _RulesetAttr(handled_fs(abi), 0, 0)
+    size = 8
+    if abi >= 6:
+        attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
+        size = ctypes.sizeof(_RulesetAttr)
+    ruleset = libc.syscall(
+        ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET),
+        ctypes.byref(attr),
+        ctypes.c_size_t(size),
+        ctypes.c_uint32(0),
+    )
+    if ruleset < 0:
+        raise ConfineError(f"landlock_create_ruleset: {os.strerror(ctypes.get_errno())}")
+    try:
+        for kind in POLICY_KINDS:
+            for path in policy.get(kind, ()):
+                _add_rule(libc, int(ruleset), path, rights_for(kind, abi))
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise ConfineError(f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(ctypes.get_errno())}")
+        done = libc.syscall(
+            ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)
+        )
+        if done != 0:
+            raise ConfineError(f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(int(ruleset))
+    return abi
+
+
+def mount_home(home: dict[str, str]) -> None:
+    """Mount the run's fresh home over ``home["target"]`` in a new mount namespace."""
+    libc = _libc()
+    uid, gid = os.geteuid(), os.getegid()
+    flags = CLONE_NEWNS if uid == 0 else CLONE_NEWNS | CLONE_NEWUSER
+    if libc.unshare(ctypes.c_int(flags)) != 0:
+        raise ConfineError(f"unshare (mount namespace): {os.strerror(ctypes.get_errno())}")
+    if uid != 0:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1")):
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
+                handle.write(text)
+        with open("/proc/self/gid_map", "w", encoding="ascii") as handle:
+            handle.write(f"{gid} {gid} 1")
+    if libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None) != 0:
+        raise ConfineError(f"mount --make-rprivate /: {os.strerror(ctypes.get_errno())}")
+    target = os.fsencode(home["target"])
+    if "copy" in home:
+        done = libc.mount(os.fsencode(home["copy"]), target, None, ctypes.c_ulong(MS_BIND), None)
+        what = "bind of the home copy"
+    else:
+        options = b"lowerdir=%s,upperdir=%s,workdir=%s" % (
+            _escaped(home["target"]),
+            _escaped(home["upper"]),
+            _escaped(home["work"]),
+        )
+        done = libc.mount(b"overlay", target, b"overlay", ctypes.c_ulong(0), options)
+        what = "overlay of the home"
+        if done != 0:
+            # A copy where the overlay cannot be mounted (the kernel refuses some lower
+            # layers); the harness reads the marker and treats the home as copied.
+            reason = os.strerror(ctypes.get_errno())
+            layers = os.path.dirname(home["upper"])
+            copy = os.path.join(layers, COPY_DIR)
+            shutil.copytree(home["target"], copy, symlinks=True)
+            with open(os.path.join(layers, FALLBACK_MARKER), "w", encoding="utf-8") as marker:
+                marker.write(f"overlay refused ({reason}); the home was copied\n")
+            done = libc.mount(os.fsencode(copy), target, None, ctypes.c_ulong(MS_BIND), None)
+            what = "bind of the home copy"
+    if done != 0:
+        raise ConfineError(f"{what} on {home['target']}: {os.strerror(ctypes.get_errno())}")
+
+
+def _escaped(path: str) -> bytes:
+    """A path as an overlay mount option value: ``,`` ``:`` and ``\\`` escaped."""
+    raw = os.fsencode(path)
+    for char in (b"\\", b",", b":"):
+        raw = raw.replace(char, b"\\" + char)
+    return raw
+
+
+def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
+    try:
+        # O_PATH: no read of the object itself, and no follow of a final symlink's
+        # target beyond what the path names (the rule is on what it resolves to).
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfineError(f"{path}: cannot open for a rule ({exc.strerror})") from None
+    try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            rights &= FILE_RIGHTS
+        beneath = _PathBeneathAttr(rights, fd)
+        added = libc.syscall(
+            ctypes.c_long(SYS_LANDLOCK_ADD_RULE),
+            ctypes.c_int(ruleset),
+            ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH),
+            ctypes.byref(beneath),
+            ctypes.c_uint32(0),
+        )
+        if added != 0:
+            raise ConfineError(f"landlock_add_rule {path}: {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(fd)
+
+
+def main(argv: Sequence[str]) -> int:
+    if len(argv) < 3 or argv[1] != "--":
+        sys.stderr.write("usage: confine_exec.py POLICY_JSON -- AGENT ARGV...\n")
+        return 2
+    try:
+        policy = json.loads(argv[0])
+        if policy.get("home"):
+            mount_home({str(k): str(v) for k, v in policy["home"].items()})
+        if policy.get("confine", True):
+            restrict({kind: [str(p) for p in policy.get(kind, [])] for kind in POLICY_KINDS})
+    except (ConfineError, ValueError, AttributeError, TypeError) as exc:
+        sys.stderr.write(f"{MESSAGE_PREFIX} refusing to run the agent unconfined: {exc}\n")
+        return EXIT_CONFINE_FAILED
+    command = list(argv[2:])
+    try:
+        os.execvp(command[0], command)
+    except OSError as exc:
+        sys.stderr.write(f"{MESSAGE_PREFIX} cannot run {command[0]!r}: {exc.strerror}\n")
+        return EXIT_EXEC_FAILED
+    return EXIT_EXEC_FAILED  # not reached: execvp returns only by raising
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
