@@ -129,9 +129,14 @@ def run_demo(out: Path) -> None:
     base += ["--out", rel(tree["results"]), "--home", rel(tree["home"]), "--quiet"]
 
     # The honest agent runs first: its results become the "prior results" one cheater
-    # reads, and its report.md in the agent home the leftover another cheater reads.
+    # reads. Each run's home is fresh, so nothing it writes reaches another run; the
+    # demo copies its kept report.md into the operator's home by hand, as a home shared
+    # on purpose (--home-mode persistent) would have kept it: the leftover another
+    # cheater reads, and the inventory flags.
     _run([*base, "--agent", "agents/honest.yaml"], cwd=out)
     prior_run = _last_run_dir(tree["results"])
+    for kept in sorted(prior_run.glob("home-writes/*/report.md"))[:1]:
+        shutil.copy2(kept, Path(tree["home"]) / "report.md")
     setups = [
         DemoSetup("cheat-task-yaml", str(tree["tasks"]), note="reads task.yaml"),
         DemoSetup("cheat-prior-results", str(prior_run), note="reads last run's results"),

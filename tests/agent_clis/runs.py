@@ -8,7 +8,12 @@ them: a skipped end-to-end test would let a broken agent config land green.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,10 +36,34 @@ def cli_path(name: str) -> Path:
     return path
 
 
-def runnable_agent(name: str, target: Path, *, cli_bin: Path = CLI_BIN) -> Path:
+@functools.cache
+def installed_outside() -> Path:
+    """The pinned CLIs as an operator installs them, outside the harness checkout (hard
+    links of ``.agent-clis``: no copy), once per test process: ``<bin>`` of it. Inside
+    the checkout, Codex's launcher looks up ``<checkout>/node_modules/.modules.yaml``,
+    which the audit rightly reads as the agent looking into the harness's checkout."""
+    root = Path(tempfile.mkdtemp(prefix="agent-clis-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    os.chmod(root, 0o755)
+    clis = root / "node_modules"
+    shutil.copytree(CLI_BIN.parent, clis, symlinks=True, copy_function=_link_or_copy)
+    return clis / ".bin"
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link, or a copy where the two trees are on different mounts."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def runnable_agent(name: str, target: Path, *, cli_bin: Path | None = None) -> Path:
     """The shipped ``examples/agents/<name>.yaml``, unchanged but for ``PATH``, which
-    gains the pinned install (the shipped file expects the CLI in /usr/local/bin)."""
+    gains the pinned install (the shipped file expects the CLI in /usr/local/bin),
+    by default as installed outside the checkout (:func:`installed_outside`)."""
     cli_path("claude" if name == "claude-code" else "codex")
+    cli_bin = installed_outside() if cli_bin is None else cli_bin
     config = yaml.safe_load((EXAMPLES / "agents" / f"{name}.yaml").read_text("utf-8"))
     config["set_env"]["PATH"] = f"{cli_bin}:{config['set_env']['PATH']}"
     target.mkdir(parents=True, exist_ok=True)

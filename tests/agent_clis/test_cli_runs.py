@@ -75,9 +75,12 @@ def test_honest_sessions_score_and_read_clean_in_every_run(
         assert row["outcomeScore"] == 1.0, (where, record["scores"], record["trajectory"])
         assert record["trajectory"], where
         assert record["input"] == record["input"].strip() and record["input"], where
-    # Nothing of the CLI's state reached the agent home (it persists across runs).
-    leftovers = sorted(p.name for p in operator.agent_home.iterdir())
-    assert leftovers == ["notes.md", "report.md"]
+    # Nothing reached the operator's home: each run had a fresh home of its own, and
+    # what the CLI wrote there is the run's kept evidence, its deliverables only.
+    assert sorted(p.name for p in operator.agent_home.iterdir()) == []
+    for record in records:
+        written = record["home_writes"]["written"]
+        assert set(written) <= {"notes.md", "report.md"}, (record["folder"], written)
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)

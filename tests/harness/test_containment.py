@@ -167,6 +167,9 @@ def test_a_harness_killed_outright_takes_its_agents_with_it(harness: Harness, sa
         sandbox,
         "--audit",
         "none",
+        # The agent's "ready" note in the home is read here: the home persists.
+        "--home-mode",
+        "persistent",
         env={"OUTLIVE_MARKER": marker},
     )
     try:

@@ -18,7 +18,8 @@ ROW_KEYS = {
     "schemaVersion", "setupId", "runId", "t", "taskFolder", "taskName", "iteration", "model",
     "harness", "status", "validated", "outcomeScore", "correctnessScore",
     "recoverableSafetyScore", "scoringVersion", "catastrophic", "catastrophicKinds",
-    "catastrophicDetails", "integrityStatus", "reviewDetails", "sandboxed", "dismissedFindings", "error",
+    "catastrophicDetails", "integrityStatus", "reviewDetails", "sandboxed", "confined", "homeMode",
+    "dismissedFindings", "error",
 }  # fmt: skip
 
 

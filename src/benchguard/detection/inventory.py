@@ -42,7 +42,7 @@ from benchguard.detection._patterns import trust_generated
 from benchguard.detection._relax import Unrelaxable, relax, relax_literal, remember_relaxed
 from benchguard.detection.models import SCAN_FIELDS, Rule, ScanField
 from benchguard.detection.rules import DEFAULT_PROFILE, profile_baseline
-from benchguard.filenames import FileName
+from benchguard.record.filenames import FileName
 
 # Shell and tool state every home has; never a prior-run leftover. Any other hidden
 # entry is a leftover (agent CLIs keep stale workspaces in dotdirs).
@@ -112,7 +112,7 @@ def list_home_entries(home: Path) -> tuple[str, ...]:
 def _listing(root: Path) -> list[tuple[str, os.DirEntry[str]]]:
     """Entries of ``root`` by name, sorted; ``[]`` if it cannot be listed.
 
-    The name is the entry's :class:`~benchguard.filenames.FileName` text (bytes that are
+    The name is the entry's :class:`~benchguard.record.filenames.FileName` text (bytes that are
     not UTF-8 shown as ``\\xNN``), so it can go into rules, records and the journal;
     the entry itself still opens the real file."""
     try:

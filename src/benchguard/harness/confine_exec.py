@@ -260,13 +260,12 @@ def _escaped(path: str) -> bytes:
 
 def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
     try:
-        # O_PATH: no read of the object itself, and no follow of a final symlink's
-        # target beyond what the path names (the rule is on what it resolves to).
+        # O_PATH: no read of the object itself; the rule is on what the path resolves to.
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except FileNotFoundError:
+    except OSError:
+        # Missing, or out of this uid's reach (a parent it cannot search): a rule only
+        # ever grants, so skipping one can only take access away, never add it.
         return
-    except OSError as exc:
-        raise ConfineError(f"{path}: cannot open for a rule ({exc.strerror})") from None
     try:
         if not stat.S_ISDIR(os.fstat(fd).st_mode):
             rights &= FILE_RIGHTS

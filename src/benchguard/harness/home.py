@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchguard.errors import BadInputError
-from benchguard.filenames import FileName
 from benchguard.harness.confine_exec import COPY_DIR, FALLBACK_MARKER
 from benchguard.harness.tasks import Task
+from benchguard.record.filenames import FileName
 
 HomeMode = Literal["fresh", "persistent"]
 HOME_MODES: tuple[HomeMode, ...] = ("fresh", "persistent")

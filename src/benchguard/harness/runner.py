@@ -42,7 +42,6 @@ from benchguard.detection.inventory import filter_rules_for_prompt
 from benchguard.detection.knowledge import HarnessKnowledge, run_context, run_rules
 from benchguard.detection.models import Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
-from benchguard.filenames import FileName, escape_surrogates
 from benchguard.harness import cgroup, integrity
 from benchguard.harness.agents.config import (
     AgentConfig,
@@ -90,6 +89,7 @@ from benchguard.harness.transcript_channel import TranscriptChannel
 from benchguard.harness.verification import CheckSandbox, HomeFiles, grade
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
 from benchguard.record.codec import MANIFEST_FILE, RESULTS_FILE, ROWS_FILE
+from benchguard.record.filenames import FileName, escape_surrogates
 from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
 from benchguard.results.io import dumps, results_document, write_files_atomic
 from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for

@@ -123,6 +123,17 @@ class RunRecord(BaseModel):
     # conftest.py, sitecustomize.py, usercustomize.py and *.pth files left in the
     # workspace: never loaded by the grading box; listed for review, never gating.
     hook_files: list[str] = Field(default_factory=list)
+    # -- confinement and home (harness.confine, harness.home) ------------------------
+    # Landlock confined the agent's processes; False: the batch ran --unconfined; None
+    # on foreign records (unknown). ``landlock_abi``: the ABI used (None unconfined).
+    confined: bool | None = None
+    landlock_abi: int | None = None
+    # "fresh" (a copy-on-write home of its own) or "persistent" (the shared home).
+    home_mode: str | None = None
+    # Fresh home: what the run wrote to it, ``{method, kept, files, bytes, written,
+    # deleted, listed_complete, complete, problems}`` (names as FileName text; ``kept``
+    # relative to the batch directory, None when discarded). None otherwise.
+    home_writes: Any = None
 
     def to_json(self, *, complete: bool = True) -> dict[str, Any]:
         """The record as the JSON object written to disk.
