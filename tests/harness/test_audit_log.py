@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from benchguard.harness.audit import ProtectedSet, protected_set, summarise
 
+# As strace -f -y prints it: every descriptor with the kernel's path for it.
 LOG = """\
 100 execve("/usr/bin/python3", ["python3", "agent.py"], 0x7ffd /* 5 vars */) = 0
-100 openat(AT_FDCWD, "/srv/tasks/t1/task.yaml", O_RDONLY|O_CLOEXEC) = 3
-100 openat(AT_FDCWD, "../../srv/tasks", O_RDONLY|O_DIRECTORY) = 4
-100 getdents64(4, 0x55 /* 3 entries */, 32768) = 80
+100 openat(AT_FDCWD</work/ws>, "//srv/tasks/t1/task.yaml", O_RDONLY|O_CLOEXEC) = 3</srv/tasks/t1/task.yaml>
+100 openat(AT_FDCWD</work/ws>, "../../srv/tasks", O_RDONLY|O_DIRECTORY) = 4</srv/tasks>
+100 getdents64(77</srv/tasks>, 0x55 /* 3 entries */, 32768) = 80
 100 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 101
 101 chdir("/srv/results") = 0
-101 openat(AT_FDCWD, "run_1/results.json", O_RDONLY <unfinished ...>
-100 newfstatat(AT_FDCWD, "/srv/tasks/t2", 0x7ffc, 0) = -1 ENOENT (No such file or directory)
-101 <... openat resumed>) = 5
-101 openat(AT_FDCWD, "notes.txt", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EACCES (Permission denied)
-100 symlink("/srv/tasks/t1", "link") = 0
-100 openat(AT_FDCWD, "/work/ws/answer.txt", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 6
+101 openat(AT_FDCWD</srv/results>, "run_1/results.json", O_RDONLY <unfinished ...>
+100 newfstatat(AT_FDCWD</work/ws>, "/srv/tasks/t2", 0x7ffc, 0) = -1 ENOENT (No such file or directory)
+101 <... openat resumed>) = 5</srv/results/run_1/results.json>
+101 openat(AT_FDCWD</srv/results>, "notes.txt", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EACCES (Permission denied)
+100 openat(AT_FDCWD</work/ws>, "/proc/self/root/srv/tasks/t3/task.yaml", O_RDONLY) = -1 EACCES (Permission denied)
+100 symlink("../../srv/tasks/t1", "/work/ws/link") = 0
+100 openat(AT_FDCWD</work/ws>, "link/task.yaml", O_RDWR) = 6</srv/tasks/t1/task.yaml>
+100 openat(AT_FDCWD</work/ws>, "/work/ws/answer.txt", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 7</work/ws/answer.txt>
 100 +++ exited with 0 +++
 """
 
@@ -43,11 +47,55 @@ def test_protected_accesses_are_read_with_their_results(tmp_path: Path) -> None:
     assert ("/srv/tasks", "listed", "ok") in seen
     assert ("/srv/results/run_1/results.json", "opened", "ok") in seen
     assert ("/srv/results/notes.txt", "opened", "denied") in seen
+    assert ("/srv/tasks/t3/task.yaml", "opened", "denied") in seen
     assert ("/srv/tasks/t2", "looked up", "not-found") in seen
+    # A relative symlink target is resolved from the link's directory, not the cwd.
     assert ("/srv/tasks/t1", "linked to", "ok") in seen
     assert not any(a["path"].startswith("/work/ws") for a in summary["accesses"])
     categories = {a["category"] for a in summary["accesses"]}
     assert categories == {"task-definition", "results-dir"}
+
+
+def test_a_call_the_log_cannot_follow_makes_the_audit_incomplete(tmp_path: Path) -> None:
+    """Guards against a detached mount tree or an io_uring (reads that bypass openat)
+    leaving an audit that reads as complete: what they reached is unknown."""
+    log = tmp_path / "strace.log"
+    for call in (
+        'open_tree(AT_FDCWD</work/ws>, "/srv/tasks", OPEN_TREE_CLONE) = 3</>',
+        "io_uring_setup(4, {flags=0}) = 3<anon_inode:[io_uring]>",
+        'mount("none", "/mnt", "tmpfs", 0, NULL) = 0',
+    ):
+        log.write_text(LOG + f"102 {call}\n", "utf-8")
+        summary = summarise(log, _protected(tmp_path), start_cwd=Path("/work/ws"))
+        assert summary["complete"] is False, call
+        assert call.split("(")[0] in summary["uninterpreted_calls"]
+    log.write_text(LOG + "unparseable line\n", "utf-8")
+    summary = summarise(log, _protected(tmp_path), start_cwd=Path("/work/ws"))
+    assert summary["complete"] is False
+
+
+def test_a_hard_link_to_protected_material_is_matched_by_identity(tmp_path: Path) -> None:
+    """Guards against a second name for a protected file (a hard link made before the
+    run) reading as an unprotected path: the file is matched by (device, inode)."""
+    tasks = tmp_path / "tasks"
+    (tasks / "t1").mkdir(parents=True)
+    (tasks / "t1" / "task.yaml").write_text("expected_output: 137\n", "utf-8")
+    elsewhere = tmp_path / "ws"
+    elsewhere.mkdir()
+    os.link(tasks / "t1" / "task.yaml", elsewhere / "notes.txt")
+    protected = protected_set(
+        tasks_dirs=[tasks], results_root=tmp_path / "results", own_scratch=tmp_path / "bg-run-own"
+    )
+    log = tmp_path / "strace.log"
+    log.write_text(
+        f'100 openat(AT_FDCWD<{elsewhere}>, "notes.txt", O_RDONLY) = 3<{elsewhere}/notes.txt>\n',
+        "utf-8",
+    )
+    summary = summarise(log, protected, start_cwd=elsewhere)
+    assert summary["complete"] is True
+    assert [(a["path"], a["category"]) for a in summary["accesses"]] == [
+        (f"{elsewhere}/notes.txt", "task-definition")
+    ]
 
 
 def test_a_capped_or_missing_log_is_incomplete(tmp_path: Path) -> None:

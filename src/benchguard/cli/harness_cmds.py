@@ -22,6 +22,7 @@ from benchguard.cli._run_view import AGENT_WORDS, plain_logging, run_line
 from benchguard.errors import BadInputError, BenchguardError
 from benchguard.harness import integrity
 from benchguard.harness.audit import AUDIT_MODES, AuditSettings, AuditUnavailable, probe_strace
+from benchguard.harness.fanotify import require_fanotify
 from benchguard.harness.runner import (
     BatchResult,
     Job,
@@ -104,9 +105,9 @@ def run(
         str,
         typer.Option(
             "--audit",
-            help="System audit of the agent's file access: auto is strace where it can "
-            "trace, else none.",
-            metavar="[auto|strace|none]",
+            help="System audit of the agent's file access: fanotify (root), strace, none, "
+            "or auto (fanotify as root, else strace where it can trace, else none).",
+            metavar="[auto|fanotify|strace|none]",
         ),
     ] = "auto",
     protect: Annotated[
@@ -308,10 +309,19 @@ def _paths(values: list[Any] | None) -> list[Path] | None:
 
 def _audit_settings(console: Console, mode: str, protect: list[Path]) -> AuditSettings:
     if mode not in ("auto", *AUDIT_MODES):
-        raise bad_input(console, f"--audit {mode!r}: allowed values are auto, strace, none")
+        raise bad_input(
+            console, f"--audit {mode!r}: allowed values are auto, fanotify, strace, none"
+        )
     paths = tuple(Path(os.path.abspath(os.path.expanduser(p))) for p in protect)
     if mode == "none":
         return AuditSettings("none", protect=paths)
+    if mode in ("auto", "fanotify"):
+        try:
+            require_fanotify()
+            return AuditSettings("fanotify", protect=paths)
+        except AuditUnavailable as exc:
+            if mode == "fanotify":
+                raise bad_input(console, str(exc)) from None
     try:
         strace = probe_strace()
     except AuditUnavailable as exc:

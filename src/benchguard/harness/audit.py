@@ -32,11 +32,10 @@ Bounded: the log is read up to :data:`MAX_LOG_BYTES`; past it the audit is
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -45,10 +44,15 @@ from benchguard.errors import BadInputError
 from benchguard.harness.transcript_channel import RECORD_DIR_PREFIX
 from benchguard.harness.workspace import SCRATCH_PREFIX
 
-AuditMode = Literal["strace", "none"]
-AUDIT_MODES: tuple[AuditMode, ...] = ("strace", "none")
-# The syscall classes that stop the tracee; everything else runs at full speed.
-TRACE_SET = "%file,clone,clone3,fork,vfork,execve,execveat,getdents,getdents64,fchdir"
+AuditMode = Literal["fanotify", "strace", "none"]
+AUDIT_MODES: tuple[AuditMode, ...] = ("fanotify", "strace", "none")
+# The syscall classes that stop the tracee; everything else runs at full speed. The
+# second line: calls that make or reach a descriptor, a mount or an io_uring the log
+# cannot follow; a successful one makes the audit incomplete (strace_log).
+TRACE_SET = (
+    "%file,clone,clone3,fork,vfork,execve,execveat,getdents,getdents64,fchdir,"
+    "open_by_handle_at,pidfd_getfd,io_uring_setup,fsopen,fsmount"
+)
 # The log is read up to this size; a larger log makes the audit incomplete.
 MAX_LOG_BYTES = 256 << 20
 # Distinct protected accesses kept on the record; the rest are counted.
@@ -56,66 +60,9 @@ MAX_RECORDED_ACCESSES = 200
 # A path argument longer than this is not printed whole by strace; 4096 is PATH_MAX.
 STRING_LIMIT = 4096
 AUDIT_DIR_PREFIX = "bg-audit-"
-
-_LINE = re.compile(r"^(\d+) +(.*)$")
-_CALL = re.compile(r"^(\w+)\((.*)\) += (.*)$", re.DOTALL)
-_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
-# A descriptor argument: AT_FDCWD or a number, with the path strace -y would add.
-_FD_ARG = re.compile(r"^(AT_FDCWD|-?\d+)(?:<([^>]*)>)?")
-_RETURN = re.compile(r"^(-?\d+)(?:<([^>]*)>)?(?: (E[A-Z0-9]+))?")
-_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)")
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", '"': '"', "\\": "\\"}
-
-_OPEN = frozenset({"open", "creat", "openat", "openat2"})
-_EXEC = frozenset({"execve", "execveat"})
-_LIST = frozenset({"getdents", "getdents64"})
-_LOOKUP = frozenset(
-    {
-        "stat",
-        "lstat",
-        "newfstatat",
-        "fstatat64",
-        "statx",
-        "access",
-        "faccessat",
-        "faccessat2",
-        "readlink",
-        "readlinkat",
-        "statfs",
-        "getxattr",
-        "lgetxattr",
-        "listxattr",
-        "llistxattr",
-    }
-)
-_LINK = frozenset({"symlink", "symlinkat", "link", "linkat"})
-_CHANGE = frozenset(
-    {
-        "unlink",
-        "unlinkat",
-        "rename",
-        "renameat",
-        "renameat2",
-        "mkdir",
-        "mkdirat",
-        "rmdir",
-        "chmod",
-        "fchmodat",
-        "chown",
-        "lchown",
-        "fchownat",
-        "truncate",
-        "utimensat",
-        "utimes",
-        "mknod",
-        "mknodat",
-        "setxattr",
-        "lsetxattr",
-        "removexattr",
-    }
-)
-_FORKS = frozenset({"clone", "clone3", "fork", "vfork"})
-_WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
+# Entries walked per protected tree for its (device, inode) identities; past it the
+# tree is still matched by the kernel's path of what was opened (identity_capped).
+MAX_IDENTITIES = 200_000
 Operation = Literal["opened", "executed", "listed", "looked up", "linked to", "changed"]
 
 
@@ -160,19 +107,50 @@ class ProtectedSet:
     # around one of these (the checkout holding examples/agents) yields to it, a
     # protected root inside one (a leftover in the home) does not.
     allowed: tuple[str, ...] = ()
+    # (st_dev, st_ino) of every file and directory in the protected trees when the run
+    # started, with its mtime and the root it belongs to: a file reached by any name (a
+    # hard link, a bind mount, a detached mount tree) is matched by what it is, not how
+    # it is named. The mtime guards against a freed inode number reused by a new file.
+    identities: Mapping[tuple[int, int], tuple[int, ProtectedRoot]] = field(default_factory=dict)
+    # Trees whose walk stopped at MAX_IDENTITIES (matched by kernel path beyond it).
+    identity_capped: tuple[str, ...] = ()
     # Every root's path: most traced paths (the interpreter, /usr) are rejected at once.
     _prefixes: tuple[str, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_prefixes", tuple(root.path for root in self.roots))
 
-    def match(self, target: str, *, writing: bool, operation: str) -> ProtectedRoot | None:
+    def by_identity(
+        self,
+        info: os.stat_result,
+        path: str,
+        *,
+        writing: bool,
+        operation: str,
+        reading: bool | None = None,
+    ) -> ProtectedRoot | None:
+        """The protected root the file ``info`` describes, reached as ``path`` (the
+        kernel's name for it), belongs to; path rules (writes only, reads only, the
+        agent's own world) apply as for :meth:`match`."""
+        known = self.identities.get((info.st_dev, info.st_ino))
+        if known is None or known[0] != info.st_mtime_ns:
+            return None
+        root = known[1]
+        if not _applies(root, writing, not writing if reading is None else reading, operation):
+            return None
+        return None if self._yields(root, path) else root
+
+    def match(
+        self, target: str, *, writing: bool, operation: str, reading: bool | None = None
+    ) -> ProtectedRoot | None:
+        """The protected root ``target`` (an absolute path) lies in, for an access that
+        may write and may read (``reading`` defaults to not ``writing``; an ``O_RDWR``
+        open does both, so it reads a leftover as surely as ``O_RDONLY``)."""
         if not target.startswith(self._prefixes):
             return None
+        reads = not writing if reading is None else reading
         for root in self.roots:
-            if root.writes_only and not writing:
-                continue
-            if root.reads_only and (writing or operation in ("looked up", "changed")):
+            if not _applies(root, writing, reads, operation):
                 continue
             if root.covers(target) and not self._yields(root, target):
                 return root
@@ -190,6 +168,12 @@ class ProtectedSet:
             if inside and (own == root.path or own.startswith(root.path.rstrip("/") + "/")):
                 return True
         return False
+
+
+def _applies(root: ProtectedRoot, writing: bool, reading: bool, operation: str) -> bool:
+    if root.writes_only and not writing:
+        return False
+    return not (root.reads_only and (not reading or operation in ("looked up", "changed")))
 
 
 def harness_installation() -> tuple[Path, ...]:
@@ -279,7 +263,64 @@ def protected_set(
     runtime = frozenset(
         {os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)} | script_dirs
     )
-    return ProtectedSet(tuple(roots), runtime, tuple(own))
+    identities: dict[tuple[int, int], tuple[int, ProtectedRoot]] = {}
+    capped: list[str] = []
+    for root in roots:
+        # Dynamic trees (other runs' scratch, the harness's records) and write-only
+        # ones are matched by path; the material a cheater reads is walked.
+        if root.prefix is not None or root.writes_only:
+            continue
+        found, full = tree_identities(root.path)
+        if not full:
+            capped.append(root.path)
+        for key, mtime in found.items():
+            identities.setdefault(key, (mtime, root))
+    return ProtectedSet(
+        tuple(roots), runtime, tuple(own), identities=identities, identity_capped=tuple(capped)
+    )
+
+
+Identities = dict[tuple[int, int], int]
+_identity_cache: dict[tuple[str, int, int, int], tuple[Identities, bool]] = {}
+
+
+def tree_identities(path: str, limit: int = MAX_IDENTITIES) -> tuple[Identities, bool]:
+    """(st_dev, st_ino) -> st_mtime_ns of ``path`` and everything under it (symlinks not
+    followed), and whether the walk saw it all. Cached per tree while its top
+    directory's own (device, inode, mtime) is unchanged: a batch walks each tasks tree
+    once (an entry changed since is matched by path; its mtime no longer agrees)."""
+    try:
+        top = os.lstat(path)
+    except OSError:
+        return {}, True
+    key = (path, top.st_dev, top.st_ino, top.st_mtime_ns)
+    cached = _identity_cache.get(key)
+    if cached is not None:
+        return cached
+    found: Identities = {(top.st_dev, top.st_ino): top.st_mtime_ns}
+    full = True
+    pending = [path] if os.path.isdir(path) and not os.path.islink(path) else []
+    while pending and full:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found[(info.st_dev, info.st_ino)] = info.st_mtime_ns
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+            if len(found) >= limit:
+                full = False
+                break
+    result = (found, full)
+    if len(_identity_cache) > 64:
+        _identity_cache.clear()
+    _identity_cache[key] = result
+    return result
 
 
 @dataclass(frozen=True)
@@ -322,7 +363,11 @@ def probe_strace() -> str:
 
 
 def default_mode() -> AuditMode:
-    """On where strace is installed (and can trace), off elsewhere."""
+    """fanotify as root, else strace where it is installed and can trace, else off."""
+    from benchguard.harness.fanotify import probe_fanotify
+
+    if probe_fanotify() is None:
+        return "fanotify"
     try:
         probe_strace()
     except AuditUnavailable:
@@ -337,6 +382,8 @@ def strace_prefix(strace: str, log: Path) -> list[str]:
         "-f",
         "--seccomp-bpf",
         "-qq",
+        # Every descriptor argument and result carries the kernel's own path for it.
+        "-y",
         "-s",
         str(STRING_LIMIT),
         "-e",
@@ -349,222 +396,18 @@ def strace_prefix(strace: str, log: Path) -> list[str]:
     ]
 
 
-@dataclass
-class _Parser:
-    protected: ProtectedSet
-    start_cwd: str
-    cwd: dict[int, str] = field(default_factory=dict)
-    # What each process's descriptors name (from its successful opens): strace's own
-    # fd decoding (-y) doubles the tracing cost, so the log is decoded here instead.
-    fds: dict[int, dict[int, str]] = field(default_factory=dict)
-    pending: dict[int, str] = field(default_factory=dict)
-    events: int = 0
-    found: dict[tuple[str, str, str], dict[str, str]] = field(default_factory=dict)
-    total_protected: int = 0
-    # Paths this run created: what it made itself is not protected material.
-    created: set[str] = field(default_factory=set)
-
-    def feed(self, line: str) -> None:
-        matched = _LINE.match(line)
-        if matched is None:
-            return
-        pid, rest = int(matched.group(1)), matched.group(2)
-        if rest.endswith("<unfinished ...>"):
-            self.pending[pid] = rest[: -len("<unfinished ...>")].rstrip()
-            return
-        if rest.startswith("<... "):
-            head = self.pending.pop(pid, None)
-            closing = rest.find("resumed>")
-            if head is None or closing < 0:
-                return
-            rest = head + rest[closing + len("resumed>") :]
-        if rest.startswith(("+++", "---")):
-            return
-        call = _CALL.match(rest)
-        if call is None:
-            return
-        self.events += 1
-        self._syscall(pid, call.group(1), call.group(2), call.group(3))
-
-    def _syscall(self, pid: int, name: str, args: str, returned: str) -> None:
-        ret = _RETURN.match(returned)
-        if ret is None:
-            return
-        value, ret_path, errno = int(ret.group(1)), ret.group(2), ret.group(3)
-        result = _result(value, errno)
-        if name in _FORKS:
-            if value > 0:
-                self.cwd[value] = self.cwd.get(pid, self.start_cwd)
-                self.fds[value] = dict(self.fds.get(pid, {}))
-            return
-        cwd = self.cwd.get(pid, self.start_cwd)
-        fd_arg = _FD_ARG.match(args)
-        fd_path: str | None = None
-        if fd_arg is not None:
-            if fd_arg.group(2) is not None:
-                fd_path = _unescape(fd_arg.group(2))
-            elif fd_arg.group(1) == "AT_FDCWD":
-                fd_path = cwd
-            else:
-                fd_path = self.fds.get(pid, {}).get(int(fd_arg.group(1)))
-        base = fd_path if fd_path is not None else cwd
-        strings = [_unescape(s) for s in _STRING.findall(args)]
-        if name in ("chdir", "fchdir"):
-            target = strings[0] if name == "chdir" and strings else fd_path
-            if value == 0 and target:
-                self.cwd[pid] = _absolute(target, cwd)
-            return
-        if name in _LIST:
-            if fd_path is not None:
-                self._access(fd_path, "listed", result, writing=False)
-            return
-        if not strings:
-            return
-        if name in _OPEN:
-            writing = any(flag in args for flag in _WRITE_FLAGS)
-            spelled = _absolute(strings[0], base)
-            if result == "ok" and value >= 0:
-                self.fds.setdefault(pid, {})[value] = _unescape(ret_path) if ret_path else spelled
-            self._access(
-                spelled, "opened", result, writing=writing, directory="O_DIRECTORY" in args
-            )
-            if "O_CREAT" in args and result == "ok":
-                self.created.add(spelled)
-                if ret_path:
-                    self.created.add(_unescape(ret_path))
-            if ret_path and result == "ok" and ret_path != spelled:
-                self._access(_unescape(ret_path), "opened", result, writing=writing)
-        elif name in _EXEC:
-            self._access(_absolute(strings[0], base), "executed", result, writing=False)
-        elif name in _LOOKUP:
-            if strings[0]:
-                self._access(_absolute(strings[0], base), "looked up", result, writing=False)
-        elif name in _LINK:
-            # The link's target is what the agent reaches through it.
-            self._access(_absolute(strings[0], base), "linked to", result, writing=False)
-        elif name in _CHANGE:
-            paths = [_absolute(text, base) for text in strings[:2]]
-            for path in paths:
-                self._access(path, "changed", result, writing=True)
-            if result == "ok" and name.startswith(("mkdir", "rename")):
-                # Checked above first: creating inside a protected tree is the finding;
-                # what the run then does with its own file is not.
-                self.created.add(paths[-1])
-
-    def _access(
-        self, path: str, operation: str, result: str, *, writing: bool, directory: bool = False
-    ) -> None:
-        root = self.protected.match(path, writing=writing, operation=operation)
-        if root is None:
-            return
-        if self._made_here(path):
-            return
-        runtime = operation in ("looked up", "listed") or (operation == "opened" and directory)
-        if runtime and path in self.protected.runtime_dirs:
-            return
-        if operation == "looked up" and self.protected.on_the_way(path):
-            return
-        self.total_protected += 1
-        key = (path, operation, result)
-        if key not in self.found and len(self.found) < MAX_RECORDED_ACCESSES * 4:
-            self.found[key] = {
-                "path": path,
-                "operation": operation,
-                "result": result,
-                "category": root.category,
-                "material": root.material,
-                "root": root.path,
-            }
-
-    def _made_here(self, path: str) -> bool:
-        if not self.created:
-            return False
-        parts = path.split("/")
-        return any("/".join(parts[:n]) in self.created for n in range(2, len(parts) + 1))
-
-
-def _result(value: int, errno: str | None) -> str:
-    if value >= 0 or errno is None:
-        return "ok"
-    if errno == "ENOENT" or errno == "ENOTDIR":
-        return "not-found"
-    if errno in ("EACCES", "EPERM", "EROFS"):
-        return "denied"
-    return "error"
-
-
-def _absolute(path: str, base: str) -> str:
-    return os.path.normpath(path if path.startswith("/") else os.path.join(base, path))
-
-
-def _unescape(text: str) -> str:
-    if "\\" not in text:
-        return text
-    raw = bytearray()
-    position = 0
-    for match in _ESCAPE.finditer(text):
-        raw += text[position : match.start()].encode("utf-8", "surrogateescape")
-        code = match.group(1)
-        if code.startswith("x"):
-            raw.append(int(code[1:], 16))
-        elif code[0] in "01234567":
-            raw.append(int(code, 8) & 0xFF)
-        else:
-            raw += _SIMPLE_ESCAPES.get(code, code).encode()
-        position = match.end()
-    raw += text[position:].encode("utf-8", "surrogateescape")
-    return raw.decode("utf-8", errors="replace")
-
-
-def _lines(log: Path, limit: int) -> Iterator[str]:
-    with log.open("rb") as handle:
-        read = 0
-        for raw in handle:
-            read += len(raw)
-            if read > limit:
-                return
-            yield raw.decode("utf-8", errors="replace").rstrip("\n")
-
-
 def summarise(
-    log: Path, protected: ProtectedSet, *, start_cwd: Path, limit: int = MAX_LOG_BYTES
+    log: Path,
+    protected: ProtectedSet,
+    *,
+    start_cwd: Path,
+    limit: int = MAX_LOG_BYTES,
+    wrapped: bool = False,
 ) -> dict[str, Any]:
-    """``record["system_audit"]`` for one finished run's strace log."""
-    summary: dict[str, Any] = {
-        "tool": "strace",
-        "complete": False,
-        "incomplete_reason": None,
-        "events": 0,
-        "protected_accesses": 0,
-        "accesses": [],
-        "log_bytes": 0,
-    }
-    try:
-        size = log.stat().st_size
-    except OSError as exc:
-        summary["incomplete_reason"] = f"audit log missing ({exc.strerror or exc})"
-        return summary
-    summary["log_bytes"] = size
-    parser = _Parser(protected, str(start_cwd))
-    try:
-        for line in _lines(log, limit):
-            parser.feed(line)
-    except OSError as exc:
-        summary["incomplete_reason"] = f"audit log unreadable ({exc.strerror or exc})"
-    accesses = sorted(parser.found.values(), key=lambda a: (a["path"], a["operation"], a["result"]))
-    summary.update(
-        events=parser.events,
-        protected_accesses=parser.total_protected,
-        accesses=accesses[:MAX_RECORDED_ACCESSES],
-    )
-    if summary["incomplete_reason"] is None:
-        if size > limit:
-            summary["incomplete_reason"] = f"audit log capped at {limit} of {size} bytes"
-        elif parser.events == 0:
-            summary["incomplete_reason"] = "audit log holds no traced call"
-        else:
-            summary["complete"] = True
-    return summary
+    """``record["system_audit"]`` for one finished run's strace log (harness.strace_log)."""
+    from benchguard.harness.strace_log import summarise_log
+
+    return summarise_log(log, protected, start_cwd=start_cwd, limit=limit, wrapped=wrapped)
 
 
 @dataclass

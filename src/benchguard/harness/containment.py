@@ -50,15 +50,19 @@ log = logging.getLogger(__name__)
 
 JOIN_SCRIPT = 'echo 0 > "$0" && exec "$@"'
 # Not `exec "$@"`: the init stays the agent's parent, so the agent is never pid 1 (which
-# ignores signals it has no handler for) and its exit ends the namespace. The moment the
-# agent exits, the init stops every other process in the namespace (`kill -STOP -1`:
-# nothing writes from then on), counts them (its own /proc: every pid but its own) into
-# the file named by $0 for the record's strays_killed, and exits, so the kernel kills
-# them all.
+# ignores signals it has no handler for) and its exit ends the namespace. $1 names the
+# strays file, $2 a gate (a FIFO, or empty): the init waits until the harness opens the
+# gate (the fanotify audit has learned the namespace's mounts) before the agent starts.
+# The moment the agent exits, the init stops every other process in the namespace
+# (`kill -STOP -1`: nothing writes from then on), counts them (its own /proc: every pid
+# but its own) into the strays file for the record's strays_killed, and exits, so the
+# kernel kills them all.
 INIT_SCRIPT = (
+    'strays=$1 gate=$2; shift 2; if [ -n "$gate" ]; then read -r _ < "$gate"; fi; '
     '"$@"; code=$?; kill -STOP -1 2>/dev/null; '
-    'set -- /proc/[0-9]*; echo $(($# - 1)) > "$0"; exit $code'
+    'set -- /proc/[0-9]*; echo $(($# - 1)) > "$strays"; exit $code'
 )
+INIT_NAME = "benchguard-init"
 SHELL = "/bin/sh"
 PROBE_TIMEOUT_S = 10.0
 
@@ -128,9 +132,10 @@ class RunContainment:
             wrapped = [SHELL, "-c", JOIN_SCRIPT, str(self.cgroup.procs_file), *wrapped]
         return wrapped
 
-    def inner(self, argv: Sequence[str], strays_file: Path) -> list[str]:
+    def inner(self, argv: Sequence[str], strays_file: Path, gate: Path | None = None) -> list[str]:
         """``argv`` as the child of a fresh pid namespace's init, which writes to
-        ``strays_file`` how many processes the agent left running when it exited."""
+        ``strays_file`` how many processes the agent left running when it exited, and
+        (with ``gate``, a FIFO) starts the agent only once the harness opened it."""
         if not self.pid_namespace:
             return list(argv)
         self.strays_file = strays_file
@@ -141,7 +146,9 @@ class RunContainment:
             SHELL,
             "-c",
             INIT_SCRIPT,
+            INIT_NAME,
             str(strays_file),
+            str(gate) if gate is not None else "",
             *argv,
         ]
 

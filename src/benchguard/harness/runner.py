@@ -52,7 +52,8 @@ from benchguard.harness.agents.config import (
     render_argv,
     resolve_program,
 )
-from benchguard.harness.audit import AuditSettings, RunAudit, protected_set, summarise
+from benchguard.harness.audit import AuditSettings, ProtectedSet, protected_set
+from benchguard.harness.audit_session import RunSession
 from benchguard.harness.confine import (
     EXIT_CONFINE_FAILED,
     EXIT_EXEC_FAILED,
@@ -143,6 +144,10 @@ class BatchSettings:
             sources.append("sandbox")
         if self.audit.active:
             sources.append("audit")
+        if self.audit.mode == "fanotify":
+            # fanotify reports no open that failed: an access Landlock denied is not on
+            # the record as "tried" (Landlock still prevented it).
+            sources.append("audit-blind-to-denied")
         return tuple(sorted(sources))
 
 
@@ -425,8 +430,7 @@ def run_job(
     run_home: RunHome | None = None
     channel: TranscriptChannel | None = None
     proxy: ModelProxy | None = None
-    audit = RunAudit(settings.audit) if settings.audit.active else None
-    containment: RunContainment | None = None
+    session: RunSession | None = None
     try:
         scratch = make_scratch(job.task)
         run_home = make_run_home(settings.home_settings, settings.home, scratch.root)
@@ -438,18 +442,18 @@ def run_job(
         record["granted_inputs"] = [str(path) for path in granted]
         argv, env, state_dirs, proxy = _command(job, settings, scratch, granted, run_home)
         if _findable(argv[0], env, scratch.workspace):
-            # Nothing to contain when the program does not exist: its start error stays.
+            # Nothing to contain or trace when the program does not exist (the tracer
+            # would report that as the agent's own failure): its start error stays.
             batch = cgroups if cgroups is not None else cgroup.process_batch()
-            containment = RunContainment.start(batch, f"{job.position}")
-            argv = containment.inner(argv, scratch.root / "strays")
-            if audit is not None:
-                argv = audit.wrap(argv)
-            argv = containment.outer(argv)
-        elif audit is not None:
-            # Nothing to trace: the agent's program does not exist (the tracer would
-            # report that as the agent's own failure).
-            audit.remove()
-            audit = None
+            session = RunSession(
+                settings.audit,
+                RunContainment.start(batch, f"{job.position}"),
+                scratch.root,
+                protected=_protected(job, settings, scratch, leftovers)
+                if settings.audit.active
+                else None,
+            )
+            argv = session.command(argv)
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
         home_files = HomeFiles.snapshot(job.task, settings.home)
         workspace_before = tree_state(scratch.workspace)
@@ -462,37 +466,21 @@ def run_job(
             timeout_s=timeout,
             stdout_file=scratch.stdout_file,
             stderr_file=scratch.stderr_file,
-            trace_log=audit.log if audit is not None else None,
+            trace_log=session.trace_log if session is not None else None,
         )
         # The moment the agent ended: what it delivered is fixed from here on.
         watch.agent_ended()
         strays = finished.strays_killed
-        if containment is not None:
+        if session is not None:
             # Before anything reads the workspace: nothing the agent left runs on.
-            strays += containment.strays() + containment.end()
-            record["containment"] = containment.facts()
+            strays += session.end()
+            record["containment"] = session.containment.facts()
         # Sandboxed the binds refuse the write; unsandboxed it is at least on the record.
         record["granted_inputs_changed"] = changed(granted_before, granted)
         if orphans is not None:
             strays += _sweep_orphans(orphans, f"after {job.task.folder}#{job.iteration}")
-        if audit is not None:
-            protected = protected_set(
-                tasks_dirs=[Path(job.task.path).resolve().parent.parent],
-                results_root=settings.out_dir,
-                own_scratch=scratch.root,
-                leftovers=leftovers,
-                protect=settings.audit.protect,
-                interpreter=interpreter_paths(),
-                # The home and the run's own scratch are the agent's world even where
-                # they sit inside a protected tree (`make demo` keeps its agent home in
-                # demo-output/ of the checkout); leftovers inside the home stay protected.
-                agent_own=(
-                    *sandbox_read_only(settings.agent, settings.home),
-                    settings.home,
-                    scratch.root,
-                ),
-            )
-            record["system_audit"] = summarise(audit.log, protected, start_cwd=scratch.workspace)
+        if session is not None and settings.audit.active:
+            record["system_audit"] = session.summary(scratch.workspace)
         tampered = channel.close() if channel is not None else False
         taken = capture(
             settings.agent.trajectory,
@@ -569,10 +557,8 @@ def run_job(
             channel.remove()
         if proxy is not None:
             proxy.close()
-        if audit is not None:
-            audit.remove()
-        if containment is not None and containment.cgroup is not None:
-            containment.cgroup.remove()
+        if session is not None:
+            session.remove()
         if scratch is not None:
             undeleted = scratch.remove()
             if undeleted and record["error"] is None:
@@ -596,6 +582,28 @@ def _launcher_failure(returncode: int | None, scratch: Scratch) -> str | None:
     if not line.startswith(LAUNCHER_PREFIX):
         return None
     return line[len(LAUNCHER_PREFIX) :].strip()
+
+
+def _protected(
+    job: Job, settings: BatchSettings, scratch: Scratch, leftovers: Sequence[Path]
+) -> ProtectedSet:
+    """What this run's audit checks against (harness.audit.protected_set)."""
+    return protected_set(
+        tasks_dirs=[Path(job.task.path).resolve().parent.parent],
+        results_root=settings.out_dir,
+        own_scratch=scratch.root,
+        leftovers=leftovers,
+        protect=settings.audit.protect,
+        interpreter=interpreter_paths(),
+        # The home and the run's own scratch are the agent's world even where they sit
+        # inside a protected tree (`make demo` keeps its agent home in demo-output/ of
+        # the checkout); leftovers inside the home stay protected.
+        agent_own=(
+            *sandbox_read_only(settings.agent, settings.home),
+            settings.home,
+            scratch.root,
+        ),
+    )
 
 
 def _scan_context(knowledge: HarnessKnowledge, workspace: Path) -> dict[str, Any] | None:

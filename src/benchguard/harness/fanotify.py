@@ -1,0 +1,464 @@
+"""The fanotify audit (root): what the kernel opened for the run, by what the file is.
+
+A notification group (``FAN_CLASS_NOTIF``) marks each filesystem holding the protected
+set (``FAN_MARK_FILESYSTEM``: every mount of it, bind mounts and detached mount trees
+included) for opens, executions and closes after writing, directories included. Each
+event carries an open descriptor of the very file; the observer reads its identity
+(``fstat``: device, inode, mtime) and the kernel's path for it (``/proc/self/fd``), and
+matches the protected set by identity first, then by that path. Nothing is re-spelled:
+``//x``, ``/proc/self/root/x``, a dup'ed or inherited descriptor, another thread's
+``chdir``, a symlink, ``open_tree``, ``open_by_handle_at`` and an ``io_uring`` open all
+end in the same kernel open, and the event names the file it opened.
+
+Which run opened it: every run has its own mount namespace (harness/containment), so
+the mount the event's descriptor was opened through (``mnt_id`` in
+``/proc/self/fdinfo``) names the run, however fast the process exited. A mount the
+observer does not know (a sandbox's binds, a detached tree) is looked up in the mount
+namespaces of the live members of this process's run cgroups; failing that the event's
+pid is asked for its cgroup (``/proc/PID/cgroup``); and when that process is gone too,
+the access is recorded as ``unattributed`` on the run (the fallback errs toward
+recording). The harness's own mounts are never the run's: its processes live in their
+own namespace.
+
+What it cannot see (``unseen`` on the summary): opens that failed, so an open Landlock
+denied (EACCES) leaves no event (``sees_denied: false``; Landlock still prevented it),
+and neither does one the sandbox hid; ``stat``/``access``/``readlink`` lookups;
+unlink, rename, mkdir and chmod (no descriptor); reads through a descriptor opened
+before the run; files on filesystems that hold no protected path.
+
+Bounded: the queue is unlimited (``FAN_UNLIMITED_QUEUE``) and drained after the run's
+processes are dead; an overflow, a lost mark or a failure of the reader makes the
+summary incomplete, never clean.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import logging
+import os
+import select
+import stat
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchguard.harness import cgroup as cgroups
+from benchguard.harness.audit import MAX_RECORDED_ACCESSES, AuditUnavailable, ProtectedSet
+
+log = logging.getLogger(__name__)
+
+FAN_CLASS_NOTIF = 0x0
+FAN_CLOEXEC = 0x1
+FAN_NONBLOCK = 0x2
+FAN_UNLIMITED_QUEUE = 0x10
+FAN_MARK_ADD = 0x1
+FAN_MARK_FILESYSTEM = 0x100
+FAN_CLOSE_WRITE = 0x8
+FAN_OPEN = 0x20
+FAN_OPEN_EXEC = 0x1000
+FAN_Q_OVERFLOW = 0x4000
+FAN_ONDIR = 0x40000000
+FAN_NOFD = -1
+FANOTIFY_METADATA_VERSION = 3
+AT_FDCWD = -100
+# struct fanotify_event_metadata: event_len, vers, reserved, metadata_len, mask, fd, pid
+_METADATA = struct.Struct("=IBBHQii")
+MASK = FAN_OPEN | FAN_OPEN_EXEC | FAN_CLOSE_WRITE | FAN_ONDIR
+_READ_BYTES = 1 << 16
+_POLL_MS = 50
+# How long the observer waits for the run's namespace to appear before it lets the run
+# start anyway (the summary is then incomplete).
+GATE_TIMEOUT_S = 10.0
+UNSEEN = (
+    "opens that failed: an open Landlock denied (EACCES) or the sandbox hid leaves no "
+    "event (Landlock still prevented it)",
+    "stat, access and readlink lookups",
+    "unlink, rename, mkdir, chmod (no file is opened)",
+    "reads through a descriptor opened before the run",
+    "files on a filesystem that holds no protected path",
+)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.fanotify_init.argtypes = [ctypes.c_uint, ctypes.c_uint]
+    libc.fanotify_init.restype = ctypes.c_int
+    libc.fanotify_mark.argtypes = [
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.c_uint64,
+        ctypes.c_int,
+        ctypes.c_char_p,
+    ]
+    libc.fanotify_mark.restype = ctypes.c_int
+    return libc
+
+
+def _init() -> int:
+    flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE
+    event_flags = os.O_RDONLY | os.O_LARGEFILE | os.O_CLOEXEC | os.O_NONBLOCK
+    fd = int(_libc().fanotify_init(flags, event_flags))
+    if fd < 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error))
+    return fd
+
+
+def _mark_filesystem(fd: int, path: str) -> None:
+    done = _libc().fanotify_mark(
+        fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, MASK, AT_FDCWD, os.fsencode(path)
+    )
+    if done != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{path}: {os.strerror(error)}")
+
+
+@functools.cache
+def probe_fanotify() -> str | None:
+    """None when a filesystem mark works here (root, fanotify built in); else why not."""
+    if os.geteuid() != 0:
+        return "fanotify filesystem marks need root (CAP_SYS_ADMIN)"
+    try:
+        fd = _init()
+    except (OSError, AttributeError) as exc:
+        return f"fanotify_init failed ({exc})"
+    try:
+        _mark_filesystem(fd, "/")
+    except OSError as exc:
+        return f"fanotify_mark failed ({exc})"
+    finally:
+        os.close(fd)
+    return None
+
+
+def require_fanotify() -> None:
+    """Raise :class:`AuditUnavailable` when ``--audit fanotify`` cannot work here."""
+    reason = probe_fanotify()
+    if reason is not None:
+        raise AuditUnavailable(
+            f"the fanotify audit cannot run here: {reason}; use --audit strace or --audit none"
+        )
+
+
+def _mount_ids(pid: int | str) -> tuple[str | None, set[int]]:
+    """The mount namespace of ``pid`` (its ns link) and the ids of its mounts."""
+    try:
+        namespace = os.readlink(f"/proc/{pid}/ns/mnt")
+        text = Path(f"/proc/{pid}/mountinfo").read_text("utf-8", errors="replace")
+    except OSError:
+        return None, set()
+    ids = set()
+    for line in text.splitlines():
+        head = line.split(" ", 1)[0]
+        if head.isdigit():
+            ids.add(int(head))
+    return namespace, ids
+
+
+def _fd_mount(fd: int) -> int | None:
+    try:
+        text = Path(f"/proc/self/fdinfo/{fd}").read_text("ascii", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("mnt_id:"):
+            value = line.split(":", 1)[1].strip()
+            return int(value) if value.isdigit() else None
+    return None
+
+
+def _filesystems(protected: ProtectedSet) -> list[str]:
+    """One existing path per distinct filesystem (device) holding a protected root."""
+    chosen: dict[int, str] = {}
+    for root in protected.roots:
+        path = root.path
+        while path and not os.path.exists(path):
+            path = os.path.dirname(path)
+        try:
+            device = os.stat(path or "/").st_dev
+        except OSError:
+            continue
+        chosen.setdefault(device, path or "/")
+    return [chosen[device] for device in sorted(chosen)]
+
+
+@dataclass
+class FanotifyObserver:
+    """One run's fanotify audit: :meth:`start` before the agent, :meth:`finish` once
+    its cgroup is empty (the queue then holds everything it did)."""
+
+    protected: ProtectedSet
+    run: cgroups.RunCgroup | None
+    # The run has a mount namespace of its own (the harness's mounts are never its).
+    own_namespace: bool = True
+    # A FIFO the run's init waits on: opened once the run's namespace is learned.
+    gate: Path | None = None
+    events: int = 0
+    total_protected: int = 0
+    found: dict[tuple[str, str, str], dict[str, str]] = field(default_factory=dict)
+    attributed: dict[str, int] = field(default_factory=dict)
+    problem: str | None = None
+    marked: list[str] = field(default_factory=list)
+    _fd: int = -1
+    _wake: tuple[int, int] = (-1, -1)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+    _me: int = field(default_factory=os.getpid)
+    _host_namespace: str | None = None
+    _host_mounts: set[int] = field(default_factory=set)
+    # mount id -> the hierarchy name of the run cgroup whose namespace holds it.
+    _mounts: dict[int, str] = field(default_factory=dict)
+    _namespaces: dict[str, str] = field(default_factory=dict)
+
+    def start(self) -> None:
+        self._host_namespace, self._host_mounts = _mount_ids("self")
+        try:
+            self._fd = _init()
+            for path in _filesystems(self.protected):
+                _mark_filesystem(self._fd, path)
+                self.marked.append(path)
+        except OSError as exc:
+            self.problem = f"fanotify could not watch the protected set ({exc})"
+            self._close()
+            self._open_gate()
+            return
+        self._wake = os.pipe()
+        self._thread = threading.Thread(target=self._loop, name="fanotify-audit", daemon=True)
+        self._thread.start()
+
+    def finish(self) -> dict[str, Any]:
+        """Drain what is queued, stop, and return ``record["system_audit"]``."""
+        self._stop.set()
+        if self._wake[1] >= 0:
+            with contextlib.suppress(OSError):
+                os.write(self._wake[1], b"x")
+        if self._thread is not None:
+            self._thread.join()
+        self._close()
+        accesses = sorted(
+            self.found.values(), key=lambda a: (a["path"], a["operation"], a["result"])
+        )
+        return {
+            "tool": "fanotify",
+            "complete": self.problem is None,
+            "incomplete_reason": self.problem,
+            "events": self.events,
+            "protected_accesses": self.total_protected,
+            "accesses": accesses[:MAX_RECORDED_ACCESSES],
+            "log_bytes": 0,
+            "sees_denied": False,
+            "unseen": list(UNSEEN),
+            "marks": list(self.marked),
+            "attributed_by": dict(sorted(self.attributed.items())),
+        }
+
+    def _open_gate(self) -> None:
+        """Let the run start without the observer (it is incomplete already)."""
+        if self.gate is None:
+            return
+        thread = threading.Thread(target=self._admit, name="fanotify-gate", daemon=True)
+        thread.start()
+
+    def _close(self) -> None:
+        for fd in (self._fd, *self._wake):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._fd, self._wake = -1, (-1, -1)
+
+    def _admit(self) -> None:
+        """Learn the run's mount namespace, then let its agent start (open the gate)."""
+        if self.gate is None:
+            return
+        deadline = time.monotonic() + GATE_TIMEOUT_S
+        learned = self.problem is not None  # nothing to learn for: let it start
+        while not learned and time.monotonic() < deadline and not self._stop.is_set():
+            self._refresh()
+            if self.run is not None and self.run.name in self._namespaces.values():
+                learned = True
+                break
+            time.sleep(0.001)
+        if not learned and not self._stop.is_set():
+            self.problem = "the run's mount namespace could not be learned before it started"
+        while time.monotonic() < deadline + GATE_TIMEOUT_S:
+            try:
+                fd = os.open(self.gate, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            except OSError:  # ENXIO: the init has not opened it yet
+                if self._stop.is_set():
+                    return
+                time.sleep(0.001)
+                continue
+            os.close(fd)
+            return
+
+    def _loop(self) -> None:
+        try:
+            self._admit()
+        except Exception as exc:
+            log.exception("fanotify gate failed")
+            self.problem = f"the fanotify audit could not start the run ({exc})"
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        poller.register(self._wake[0], select.POLLIN)
+        try:
+            while True:
+                poller.poll(_POLL_MS)
+                # A namespace a run made since (a sandbox's) is learned while it lives.
+                self._refresh()
+                drained = self._drain()
+                if self._stop.is_set() and drained:
+                    return
+        except Exception as exc:  # a reader fault must make the audit incomplete
+            log.exception("fanotify reader failed")
+            self.problem = f"the fanotify reader failed ({type(exc).__name__}: {exc})"
+
+    def _drain(self) -> bool:
+        """Read and handle events until the queue is empty; True once it is."""
+        while True:
+            try:
+                data = os.read(self._fd, _READ_BYTES)
+            except BlockingIOError:
+                return True
+            except InterruptedError:
+                continue
+            if not data:
+                return True
+            offset = 0
+            while offset + _METADATA.size <= len(data):
+                length, version, _, _, mask, fd, pid = _METADATA.unpack_from(data, offset)
+                if length < _METADATA.size:
+                    self.problem = "fanotify returned a malformed event"
+                    return True
+                offset += length
+                if version != FANOTIFY_METADATA_VERSION:
+                    self.problem = f"fanotify event version {version} is not understood"
+                if mask & FAN_Q_OVERFLOW:
+                    self.problem = "the fanotify queue overflowed: events were lost"
+                if fd == FAN_NOFD or fd < 0:
+                    continue
+                try:
+                    self.events += 1
+                    if pid != self._me:
+                        self._event(mask, fd, pid)
+                finally:
+                    os.close(fd)
+
+    def _event(self, mask: int, fd: int, pid: int) -> None:
+        try:
+            info = os.fstat(fd)
+            path = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            return
+        if path.endswith(" (deleted)"):
+            path = path[: -len(" (deleted)")]
+        accesses: list[tuple[str, bool, bool]] = []
+        if mask & FAN_OPEN_EXEC:
+            accesses.append(("executed", False, True))
+        elif mask & FAN_OPEN:
+            # fanotify cannot tell a write-only open from a read: an open counts as one.
+            kind = "listed" if stat.S_ISDIR(info.st_mode) else "opened"
+            accesses.append((kind, False, True))
+        if mask & FAN_CLOSE_WRITE:
+            accesses.append(("changed", True, False))
+        for operation, writing, reading in accesses:
+            root = self.protected.by_identity(
+                info, path, writing=writing, operation=operation, reading=reading
+            )
+            if root is None and path.startswith("/"):
+                root = self.protected.match(
+                    path, writing=writing, operation=operation, reading=reading
+                )
+            if root is None:
+                continue
+            if operation in ("listed",) and path in self.protected.runtime_dirs:
+                continue
+            how = self._attribute(fd, pid)
+            if how is None:
+                return
+            if how == "unattributed" and root.prefix is not None:
+                # Other runs' scratch and the harness's records are written by the
+                # harness's own short-lived helpers (check sandboxes) too: only material
+                # is recorded on an exited process's word alone.
+                self.attributed["unattributed-dropped"] = (
+                    self.attributed.get("unattributed-dropped", 0) + 1
+                )
+                return
+            self.attributed[how] = self.attributed.get(how, 0) + 1
+            self.total_protected += 1
+            key = (path, operation, "ok")
+            if key not in self.found and len(self.found) < MAX_RECORDED_ACCESSES * 4:
+                self.found[key] = {
+                    "path": _shown(path),
+                    "operation": operation,
+                    "result": "ok",
+                    "category": root.category,
+                    "material": root.material,
+                    "root": _shown(root.path),
+                    "attributed_by": how,
+                }
+
+    def _attribute(self, fd: int, pid: int) -> str | None:
+        """How this event is the run's ("mount", "cgroup", "unattributed"), or None
+        when it is another process's."""
+        mount = _fd_mount(fd)
+        mine = self.run.name if self.run is not None else None
+        if mount is not None and mount not in self._host_mounts:
+            owner = self._mounts.get(mount)
+            if owner is None:
+                self._refresh()
+                owner = self._mounts.get(mount)
+            if owner is not None:
+                return "mount" if owner == mine else None
+        member = self.run.holds(pid) if self.run is not None else None
+        if member is not None:
+            return "cgroup" if member else None
+        if self.own_namespace and mount is not None and mount in self._host_mounts:
+            # The run's processes live in their own mount namespace: a process that
+            # used the harness's mounts and is gone was not the run's.
+            return None
+        return "unattributed"
+
+    def _refresh(self) -> None:
+        """Learn the mounts of every live run's namespaces (this process's runs)."""
+        for run in cgroups.live_runs():
+            try:
+                pids = run.pids()
+            except ValueError:
+                continue
+            for pid in pids:
+                try:
+                    namespace = os.readlink(f"/proc/{pid}/ns/mnt")
+                except OSError:
+                    continue
+                if namespace == self._host_namespace or namespace in self._namespaces:
+                    continue
+                found, ids = _mount_ids(pid)
+                if found is None:
+                    continue
+                self._namespaces[found] = run.name
+                for mount in ids:
+                    if mount not in self._host_mounts:
+                        self._mounts[mount] = run.name
+
+
+def _shown(path: str) -> str:
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def observe(
+    protected: ProtectedSet,
+    run: cgroups.RunCgroup | None,
+    *,
+    own_namespace: bool,
+    gate: Path | None = None,
+) -> FanotifyObserver:
+    """A started observer for one run (``gate``: see :class:`FanotifyObserver`)."""
+    observer = FanotifyObserver(protected, run, own_namespace=own_namespace, gate=gate)
+    observer.start()
+    return observer
