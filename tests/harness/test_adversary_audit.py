@@ -56,7 +56,7 @@ def test_material_taken_without_a_word_in_the_transcript_is_caught_by_the_audit(
         env={"CHEAT_HINT": str(tasks), "ATTACK": attack},
     )
     [record] = records(run_dir)
-    assert record["system_audit"]["complete"] is True
+    assert record["system_audit"]["complete"] is True, record["system_audit"]
     found = _audit_findings(record)
     assert found, record["system_audit"]
     assert {f["category"] for f in found} == {"task-definition"}

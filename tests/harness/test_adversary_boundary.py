@@ -104,7 +104,9 @@ def test_without_the_sandbox_a_planted_trojan_is_flagged_by_the_audit(harness: H
     found = [f for f in record["cheating_report"]["findings"] if f.get("source") == "audit"]
     # The interpreter (root's venv) or the checkout around it (a user harness runs the
     # system Python, so the test's venv is just part of the checkout): flagged either way.
-    assert found and {f["category"] for f in found} <= {"harness-install", "harness-repo"}
+    assert found and {f["category"] for f in found} <= {"harness-install", "harness-repo"}, record[
+        "system_audit"
+    ]
     assert any("bg-trojan" in f["excerpt"] for f in found)
     assert record["scores"]["OutcomeScore"]["score"] == 0.0
 

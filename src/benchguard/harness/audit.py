@@ -384,6 +384,8 @@ def strace_prefix(strace: str, log: Path) -> list[str]:
         "-qq",
         # Every descriptor argument and result carries the kernel's own path for it.
         "-y",
+        # The run's pid namespace: a child's pid as the log's own line prefixes name it.
+        "--decode-pids=pidns",
         "-s",
         str(STRING_LIMIT),
         "-e",

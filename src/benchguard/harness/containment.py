@@ -152,6 +152,23 @@ class RunContainment:
             *argv,
         ]
 
+    def start_error(self, returncode: int | None, stderr_file: Path) -> str | None:
+        """Why the agent's program could not be started by the init (dash's own message,
+        "benchguard-init: 1: PROGRAM: not found", exit 126 or 127); None when it ran."""
+        if not self.pid_namespace or returncode not in (126, 127):
+            return None
+        try:
+            with stderr_file.open("rb") as handle:
+                head = handle.read(4096).decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        prefix = f"{INIT_NAME}: "
+        for line in head.splitlines():
+            if line.startswith(prefix):
+                # "benchguard-init: 1: /path: not found" -> "/path: not found"
+                return line[len(prefix) :].split(": ", 1)[-1]
+        return None
+
     def strays(self) -> int:
         """The processes the pid namespace's init found alive when the agent exited (the
         kernel killed them with the init); 0 when it did not say."""

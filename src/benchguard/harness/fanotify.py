@@ -57,7 +57,10 @@ FAN_CLOEXEC = 0x1
 FAN_NONBLOCK = 0x2
 FAN_UNLIMITED_QUEUE = 0x10
 FAN_MARK_ADD = 0x1
+FAN_MARK_MOUNT = 0x10
+FAN_MARK_IGNORED_SURV_MODIFY = 0x40
 FAN_MARK_FILESYSTEM = 0x100
+FAN_MARK_IGNORE = 0x400
 FAN_CLOSE_WRITE = 0x8
 FAN_OPEN = 0x20
 FAN_OPEN_EXEC = 0x1000
@@ -119,6 +122,27 @@ def _mark_filesystem(fd: int, path: str) -> None:
         raise OSError(error, f"{path}: {os.strerror(error)}")
 
 
+def _ignore_mount(fd: int, path: str) -> bool:
+    """Tell the kernel to drop events through the mount at ``path`` (one of the
+    harness's own: the run opens files through its namespace's copies, never these),
+    so the machine's other processes cost the observer nothing. False if refused."""
+    flags = FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY
+    return bool(_libc().fanotify_mark(fd, flags, MASK, AT_FDCWD, os.fsencode(path)) == 0)
+
+
+def _mount_points(pid: int | str = "self") -> list[str]:
+    try:
+        text = Path(f"/proc/{pid}/mountinfo").read_text("utf-8", errors="replace")
+    except OSError:
+        return []
+    points = []
+    for line in text.splitlines():
+        fields = line.split(" ")
+        if len(fields) > 4:
+            points.append(fields[4].replace("\\040", " ").replace("\\011", "\t"))
+    return points
+
+
 @functools.cache
 def probe_fanotify() -> str | None:
     """None when a filesystem mark works here (root, fanotify built in); else why not."""
@@ -161,9 +185,13 @@ def _mount_ids(pid: int | str) -> tuple[str | None, set[int]]:
     return namespace, ids
 
 
-def _fd_mount(fd: int) -> int | None:
+def _fd_mount(fd: int, fdinfo: int) -> int | None:
     try:
-        text = Path(f"/proc/self/fdinfo/{fd}").read_text("ascii", errors="replace")
+        info = os.open(str(fd), os.O_RDONLY | os.O_CLOEXEC, dir_fd=fdinfo)
+        try:
+            text = os.read(info, 4096).decode("ascii", errors="replace")
+        finally:
+            os.close(info)
     except OSError:
         return None
     for line in text.splitlines():
@@ -205,7 +233,11 @@ class FanotifyObserver:
     attributed: dict[str, int] = field(default_factory=dict)
     problem: str | None = None
     marked: list[str] = field(default_factory=list)
+    # Harness mounts whose events the kernel drops for this group.
+    ignored: int = 0
     _fd: int = -1
+    _proc_fd: int = -1
+    _proc_fdinfo: int = -1
     _wake: tuple[int, int] = (-1, -1)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -223,6 +255,14 @@ class FanotifyObserver:
             for path in _filesystems(self.protected):
                 _mark_filesystem(self._fd, path)
                 self.marked.append(path)
+            if self.own_namespace:
+                for point in _mount_points():
+                    if _ignore_mount(self._fd, point):
+                        self.ignored += 1
+            self._proc_fd = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            self._proc_fdinfo = os.open(
+                "/proc/self/fdinfo", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+            )
         except OSError as exc:
             self.problem = f"fanotify could not watch the protected set ({exc})"
             self._close()
@@ -255,6 +295,7 @@ class FanotifyObserver:
             "sees_denied": False,
             "unseen": list(UNSEEN),
             "marks": list(self.marked),
+            "ignored_harness_mounts": self.ignored,
             "attributed_by": dict(sorted(self.attributed.items())),
         }
 
@@ -266,11 +307,11 @@ class FanotifyObserver:
         thread.start()
 
     def _close(self) -> None:
-        for fd in (self._fd, *self._wake):
+        for fd in (self._fd, *self._wake, self._proc_fd, self._proc_fdinfo):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        self._fd, self._wake = -1, (-1, -1)
+        self._fd, self._wake, self._proc_fd, self._proc_fdinfo = -1, (-1, -1), -1, -1
 
     def _admit(self) -> None:
         """Learn the run's mount namespace, then let its agent start (open the gate)."""
@@ -352,7 +393,7 @@ class FanotifyObserver:
     def _event(self, mask: int, fd: int, pid: int) -> None:
         try:
             info = os.fstat(fd)
-            path = os.readlink(f"/proc/self/fd/{fd}")
+            path = os.readlink(str(fd), dir_fd=self._proc_fd)
         except OSError:
             return
         if path.endswith(" (deleted)"):
@@ -406,7 +447,7 @@ class FanotifyObserver:
     def _attribute(self, fd: int, pid: int) -> str | None:
         """How this event is the run's ("mount", "cgroup", "unattributed"), or None
         when it is another process's."""
-        mount = _fd_mount(fd)
+        mount = _fd_mount(fd, self._proc_fdinfo)
         mine = self.run.name if self.run is not None else None
         if mount is not None and mount not in self._host_mounts:
             owner = self._mounts.get(mount)

@@ -21,6 +21,7 @@ runs what is missing. Exit codes are the CLI's (docs/harness.md).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import shutil
@@ -471,6 +472,11 @@ def run_job(
         # The moment the agent ended: what it delivered is fixed from here on.
         watch.agent_ended()
         strays = finished.strays_killed
+        if session is not None and finished.start_error is None:
+            failed = session.containment.start_error(finished.returncode, scratch.stderr_file)
+            if failed is not None:
+                # The init, not Popen, tried to exec it: the same "could not start".
+                finished = dataclasses.replace(finished, start_error=failed, returncode=None)
         if session is not None:
             # Before anything reads the workspace: nothing the agent left runs on.
             strays += session.end()

@@ -43,6 +43,8 @@ _CALL = re.compile(r"^(\w+)\((.*)\) += (.*)$", re.DOTALL)
 # (strace escapes '>' inside it), then "(deleted)" for a file since unlinked.
 _FD = re.compile(r"^(AT_FDCWD|-?\d+)(?:<([^>]*)>)?(\(deleted\))?$")
 _RETURN = re.compile(r"^(-?\d+|\?)(?:<([^>]*)>)?(?:\(deleted\))?(?: (E[A-Z0-9]+))?")
+# --decode-pids=pidns: a pid from inside the run's pid namespace, as strace names it.
+_TRANSLATED = re.compile(r"/\* (\d+) in strace's PID NS \*/")
 _ESCAPE = re.compile(rb"\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)")
 _SIMPLE_ESCAPES = {
     b"n": b"\n",
@@ -131,6 +133,8 @@ UNINTERPRETABLE = frozenset(
 _HARMLESS = frozenset(
     {"getcwd", "umount", "umount2", "swapoff", "acct", "quotactl", "uselib", "swapon"}
 )
+# The harness's wrapper programs (harness/identity, harness/sandbox, containment).
+WRAPPER_PROGRAMS = frozenset({"setpriv", "bwrap", "unshare"})
 _WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
 UNSEEN = (
     "reads through memory the agent held before the run",
@@ -221,12 +225,15 @@ class _Parser:
     unmatched: dict[str, tuple[str, bool, bool]] = field(default_factory=dict)
     uninterpreted: dict[str, int] = field(default_factory=dict)
     unparsed: int = 0
-    # The log's first process is the harness's unshare (the run's pid namespace): it and
-    # its children until they exec (the namespace's init mounting its /proc) are the
-    # harness's, not the agent's; their mounts are not the agent's.
+    # The log's first process is the harness's unshare (the run's pid namespace). The
+    # harness's own wrappers are exempt from "cannot follow": unshare, the namespace's
+    # init (/bin/sh, its first child), and a chain of setpriv and bwrap execs (the
+    # sandbox mounting its root), with their children until those exec something else.
+    # The agent's own processes never are: the chain ends at the agent's program.
     wrapped: bool = False
     leader: int | None = None
-    wrapper_children: set[int] = field(default_factory=set)
+    wrappers: set[int] = field(default_factory=set)
+    parents: dict[int, int] = field(default_factory=dict)
 
     def _cell(self, pid: int) -> _Cell:
         cell = self.cwd.get(pid)
@@ -263,10 +270,21 @@ class _Parser:
         self.events += 1
         if self.leader is None:
             self.leader = pid
+            if self.wrapped:
+                self.wrappers.add(pid)
         self._syscall(pid, call.group(1), split_args(call.group(2)), call.group(3))
 
     def _wrapper(self, pid: int) -> bool:
-        return self.wrapped and (pid == self.leader or pid in self.wrapper_children)
+        return pid in self.wrappers
+
+    def _exec(self, pid: int, program: str | None) -> None:
+        """A successful exec: a wrapper stays one only for the harness's own programs."""
+        if pid not in self.wrappers or pid == self.leader:
+            return
+        name = os.path.basename(program or "")
+        init = program == "/bin/sh" and self.parents.get(pid) == self.leader
+        if not (init or name in WRAPPER_PROGRAMS):
+            self.wrappers.discard(pid)
 
     def _dir(self, pid: int, args: list[str], index: int | None) -> str | None:
         """The kernel's path of the directory descriptor at ``index`` (the working
@@ -315,15 +333,19 @@ class _Parser:
         value, ret_path, errno = int(ret.group(1)), ret.group(2), ret.group(3)
         result = _result(value, errno)
         if name in _FORKS:
+            translated = _TRANSLATED.search(returned)
+            if translated is not None:
+                value = int(translated.group(1))  # the child's pid as the log names it
             if value > 0:
                 shared = "CLONE_FS" in (args[0] if args else "")
                 parent = self._cell(pid)
                 self.cwd[value] = parent if shared else _Cell(parent.path)
+                self.parents[value] = pid
                 if self._wrapper(pid):
-                    self.wrapper_children.add(value)
+                    self.wrappers.add(value)
             return
         if name in _EXEC and result == "ok":
-            self.wrapper_children.discard(pid)
+            self._exec(pid, _string(args[1 if name == "execveat" else 0]) if args else None)
         if name in UNINTERPRETABLE:
             if result == "ok" and not self._wrapper(pid):
                 self.uninterpreted[name] = self.uninterpreted.get(name, 0) + 1
@@ -444,7 +466,7 @@ class _Parser:
     ) -> None:
         if resolve:
             # A spelled path: also what it resolves to now (a symlink in the workspace).
-            real = os.path.realpath(path)
+            real = _realpath(path)
             if real != path and self._record(real, operation, result, writing, reading):
                 return
         if self._record(path, operation, result, writing, reading):
@@ -503,6 +525,15 @@ class _Parser:
             return False
         parts = path.split("/")
         return any("/".join(parts[:n]) in self.created for n in range(2, len(parts) + 1))
+
+
+def _realpath(path: str) -> str:
+    """``path`` with the harness's symlinks resolved; itself when a link cannot be read
+    (``/proc/PID/ns/*`` of another user's process)."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return path
 
 
 def _result(value: int, errno: str | None) -> str:
