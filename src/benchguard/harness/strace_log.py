@@ -553,6 +553,10 @@ def _lines(log: Path, limit: int) -> Iterator[str]:
             read += len(raw)
             if read > limit:
                 return
+            if not raw.endswith(b"\n"):
+                # strace killed mid-line at the run's end (the sweep, a deadline): the
+                # call it was printing had not returned to the agent.
+                return
             yield raw.decode("utf-8", errors="surrogateescape").rstrip("\n")
 
 
