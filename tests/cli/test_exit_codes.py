@@ -183,7 +183,7 @@ def test_help_lists_the_choices_of_choice_options() -> None:
     assert "--engine [serial|dask]" in scan
     assert "--input-format [benchguard|inspect|" in scan
     run = invoke("run", "-h").stdout
-    assert "--sandbox [none|bwrap]" in run and "--audit [auto|strace|none]" in run
+    assert "--sandbox [none|bwrap]" in run and "--audit [auto|fanotify|strace|none]" in run
     assert "--unverified [zero|include|exclude]" in invoke("leaderboard", "-h").stdout
 
 
