@@ -169,7 +169,12 @@ def _finding(access: Any) -> Finding | None:
     if texts["operation"] not in AUDIT_OPERATIONS or texts["result"] not in AUDIT_RESULTS:
         return None
     root = access.get("root")
+    # fanotify's fallback: the process was gone before its run could be named, and the
+    # file was reached through a mount no run's namespace holds (a detached tree, or a
+    # process outside the harness). Recorded for review, never gating on its own.
+    unattributed = access.get("attributed_by") == "unattributed"
     return Finding(
+        strength="weak" if unattributed else "strong",
         rule=AUDIT_RULE_PREFIX + str(texts["category"]),
         category=str(texts["category"]),
         material=str(texts["material"]),

@@ -197,7 +197,8 @@ class RunContainment:
     def facts(self) -> dict[str, Any]:
         """``record["containment"]``: what contained this run."""
         return {
-            "cgroup": self.cgroup.name if self.cgroup is not None else None,
+            # Whether it had one (its name is random per run: kept off the record).
+            "cgroup": self.cgroup is not None,
             "cgroup_unavailable": self.cgroup_unavailable if self.cgroup is None else None,
             "pid_namespace": bool(self.pid_namespace),
             "dies_with_harness": bool(self.pdeathsig) and bool(self.pid_namespace),

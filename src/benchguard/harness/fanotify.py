@@ -422,10 +422,11 @@ class FanotifyObserver:
             how = self._attribute(fd, pid)
             if how is None:
                 return
-            if how == "unattributed" and root.prefix is not None:
-                # Other runs' scratch and the harness's records are written by the
-                # harness's own short-lived helpers (check sandboxes) too: only material
-                # is recorded on an exited process's word alone.
+            if how == "unattributed" and (root.prefix is not None or root.writes_only):
+                # Other runs' scratch, the harness's records and the shared interpreter
+                # are written by the harness's own short-lived helpers (check sandboxes)
+                # and by other users' sandboxes too: only material is recorded on an
+                # exited process's word alone (and then for review: a weak finding).
                 self.attributed["unattributed-dropped"] = (
                     self.attributed.get("unattributed-dropped", 0) + 1
                 )

@@ -66,6 +66,7 @@ from benchguard.harness.cluster_inputs import (
     shared_inputs,
     unpack_inputs,
 )
+from benchguard.harness.fanotify import require_fanotify
 from benchguard.harness.identity import agent_identity, hand_over
 from benchguard.harness.journal import Journal
 from benchguard.harness.preflight import preflight
@@ -186,7 +187,10 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
     # The audit the client chose, or the worker is refused: a run must not be audited on
     # one worker and not on another.
     audit = AuditSettings("none", protect=batch.protect)
-    if batch.audit_mode != "none":
+    if batch.audit_mode == "fanotify":
+        require_fanotify()
+        audit = AuditSettings("fanotify", protect=batch.protect)
+    elif batch.audit_mode != "none":
         audit = AuditSettings("strace", strace=probe_strace(), protect=batch.protect)
     try:
         check_sandbox: CheckSandbox | None = CheckSandbox(
