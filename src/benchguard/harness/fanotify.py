@@ -478,7 +478,9 @@ class FanotifyObserver:
                     namespace = os.readlink(f"/proc/{pid}/ns/mnt")
                 except OSError:
                     continue
-                if namespace == self._host_namespace or namespace in self._namespaces:
+                # Known for this very run: nothing new. A namespace id known for another
+                # run may be reused by this one (the other run's namespace is gone).
+                if namespace == self._host_namespace or self._namespaces.get(namespace) == run.name:
                     continue
                 found, ids = _mount_ids(pid)
                 if found is None:
