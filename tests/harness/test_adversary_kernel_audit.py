@@ -74,10 +74,13 @@ def test_a_read_by_any_route_the_kernel_accepts_is_on_the_record(
     harness, audit = setup
     tasks = only_tasks(harness.operator, "sum-numbers")
     env = {"CHEAT_HINT": str(tasks), "ATTACK": attack}
+    # The audit stands alone: no Landlock (it would deny every one of these reads), and
+    # the persistent home, where a prior run's leftover can exist.
+    extra = ["--unconfined", "--home-mode", "persistent"]
     if attack == "leftover-rdwr":
         env["LEFTOVER"] = _leftover(harness)
     run_dir = run_adversary(
-        harness, "spellings.py", tasks, "--sandbox", "none", "--audit", audit, env=env
+        harness, "spellings.py", tasks, "--sandbox", "none", "--audit", audit, *extra, env=env
     )
     [record] = records(run_dir)
     summary = record["system_audit"]
@@ -118,6 +121,7 @@ def test_at_j2_the_cheater_is_caught_and_its_honest_neighbour_stays_clean(
         "none",
         "--audit",
         audit,
+        "--unconfined",
         "-j",
         "2",
         env={"CHEAT_HINT": str(tasks), "ATTACK": attack, "CHEAT_ONLY": "integers"},

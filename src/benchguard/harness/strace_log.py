@@ -277,13 +277,15 @@ class _Parser:
     def _wrapper(self, pid: int) -> bool:
         return pid in self.wrappers
 
-    def _exec(self, pid: int, program: str | None) -> None:
-        """A successful exec: a wrapper stays one only for the harness's own programs."""
+    def _exec(self, pid: int, program: str | None, argv: str) -> None:
+        """A successful exec: a wrapper stays one only for the harness's own programs
+        (and the confinement launcher, which mounts the run's fresh home)."""
         if pid not in self.wrappers or pid == self.leader:
             return
         name = os.path.basename(program or "")
         init = program == "/bin/sh" and self.parents.get(pid) == self.leader
-        if not (init or name in WRAPPER_PROGRAMS):
+        launcher = _launcher() in argv
+        if not (init or launcher or name in WRAPPER_PROGRAMS):
             self.wrappers.discard(pid)
 
     def _dir(self, pid: int, args: list[str], index: int | None) -> str | None:
@@ -345,7 +347,12 @@ class _Parser:
                     self.wrappers.add(value)
             return
         if name in _EXEC and result == "ok":
-            self._exec(pid, _string(args[1 if name == "execveat" else 0]) if args else None)
+            index = 1 if name == "execveat" else 0
+            self._exec(
+                pid,
+                _string(args[index]) if len(args) > index else None,
+                args[index + 1] if len(args) > index + 1 else "",
+            )
         if name in UNINTERPRETABLE:
             if result == "ok" and not self._wrapper(pid):
                 self.uninterpreted[name] = self.uninterpreted.get(name, 0) + 1
@@ -525,6 +532,13 @@ class _Parser:
             return False
         parts = path.split("/")
         return any("/".join(parts[:n]) in self.created for n in range(2, len(parts) + 1))
+
+
+def _launcher() -> str:
+    """The confinement launcher's path as an exec's argv shows it (quoted)."""
+    from benchguard.harness.confine import launcher_script
+
+    return f'"{launcher_script()}"'
 
 
 def _realpath(path: str) -> str:
