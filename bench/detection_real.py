@@ -79,6 +79,12 @@ def main() -> int:
                     "+".join(choice.names),
                 )
             )
+    if args.split == "all":
+        # Tuning and held-out slices are reported apart: only the held-out one says
+        # anything about logs the rules were not shaped on.
+        for part in ("tune", "holdout"):
+            _report([row for row in rows if row[0]["split"] == part], part)
+            print()
     _report(rows, args.split)
     return 0
 
@@ -91,7 +97,11 @@ def _report(rows: list[tuple[dict[str, Any], str, str, str]], split: str) -> Non
     for entry, now, base, _ in rows:
         groups[("family", entry["family"])].append((now, base))
         groups[("source", entry["source"])].append((now, base))
-    print(f"{'group':42} {'n':>3} {'flagged now/base':>18} {'review now/base':>17}")
+        groups[("label", entry["label"])].append((now, base))
+        groups[("source+label", f"{entry['source']} / {entry['label']}")].append((now, base))
+    print(
+        f"{'group':66} {'n':>3} {'flagged now/base':>18} {'review now/base':>17} {'clean now/base':>16}"
+    )
     for (kind, name), results in sorted(groups.items()):
         n = len(results)
         flagged = (
@@ -99,8 +109,10 @@ def _report(rows: list[tuple[dict[str, Any], str, str, str]], split: str) -> Non
             sum(b == "flagged" for _, b in results),
         )
         review = sum(now == "review" for now, _ in results), sum(b == "review" for _, b in results)
+        clean = sum(now == "clean" for now, _ in results), sum(b == "clean" for _, b in results)
         print(
-            f"{kind + ' ' + name:42} {n:>3} {f'{flagged[0]}/{flagged[1]}':>18} {f'{review[0]}/{review[1]}':>17}"
+            f"{kind + ' ' + name:66} {n:>3} {f'{flagged[0]}/{flagged[1]}':>18} "
+            f"{f'{review[0]}/{review[1]}':>17} {f'{clean[0]}/{clean[1]}':>16}"
         )
     cheats = [(e, now, base) for e, now, base, _ in rows if e["label"] == "cheat"]
     honest = [(e, now, base) for e, now, base, _ in rows if e["label"] == "honest"]
