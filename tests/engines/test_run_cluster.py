@@ -141,6 +141,9 @@ def test_honest_batch_runs_on_the_workers_and_publishes_what_a_local_batch_does(
     assert {r["worker"]["name"] for r in records} == {"w0", "w1"}
     assert all(r["status"] == "success" for r in records)
     assert all(row["outcomeScore"] == 1.0 for row in rows)
+    # Each worker confined its agents with its own kernel's Landlock, in a fresh home.
+    assert all(r["confined"] and r["landlock_abi"] >= 2 for r in records)
+    assert {r["home_mode"] for r in records} == {"fresh"}
     assert manifest["cluster"]["refusedWorkers"] == []
     assert sorted(w["name"] for w in manifest["cluster"]["workers"]) == ["w0", "w1"]
 
@@ -180,6 +183,29 @@ def test_cheating_batch_under_the_sandbox_is_flagged_on_the_workers(tmp_path: Pa
     assert all(r["worker"]["name"] in ("w0", "w1") for r in records)
     assert all(row["outcomeScore"] == 0.0 for row in rows)
     assert all(row["integrityStatus"] == "flagged" for row in rows)
+
+
+def test_home_writes_kept_on_a_worker_come_back_to_the_client_run_directory(
+    tmp_path: Path,
+) -> None:
+    """A fresh home's writes are evidence: what the honest agent wrote to ~/notes.md on
+    the worker is kept in the client's run directory, where the record says it is."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with running_cluster(tmp_path / "cluster", workers=1) as cluster:
+        done = benchguard(
+            str(EXAMPLES / "tasks"),
+            *("--agent", str(EXAMPLES / "agents" / "honest.yaml"), "--home", str(home)),
+            *("--out", str(tmp_path / "results"), "--quiet", "--engine", "dask"),
+            *("--scheduler", cluster.address),
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    run_dir = run_dir_of(done)
+    records, _, _ = results(run_dir)
+    [notes] = [r for r in records if r["folder"] == "write-notes"]
+    kept = list((run_dir / "home-writes").glob("*write-notes*/**/notes.md"))
+    assert kept and "next shift" in kept[0].read_text(), (notes.get("home_writes"), kept)
+    assert not (home / "notes.md").exists()  # the operator's home template is untouched
 
 
 def test_a_worker_that_fails_preflight_gets_no_work_and_the_manifest_says_why(

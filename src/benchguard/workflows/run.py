@@ -25,7 +25,7 @@ from benchguard.errors import BadInputError
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import resolve_agent
 from benchguard.harness.audit import AuditSettings
-from benchguard.harness.confine import batch_confinement
+from benchguard.harness.confine import MIN_ABI, Confinement, batch_confinement
 from benchguard.harness.confine import exposure_problems as install_exposure
 from benchguard.harness.home import HomeMode, HomeSettings, check_size, probe_method
 from benchguard.harness.identity import IdentityError, agent_identity
@@ -149,9 +149,15 @@ def prepare_run(
     except WorkspaceError as exc:
         raise BadInputError(f"--out {exc}") from None
     integrity.check_roots_against_home(settings_integrity.inventory_roots, home_dir)
-    confinement = batch_confinement(unconfined=request.unconfined)
+    # A cluster's agents run on its workers: each applies Landlock (and probes how it can
+    # make fresh homes) with its own kernel; here only the operator's choice is kept.
+    confinement = (
+        batch_confinement(unconfined=request.unconfined)
+        if cluster is None
+        else Confinement(0 if request.unconfined else MIN_ABI)
+    )
     home_settings = HomeSettings(mode=request.home_mode, keep_writes=request.keep_home_writes)
-    if home_settings.fresh:
+    if home_settings.fresh and cluster is None:
         check_size(home_dir, source=home_source)
         home_settings = HomeSettings(
             mode="fresh",

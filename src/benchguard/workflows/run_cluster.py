@@ -29,9 +29,11 @@ imports ``distributed`` (the optional ``dask`` extra) and is imported only for s
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 import shutil
+import tarfile
 import tempfile
 import threading
 import uuid
@@ -66,7 +68,15 @@ from benchguard.harness.cluster_inputs import (
     shared_inputs,
     unpack_inputs,
 )
+from benchguard.harness.confine import batch_confinement
 from benchguard.harness.fanotify import require_fanotify
+from benchguard.harness.home import (
+    HomeMode,
+    HomeSettings,
+    check_size,
+    evidence_dir,
+    probe_method,
+)
 from benchguard.harness.identity import agent_identity, hand_over
 from benchguard.harness.journal import Journal
 from benchguard.harness.preflight import preflight
@@ -113,6 +123,11 @@ class WorkerBatch:
     iterations: int
     static_rules: tuple[Rule, ...]
     version: str
+    # The client's confinement and home choices, applied with this worker's own kernel:
+    # Landlock unless the operator ran --unconfined; fresh or persistent home.
+    unconfined: bool = False
+    home_mode: HomeMode = "fresh"
+    keep_home_writes: bool = True
 
 
 @dataclass
@@ -126,6 +141,11 @@ class _WorkerState:
     lock: threading.Lock
     static_rules: tuple[Rule, ...]
     root: Path
+
+    @property
+    def evidence_root(self) -> Path | None:
+        """Where this worker keeps runs' home writes until they are sent back."""
+        return self.root / "evidence" if self.settings.home_settings.keep_writes else None
 
 
 class BatchOnWorker(WorkerPlugin):  # type: ignore[misc, unused-ignore]
@@ -192,6 +212,15 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
         audit = AuditSettings("fanotify", protect=batch.protect)
     elif batch.audit_mode != "none":
         audit = AuditSettings("strace", strace=probe_strace(), protect=batch.protect)
+    confinement = batch_confinement(unconfined=batch.unconfined)
+    home_settings = HomeSettings(mode=batch.home_mode, keep_writes=batch.keep_home_writes)
+    if home_settings.fresh:
+        check_size(home, source="the batch's home")
+        home_settings = HomeSettings(
+            mode="fresh",
+            keep_writes=batch.keep_home_writes,
+            method=probe_method(home, source="the batch's home"),
+        )
     try:
         check_sandbox: CheckSandbox | None = CheckSandbox(
             bwrap if batch.sandbox == "bwrap" else probe_bwrap(), agent_identity(os.environ)
@@ -205,6 +234,8 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
         read_only=sandbox_read_only(agent, home),
         bwrap=bwrap,
         identity=identity,
+        confinement=confinement,
+        home_settings=home_settings,
     )
     out_dir = root / "results"
     out_dir.mkdir()
@@ -220,6 +251,8 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
         identity=identity,
         audit=audit,
         check_sandbox=check_sandbox,
+        confinement=confinement,
+        home_settings=home_settings,
     )
     snapshots = integrity.HomeSnapshots(
         home,
@@ -271,7 +304,7 @@ def run_on_worker(plugin_name: str, key: str, position: int, folder: str, iterat
     earlier = prior_attempts(plugin_name, key)
     job = Job(position=position, task=state.tasks[folder], iteration=iteration)
     if len(earlier) >= MAX_ATTEMPTS:
-        return lost_record(job, state.settings, earlier)
+        return WorkerResult(lost_record(job, state.settings, earlier))
     here = note_attempt(plugin_name, key)
     record = run_and_finish(
         job,
@@ -282,12 +315,45 @@ def run_on_worker(plugin_name: str, key: str, position: int, folder: str, iterat
         orphans=state.orphans if state.settings.jobs <= 1 else None,
         stop=state.stop,
         lock=state.lock,
+        home_evidence_root=state.evidence_root,
     )
     if state.stop.is_set() and record.status != "interrupted":
         record = record.model_copy(
             update={"status": "interrupted", "error": "interrupted: the batch was stopped"}
         )
-    return record.model_copy(update={WORKER_KEY: here.to_json()})
+    record = record.model_copy(update={WORKER_KEY: here.to_json()})
+    return WorkerResult(record, _take_evidence(state.evidence_root, job))
+
+
+@dataclass(frozen=True)
+class WorkerResult:
+    """A job's record and, packed, the home writes the run left (fresh home), which the
+    client unpacks at the same place in its own run directory."""
+
+    record: RunRecord
+    home_writes: bytes | None = None
+
+
+def _take_evidence(root: Path | None, job: Job) -> bytes | None:
+    """The run's kept home writes as a tar archive (paths relative to ``root``), removed
+    from the worker; None when it kept none. Bounded by the home's own limits."""
+    if root is None:
+        return None
+    folder = evidence_dir(root, job.position, job.task.folder, job.iteration)
+    if not folder.exists():
+        return None
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        archive.add(folder, arcname=folder.relative_to(root).as_posix())
+    shutil.rmtree(folder, ignore_errors=True)
+    return buffer.getvalue()
+
+
+def _place_evidence(run_dir: Path, packed: bytes) -> None:
+    """Unpack a worker's kept home writes into the client's run directory (the tarfile
+    data filter: nothing outside it, no links out, no devices)."""
+    with tarfile.open(fileobj=io.BytesIO(packed), mode="r") as archive:
+        archive.extractall(run_dir, filter="data")
 
 
 def stop_on_worker(plugin_name: str, dask_worker: Any) -> int:
@@ -354,6 +420,9 @@ def run_batch_on_cluster(
         iterations=settings.iterations,
         static_rules=tuple(static_rules),
         version=benchguard.__version__,
+        unconfined=not settings.confinement.active,
+        home_mode=settings.home_settings.mode,
+        keep_home_writes=settings.home_settings.keep_writes,
     )
     # Opened once a worker passed pre-flight: a batch no worker can run leaves no
     # run directory behind.
@@ -374,8 +443,14 @@ def run_batch_on_cluster(
 
     by_key: dict[str, Job] = {}
 
-    def finished(job: ClusterJob, record: RunRecord, attempts: list[WorkerInfo]) -> None:
+    def finished(job: ClusterJob, result: WorkerResult, attempts: list[WorkerInfo]) -> None:
         run = by_key[job.key]
+        record = result.record
+        if result.home_writes is not None and opened.journal is not None:
+            try:
+                _place_evidence(opened.journal.run_dir, result.home_writes)
+            except (OSError, tarfile.TarError) as exc:
+                log.warning("run %s: its home writes could not be kept: %s", record.label, exc)
         ran_on = getattr(record, WORKER_KEY, None) or {}
         lost = [a.to_json() for a in attempts if a.address != ran_on.get("address")]
         if lost:
