@@ -32,6 +32,10 @@ VOLATILE = {
     *("started_at", "finished_at", "duration_s", "worker", "scan_context", "runId", "t"),
     *("events", "log_bytes"),  # the audit counts syscalls, which vary run to run
     "cgroup",  # the run's own cgroup: a place, named per harness process
+    "marks",  # the mounts the fanotify audit watched: places
+    # How many events of other processes on those mounts the audit dropped: two workers
+    # on one machine read the same file system at once; a count, like events.
+    "attributed_by",
 }
 
 
