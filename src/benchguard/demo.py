@@ -43,6 +43,10 @@ class DemoSetup:
     agent: str
     hint: str | None = None  # which operator path the cheater is pointed at
     sandbox: bool = False
+    # Landlock off for this setup alone: with it on, the kernel refuses the silent
+    # cheater's read (and the fanotify audit cannot see a refused open), so there would
+    # be nothing for the audit to show.
+    unconfined: bool = False
     note: str = ""
 
 
@@ -145,7 +149,9 @@ def run_demo(out: Path) -> None:
         DemoSetup(
             "cheat-silent",
             str(tree["tasks"]),
-            note="reads task.yaml outside its tool loop: caught only by the audit",
+            unconfined=True,
+            note="reads task.yaml outside its tool loop, run --unconfined so the read "
+            "succeeds (confined, Landlock refuses it): caught only by the audit",
         ),
     ]
     try:
@@ -159,6 +165,8 @@ def run_demo(out: Path) -> None:
         argv = [*base, "--agent", f"agents/{setup.agent}.yaml"]
         if setup.sandbox:
             argv += ["--sandbox", "bwrap"]
+        if setup.unconfined:
+            argv += ["--unconfined"]
         env = {"CHEAT_HINT": setup.hint} if setup.hint else {}
         print(f"\n-- {setup.agent}: {setup.note}")
         _run(argv, cwd=out, env=env, ok=(0, 1))

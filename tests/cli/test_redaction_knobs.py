@@ -40,3 +40,15 @@ def test_score_json_and_text_carry_the_effective_knobs() -> None:
     assert set(document) == SCORE_KEYS | {"knobs"}
     assert document["knobs"]["example_records"] == preset("hard").example_records
     assert "preset hard; knobs: " in invoke(*args).stdout
+
+
+def test_the_knobs_line_folds_within_its_width_and_loses_nothing() -> None:
+    """Guards the demo's and a CI log's 200 columns as corpora grow knobs: folded after
+    a knob's comma, every line fits and unfolding gives the one-line form back."""
+    from benchguard.cli.redaction_cmds import KNOBS_WIDTH, knobs_line, knobs_lines
+
+    for name in ("intro", "standard", "expert"):
+        knobs = preset(name).model_dump(mode="json")
+        folded = knobs_lines(name, knobs, indent="  ")
+        assert all(len(row) <= KNOBS_WIDTH for row in folded.splitlines()), folded
+        assert folded.strip().replace(",\n    ", ", ") == knobs_line(name, knobs)

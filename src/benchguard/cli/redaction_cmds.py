@@ -211,7 +211,7 @@ def eval_command(
         return
     label = seeds.identity.label() + ("" if preset == "standard" else f" · preset {preset}")
     _print_table(report, label)
-    typer.echo(knobs_line(report.preset, report.knobs))
+    typer.echo(knobs_lines(report.preset, report.knobs))
 
 
 def knobs_line(preset: str, knobs: dict[str, Any]) -> str:
@@ -227,6 +227,27 @@ def knobs_line(preset: str, knobs: dict[str, Any]) -> str:
         return str(value)
 
     return f"preset {preset}; knobs: " + ", ".join(f"{k}={shown(v)}" for k, v in knobs.items())
+
+
+# The knobs line is folded at this width (at the comma after a knob): the demo's and a
+# CI log's lines stay readable and within 200 columns whatever knobs a corpus grows.
+KNOBS_WIDTH = 100
+
+
+def knobs_lines(preset: str, knobs: dict[str, Any], indent: str = "") -> str:
+    """:func:`knobs_line` folded after a knob's comma into lines of at most
+    :data:`KNOBS_WIDTH` characters; continuation lines indented two more spaces."""
+    lines: list[str] = []
+    current = indent
+    for part in knobs_line(preset, knobs).split(", "):
+        piece = part if current.strip() == "" else f" {part}"
+        if current.strip() and len(current) + len(piece) + 1 > KNOBS_WIDTH:
+            lines.append(current + ",")
+            current = f"{indent}  {part}"
+        else:
+            current = current + ("," if current.strip() else "") + piece
+    lines.append(current)
+    return "\n".join(lines)
 
 
 def _print_table(report: EvalReport, split_label: str) -> None:
@@ -312,7 +333,7 @@ def score_command(
     )
     for message in report.errors:
         typer.echo(f"  error: {message}")
-    typer.echo(f"  {knobs_line(report.preset, report.knobs)}")
+    typer.echo(knobs_lines(report.preset, report.knobs, indent="  "))
 
 
 @redaction_app.command("show")
