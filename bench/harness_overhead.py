@@ -277,7 +277,7 @@ def report(figures: dict[str, Any], entries: int, home_writes: bool) -> float:
     )
     size = figures["size_kib"]
     print(f"  results.json: {size:.0f} KiB ({size / n:.1f} KiB per record)")
-    return total
+    return float(total)
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,8 +68,9 @@ def _log(tmp_path: Path, *hashes: str, name: str = "django__django-11099") -> Pa
     return path
 
 
-def _report(result_stdout: str) -> dict[str, object]:
-    return json.loads(result_stdout)[0]["report"]
+def _report(result_stdout: str) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(result_stdout)[0]["report"]
+    return report
 
 
 def test_past_commit_dropped_future_conclusive(
