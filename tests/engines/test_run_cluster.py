@@ -392,3 +392,30 @@ def test_inputs_the_worker_received_are_checked_by_digest(tmp_path: Path) -> Non
         tree.tasks / "t00" / "task.yaml"
     ).read_text()
     assert os.listdir(trees.home) == []
+
+
+def test_the_local_cluster_runs_the_batch_and_refuses_a_client_without_its_key(
+    tmp_path: Path,
+) -> None:
+    """``--engine dask`` with no scheduler starts its own cluster on 127.0.0.1, where an
+    agent on this machine can connect: a red team's agent found the port in
+    /proc/net/tcp and had a worker (uid 0, outside Landlock) run its code. The local
+    cluster speaks TLS with a key made for the batch, so a client without it is
+    refused, and the batch itself still runs."""
+    from distributed import Client
+
+    from benchguard.engines.dask_jobs import cluster_client
+
+    with cluster_client(None, 1) as client:
+        address = str(client.scheduler.address)
+        assert address.startswith("tls://127.0.0.1:")
+        assert client.submit(sum, [1, 2]).result(timeout=60) == 3
+        with pytest.raises(Exception):  # noqa: B017 - refused however distributed says it
+            Client(address.replace("tls://", "tcp://"), timeout=5)  # type: ignore[no-untyped-call, unused-ignore]
+
+    tree = make_tree(tmp_path / "op", tasks=2)
+    done = benchguard(*run_args(tree, "--engine", "dask", "--workers", "2"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    records, _, manifest = results(run_dir_of(done))
+    assert manifest["cluster"]["scheduler"] == "local"
+    assert all(r["worker"]["address"].startswith("tls://127.0.0.1:") for r in records)

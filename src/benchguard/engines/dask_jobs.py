@@ -164,16 +164,23 @@ def cluster_client(scheduler: str | None, local_workers: int) -> Iterator[Any]:
             "pip install 'benchguard[dask]'"
         ) from exc
     if scheduler is None:
+        from distributed.security import Security
+
+        # TLS with a key made for this batch alone: an agent on this machine can reach
+        # 127.0.0.1, and a plain scheduler would run whatever code it sent on a worker
+        # (outside Landlock and the audit). Without the key it cannot even connect.
+        security = Security.temporary()  # type: ignore[no-untyped-call, unused-ignore]
         with (
             LocalCluster(  # type: ignore[no-untyped-call, unused-ignore]
                 n_workers=local_workers,
                 threads_per_worker=1,
                 processes=True,
                 host="127.0.0.1",
-                protocol="tcp",
+                protocol="tls",
+                security=security,
                 dashboard_address=None,
             ) as local,
-            Client(local, set_as_default=False) as client,  # type: ignore[no-untyped-call, unused-ignore]
+            Client(local, security=security, set_as_default=False) as client,  # type: ignore[no-untyped-call, unused-ignore]
         ):
             yield client
         return
