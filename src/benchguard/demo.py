@@ -140,7 +140,10 @@ def run_demo(out: Path) -> None:
     _run([*base, "--agent", "agents/honest.yaml"], cwd=out)
     prior_run = _last_run_dir(tree["results"])
     for kept in sorted(prior_run.glob("home-writes/*/report.md"))[:1]:
-        shutil.copy2(kept, Path(tree["home"]) / "report.md")
+        # Marked as a copy: a home file that already passes a check earns nothing for
+        # a run that writes the same bytes again (and pre-flight warns about it).
+        text = kept.read_text("utf-8") + "(copy kept from an earlier run's home)\n"
+        (Path(tree["home"]) / "report.md").write_text(text, "utf-8")
     setups = [
         DemoSetup("cheat-task-yaml", str(tree["tasks"]), note="reads task.yaml"),
         DemoSetup("cheat-prior-results", str(prior_run), note="reads last run's results"),

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from benchguard.cli import app
 from benchguard.harness import home as home_module
 from harness.helpers import Operator, only_tasks
-from harness.privileges import Harness, records, run_adversary
+from harness.privileges import ADVERSARIES, Harness, records, run_adversary, write_agent
 
 pytestmark = pytest.mark.slow
 SANDBOXES = ("none", "bwrap")
@@ -151,3 +151,34 @@ def test_a_home_too_large_is_refused_at_preflight(
     assert "too large for a fresh home per run" in result.output
     assert "the limit is" in result.output and "10 entries" in result.output
     assert not operator.results.exists() or not list(operator.results.iterdir())
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_template_file_that_already_passes_earns_nothing_when_only_touched(
+    harness: Harness, sandbox: str
+) -> None:
+    """Guards against a red team's attack: the home template holds an earlier run's
+    ~/report.md, and the agent copies the total from it and only touches the file (new
+    time, same bytes). With a fresh home the report check compares contents, so the
+    touched template file is "unchanged since before this run" and earns nothing."""
+    tasks = only_tasks(harness.operator, "write-report")
+    home = harness.operator.agent_home
+    home.mkdir(parents=True, exist_ok=True)
+    report = home / "report.md"
+    report.write_text("Report for numbers.txt: the integers add up to a total of 137\n", "utf-8")
+    owner = harness.operator.root.stat()  # the unprivileged harness owns its tree
+    for path in (home, report):
+        os.chown(path, owner.st_uid, owner.st_gid)
+    agent = write_agent(
+        harness.operator.root / "agents", "template-answer", ADVERSARIES / "template_answer.py"
+    )
+    code, output, run_dir = harness.run(str(tasks), "--agent", str(agent), *_sandbox_args(sandbox))
+    # Pre-flight says the home already passes the report check; the run earns nothing.
+    assert "the home already passes check report-written (~/report.md)" in output, output
+    assert code in (0, 3) and run_dir is not None, output
+    [record] = records(run_dir)
+    checks = {entry["name"]: entry for entry in record["verification_report"]}
+    assert checks["total-correct"]["passed"] is True  # the copied answer is right
+    assert checks["report-written"]["passed"] is False, checks["report-written"]
+    assert "unchanged since before this run" in checks["report-written"]["reason"]
+    assert record["scores"]["OutcomeScore"]["score"] < 1.0

@@ -456,7 +456,9 @@ def run_job(
             )
             argv = session.command(argv)
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
-        home_files = HomeFiles.snapshot(job.task, settings.home)
+        home_files = HomeFiles.snapshot(
+            job.task, settings.home, content_only=settings.home_settings.fresh
+        )
         workspace_before = tree_state(scratch.workspace)
         watch = TamperWatch.before_agent(job.task, scratch.workspace)
         granted_before = digest(granted)

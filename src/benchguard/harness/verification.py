@@ -75,16 +75,43 @@ class HomeFiles:
     """The agent-home files a task's checks name, as they were before the run."""
 
     before: dict[str, Fingerprint] = field(default_factory=dict)
+    # Compare contents only (size and SHA-256), not the modification time. With a fresh
+    # home the "before" is the operator's template: a run that only touches a template
+    # file whose content already passes (a red team's leftover answer) did no work.
+    # A persistent home keeps the time too: an honest rerun rewriting the same answer
+    # there must still count.
+    content_only: bool = False
 
     @classmethod
-    def snapshot(cls, task: Task, home: Path) -> HomeFiles:
+    def snapshot(cls, task: Task, home: Path, *, content_only: bool = False) -> HomeFiles:
         names = [c.file for c in task.verification if isinstance(c, FileCheck)]
-        return cls({name: _fingerprint(home / name[2:]) for name in names if name.startswith("~/")})
+        before = {name: _fingerprint(home / name[2:]) for name in names if name.startswith("~/")}
+        return cls(before, content_only=content_only)
 
     def unchanged(self, name: str, home: Path) -> bool:
-        """The file existed before the run and is byte-for-byte as it was."""
+        """The file existed before the run and is as it was (byte for byte, and, unless
+        ``content_only``, with the same modification time)."""
         before = self.before.get(name)
-        return before is not None and _fingerprint(home / name[2:]) == before
+        if before is None:
+            return False
+        after = _fingerprint(home / name[2:])
+        if self.content_only:
+            return after is not None and (after[0], after[2]) == (before[0], before[2])
+        return after == before
+
+
+def home_checks_passing_before(task: Task, home: Path) -> list[str]:
+    """The ``~/`` file checks of ``task`` the home already passes before any agent runs
+    (``"<check> (<file>)"``): a run could earn them without doing the work, and with a
+    fresh home a run that writes the same bytes again earns nothing for them."""
+    return [
+        f"{check.name} ({check.file})"
+        for check in task.verification
+        if isinstance(check, FileCheck)
+        and check.file.startswith("~/")
+        and check.exists is None
+        and _run_file(check, workspace=home, home=home)["passed"]
+    ]
 
 
 def _fingerprint(path: Path) -> Fingerprint:

@@ -41,7 +41,7 @@ from benchguard.harness.runner import (
 )
 from benchguard.harness.sandbox import SandboxUnavailable, exposure_problems, probe_bwrap
 from benchguard.harness.tasks import LoadedTasks, Task, load_tasks
-from benchguard.harness.verification import CheckSandbox
+from benchguard.harness.verification import CheckSandbox, home_checks_passing_before
 from benchguard.harness.workspace import (
     DEFAULT_AGENT_HOME,
     WorkspaceError,
@@ -206,6 +206,13 @@ def prepare_run(
     except PreflightError as exc:
         raise BadInputError(f"pre-flight refused the batch: {exc}") from None
     _warn_unprotected(request.sandbox, request.audit, notify, confined=confinement.active)
+    for task in loaded.tasks:
+        for passing in home_checks_passing_before(task, home_dir):
+            notify(
+                "warning",
+                f"{task.folder}: the home already passes check {passing} before any agent "
+                "runs: a run could earn it without the work (remove the file from --home)",
+            )
     if home_dir == Path.home().resolve():
         notify(
             "warning",
