@@ -38,24 +38,18 @@ def cli_path(name: str) -> Path:
 
 @functools.cache
 def installed_outside() -> Path:
-    """The pinned CLIs as an operator installs them, outside the harness checkout (hard
-    links of ``.agent-clis``: no copy), once per test process: ``<bin>`` of it. Inside
-    the checkout, Codex's launcher looks up ``<checkout>/node_modules/.modules.yaml``,
-    which the audit rightly reads as the agent looking into the harness's checkout."""
+    """The pinned CLIs as an operator installs them, outside the harness checkout (a
+    copy of ``.agent-clis``), once per test process: ``<bin>`` of it. Inside the
+    checkout, Codex's launcher looks up ``<checkout>/node_modules/.modules.yaml``, which
+    the audit rightly reads as the agent looking into the harness's checkout. A copy,
+    not hard links: the audit matches files by (device, inode), so a hard link of a
+    file inside the checkout is the checkout's file wherever it is linked."""
     root = Path(tempfile.mkdtemp(prefix="agent-clis-"))
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     os.chmod(root, 0o755)
     clis = root / "node_modules"
-    shutil.copytree(CLI_BIN.parent, clis, symlinks=True, copy_function=_link_or_copy)
+    shutil.copytree(CLI_BIN.parent, clis, symlinks=True)
     return clis / ".bin"
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    """A hard link, or a copy where the two trees are on different mounts."""
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
 
 
 def runnable_agent(name: str, target: Path, *, cli_bin: Path | None = None) -> Path:

@@ -71,6 +71,10 @@ class AuditUnavailable(BadInputError, RuntimeError):
     operator asked for a layer this machine cannot provide)."""
 
 
+# A fresh home's overlay work directory inside a run's scratch (harness.home).
+OVERLAY_WORKDIR = "home-layers/work"
+
+
 @dataclass(frozen=True)
 class ProtectedRoot:
     """One protected path: everything at or under ``path`` (or, with ``prefix``, every
@@ -93,7 +97,13 @@ class ProtectedRoot:
         parent = self.path.rstrip("/") + "/"
         if not target.startswith(parent + self.prefix):
             return False
-        entry = target[len(parent) :].split("/", 1)[0]
+        entry, _, rest = target[len(parent) :].partition("/")
+        if rest == OVERLAY_WORKDIR or rest.startswith(OVERLAY_WORKDIR + "/"):
+            # An overlay's work directory is overlayfs's own bookkeeping (copy-up and
+            # the clean-up at unmount, which can land after the next run started): no
+            # agent sees it inside a fresh home, it holds nothing of a run, and the
+            # other run's upper layer, its writes, stays protected.
+            return False
         return entry != self.own
 
 
