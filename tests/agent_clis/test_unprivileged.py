@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from agent_clis.fake_models import FakeAnthropic, FakeResponses
-from agent_clis.runs import CLI_BIN, EXAMPLES, REPO, load_run, runnable_agent
+from agent_clis.runs import EXAMPLES, REPO, load_run, runnable_agent
 from agent_clis.sessions import Sessions
 
 pytestmark = pytest.mark.slow
@@ -99,13 +99,10 @@ def test_honest_and_cheating_sessions_as_an_unprivileged_harness(
     tasks = root / "tasks"
     shutil.copytree(EXAMPLES / "tasks", tasks)
     (root / "operator-home").mkdir()
-    # The CLIs as an operator installs them, outside the harness checkout (hard links:
-    # no copy). Inside it, Codex's launcher, run as a user, looks up
-    # <checkout>/node_modules/.modules.yaml, which the audit rightly reads as the
-    # agent looking into the harness's checkout.
-    clis = root / "clis" / "node_modules"
-    shutil.copytree(CLI_BIN.parent, clis, symlinks=True, copy_function=os.link)
-    agent = runnable_agent(cli, root / "agents", cli_bin=clis / ".bin")
+    # The CLIs as an operator installs them, outside the harness checkout: the one copy
+    # per test process (runs.installed_outside; hard links would be the checkout's own
+    # files to an audit that matches inodes). It is world-readable, never writable.
+    agent = runnable_agent(cli, root / "agents")
     sessions = Sessions(tasks=tasks)
     server_type = FakeAnthropic if cli == "claude-code" else FakeResponses
     server = server_type(sessions.script_for).start()
