@@ -206,6 +206,13 @@ def prepare_run(
     except PreflightError as exc:
         raise BadInputError(f"pre-flight refused the batch: {exc}") from None
     _warn_unprotected(request.sandbox, request.audit, notify, confined=confinement.active)
+    if cluster is not None and cluster.scheduler and not cluster.scheduler.startswith("tls://"):
+        notify(
+            "warning",
+            f"--scheduler {cluster.scheduler} is not a tls:// address: any process that can "
+            "reach it, an agent on a worker machine included, can have the workers run its "
+            "code outside Landlock and the audit; use a TLS cluster (docs/distributed-runs.md)",
+        )
     for task in loaded.tasks:
         for passing in home_checks_passing_before(task, home_dir):
             notify(
