@@ -57,6 +57,15 @@ def _compute(bag: Any, scheduler: str | None, workers: int | None) -> list[Any]:
         if chosen != "synchronous":
             kwargs["num_workers"] = workers or default_workers()
         return list(bag.compute(**kwargs))
+    with connect(scheduler) as client:
+        # The cluster's workers run the same units of work as the local schedulers;
+        # the bag keeps partition order, so results come back in input order.
+        return list(bag.compute(scheduler=client))
+
+
+def connect(scheduler: str) -> Any:
+    """A client of the ``distributed`` scheduler at ``scheduler`` (use it with ``with``);
+    :class:`EngineUnavailableError`, naming the address, when it cannot be had."""
     problem = scheduler_address_problem(scheduler)
     if problem is not None:
         raise EngineUnavailableError(problem)
@@ -69,7 +78,7 @@ def _compute(bag: Any, scheduler: str | None, workers: int | None) -> list[Any]:
             f"local scheduler; local choices: {', '.join(LOCAL_SCHEDULERS)})"
         ) from exc
     try:
-        client = Client(  # type: ignore[no-untyped-call, unused-ignore]
+        return Client(  # type: ignore[no-untyped-call, unused-ignore]
             scheduler, timeout=CONNECT_TIMEOUT_S, set_as_default=False
         )
     except (OSError, TimeoutError) as exc:
@@ -77,10 +86,6 @@ def _compute(bag: Any, scheduler: str | None, workers: int | None) -> list[Any]:
             f"--scheduler {scheduler}: cannot reach a dask scheduler there within "
             f"{CONNECT_TIMEOUT_S:g}s ({type(exc).__name__}: {exc})"
         ) from exc
-    with client:
-        # The cluster's workers run the same units of work as the local schedulers;
-        # the bag keeps partition order, so results come back in input order.
-        return list(bag.compute(scheduler=client))
 
 
 def scheduler_address_problem(scheduler: str) -> str | None:

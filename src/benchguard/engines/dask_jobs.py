@@ -37,11 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from benchguard.engines.dask_engine import (
-    CONNECT_TIMEOUT_S,
-    EngineUnavailableError,
-    scheduler_address_problem,
-)
+from benchguard.engines.dask_engine import EngineUnavailableError, connect
 
 log = logging.getLogger(__name__)
 
@@ -184,19 +180,7 @@ def cluster_client(scheduler: str | None, local_workers: int) -> Iterator[Any]:
         ):
             yield client
         return
-    problem = scheduler_address_problem(scheduler)
-    if problem is not None:
-        raise EngineUnavailableError(problem)
-    try:
-        client = Client(  # type: ignore[no-untyped-call, unused-ignore]
-            scheduler, timeout=CONNECT_TIMEOUT_S, set_as_default=False
-        )
-    except (OSError, TimeoutError) as exc:
-        raise EngineUnavailableError(
-            f"--scheduler {scheduler}: cannot reach a dask scheduler there within "
-            f"{CONNECT_TIMEOUT_S:g}s ({type(exc).__name__}: {exc})"
-        ) from exc
-    with client:
+    with connect(scheduler) as client:
         yield client
 
 
