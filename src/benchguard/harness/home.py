@@ -290,6 +290,19 @@ def evidence_dir(run_dir: Path, position: int, folder: str, iteration: int) -> P
     return run_dir / "home-writes" / f"{position:04d}-{safe}-{iteration}"
 
 
+def home_settings_for(
+    mode: HomeMode, *, keep_writes: bool, home: Path, source: str
+) -> HomeSettings:
+    """The batch's home settings on this host: a fresh home is checked for size and its
+    method (overlay or copy) probed here; :class:`HomeError` when it cannot be made."""
+    if mode != "fresh":
+        return HomeSettings(mode=mode, keep_writes=keep_writes)
+    check_size(home, source=source)
+    return HomeSettings(
+        mode="fresh", keep_writes=keep_writes, method=probe_method(home, source=source)
+    )
+
+
 def probe_method(home: Path, *, source: str) -> Literal["overlay", "copy"]:
     """How this host can make a fresh home: an overlay where the launcher can mount one
     over ``home`` in its own namespace, else a bound copy; :class:`HomeError` when

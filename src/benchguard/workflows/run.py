@@ -27,7 +27,7 @@ from benchguard.harness.agents.config import resolve_agent
 from benchguard.harness.audit import AuditSettings
 from benchguard.harness.confine import MIN_ABI, Confinement, batch_confinement
 from benchguard.harness.confine import exposure_problems as install_exposure
-from benchguard.harness.home import HomeMode, HomeSettings, check_size, probe_method
+from benchguard.harness.home import HomeMode, HomeSettings, home_settings_for
 from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.journal import JournalError
 from benchguard.harness.preflight import PreflightError, preflight
@@ -156,14 +156,16 @@ def prepare_run(
         if cluster is None
         else Confinement(0 if request.unconfined else MIN_ABI)
     )
-    home_settings = HomeSettings(mode=request.home_mode, keep_writes=request.keep_home_writes)
-    if home_settings.fresh and cluster is None:
-        check_size(home_dir, source=home_source)
-        home_settings = HomeSettings(
-            mode="fresh",
+    home_settings = (
+        home_settings_for(
+            request.home_mode,
             keep_writes=request.keep_home_writes,
-            method=probe_method(home_dir, source=home_source),
+            home=home_dir,
+            source=home_source,
         )
+        if cluster is None
+        else HomeSettings(mode=request.home_mode, keep_writes=request.keep_home_writes)
+    )
     if not confinement.active:
         notify(
             "warning",

@@ -70,13 +70,7 @@ from benchguard.harness.cluster_inputs import (
 )
 from benchguard.harness.confine import batch_confinement
 from benchguard.harness.fanotify import require_fanotify
-from benchguard.harness.home import (
-    HomeMode,
-    HomeSettings,
-    check_size,
-    evidence_dir,
-    probe_method,
-)
+from benchguard.harness.home import HomeMode, evidence_dir, home_settings_for
 from benchguard.harness.identity import agent_identity, hand_over
 from benchguard.harness.journal import Journal
 from benchguard.harness.preflight import preflight
@@ -213,14 +207,9 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
     elif batch.audit_mode != "none":
         audit = AuditSettings("strace", strace=probe_strace(), protect=batch.protect)
     confinement = batch_confinement(unconfined=batch.unconfined)
-    home_settings = HomeSettings(mode=batch.home_mode, keep_writes=batch.keep_home_writes)
-    if home_settings.fresh:
-        check_size(home, source="the batch's home")
-        home_settings = HomeSettings(
-            mode="fresh",
-            keep_writes=batch.keep_home_writes,
-            method=probe_method(home, source="the batch's home"),
-        )
+    home_settings = home_settings_for(
+        batch.home_mode, keep_writes=batch.keep_home_writes, home=home, source="the batch's home"
+    )
     try:
         check_sandbox: CheckSandbox | None = CheckSandbox(
             bwrap if batch.sandbox == "bwrap" else probe_bwrap(), agent_identity(os.environ)
