@@ -166,3 +166,50 @@ def test_a_base_commit_git_cannot_resolve_is_refused(
     )
     exited(result, 2)
     assert "is not a commit" in one_line(result.output)
+
+
+def _score_report(out_dir: Path) -> dict[str, Any]:
+    results = json.loads((out_dir / "results.json").read_text("utf-8"))
+    records = results if isinstance(results, list) else results["records"]
+    report: dict[str, Any] = records[0]["cheating_report"]
+    return report
+
+
+def test_score_resolves_like_scan(tmp_path: Path, repo: tuple[Path, str, str, str]) -> None:
+    """``score`` of a foreign log takes the same history options: a past hash's finding
+    is dropped (the record is clean, not sent to review), a future one conclusive (gated)."""
+    path, past, base, future = repo
+    history = ["--profile", "swe-bench", "--repo", str(path), "--base-commit", base]
+    log = _log(tmp_path, past)
+    unresolved = invoke("score", str(log), "--profile", "swe-bench", "-o", str(tmp_path / "u"))
+    exited(unresolved, 0)
+    assert _score_report(tmp_path / "u")["status"] == "review"
+    exited(invoke("score", str(log), *history, "-o", str(tmp_path / "p")), 0)
+    report = _score_report(tmp_path / "p")
+    assert report["status"] == "clean"
+    assert "ancestor of base" in json.dumps(report["dismissed"])
+    future_log = _log(tmp_path, future)
+    exited(invoke("score", str(future_log), *history, "-o", str(tmp_path / "f")), 1)
+    finding = _score_report(tmp_path / "f")["findings"][0]
+    assert finding["strength"] == "conclusive"
+    assert "not an ancestor" in finding["provenance"]
+
+
+def test_score_instances_and_bad_options(tmp_path: Path, repo: tuple[Path, str, str, str]) -> None:
+    path, _, base, future = repo
+    instances = tmp_path / "instances.json"
+    instances.write_text(
+        json.dumps([{"instance_id": "django__django-11099", "base_commit": base}]), "utf-8"
+    )
+    log = _log(tmp_path, future)
+    result = invoke(
+        "score", str(log), "--repo", str(path), "--instances", str(instances), "-o", str(tmp_path)
+    )
+    exited(result, 1)
+    assert _score_report(tmp_path)["findings"][0]["strength"] == "conclusive"
+    bad = invoke("score", str(log), "--base-commit", "abc1234")
+    exited(bad, 2)
+    assert "need --repo" in one_line(bad.output)
+    unknown = invoke("score", str(log), "--repo", str(path), "--base-commit", "nope")
+    exited(unknown, 2)
+    assert "is not a commit" in one_line(unknown.output)

@@ -26,6 +26,7 @@ from benchguard import __version__
 from benchguard.cli._board_view import print_board
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
 from benchguard.cli._help import choices
+from benchguard.cli._knowledge import BaseCommitOption, InstancesOption, RepoOption
 from benchguard.cli._output import (
     bad_input,
     fail,
@@ -76,6 +77,7 @@ from benchguard.results.rows import (
 )
 from benchguard.suggest import did_you_mean
 from benchguard.workflows.aggregate import aggregate_tree
+from benchguard.workflows.history import history_knowledge
 from benchguard.workflows.profiles import describe_names, named_choice, profile_names
 from benchguard.workflows.publish import parse_policy, publish
 from benchguard.workflows.score import (
@@ -163,6 +165,9 @@ def score(
             help="Exit 1 when a record is sent to review (only weak findings; not gated).",
         ),
     ] = False,
+    repo: RepoOption = None,
+    base_commit: BaseCommitOption = None,
+    instances: InstancesOption = None,
 ) -> None:
     """Rescan, apply dismissals, gate and finalize; write results.json, rows.json, manifest.json.
 
@@ -202,6 +207,7 @@ def score(
                 workers=settings["workers"],
                 profiles=names,
                 extra_rules=settings["rules"],
+                history=history_knowledge(repo, base_commit, instances),
             )
         )
     except BenchguardError as exc:

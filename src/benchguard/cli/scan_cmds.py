@@ -32,6 +32,7 @@ from benchguard import __version__
 from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
 from benchguard.cli._findings_view import finding_lines
 from benchguard.cli._help import choices
+from benchguard.cli._knowledge import BaseCommitOption, InstancesOption, RepoOption
 from benchguard.cli._output import (
     bad_input,
     fail,
@@ -152,28 +153,9 @@ def scan(
         bool,
         typer.Option("-v", "--verbose", help="Print each finding's rule, step and excerpt."),
     ] = False,
-    repo: Annotated[
-        Path | None,
-        typer.Option(
-            "--repo",
-            help="The task's git repository: commit hashes in git-history findings are "
-            "resolved against it (with --base-commit or --instances): conclusive or dropped.",
-            show_default=False,
-        ),
-    ] = None,
-    base_commit: Annotated[
-        str | None,
-        typer.Option("--base-commit", help="The task's base commit in --repo.", show_default=False),
-    ] = None,
-    instances: Annotated[
-        Path | None,
-        typer.Option(
-            "--instances",
-            help="A SWE-bench-style instances file (JSON or JSONL: instance_id, base_commit, "
-            "created_at); each record's base commit is its instance's.",
-            show_default=False,
-        ),
-    ] = None,
+    repo: RepoOption = None,
+    base_commit: BaseCommitOption = None,
+    instances: InstancesOption = None,
     fail_on_review: Annotated[
         bool,
         typer.Option(

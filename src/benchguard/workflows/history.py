@@ -233,6 +233,30 @@ def history_knowledge(
     return HistoryKnowledge(history, history.check_base(base_commit, "--base-commit"), {})
 
 
+def resolve_verdicts(
+    records: Sequence[Any], verdicts: Mapping[int, Any], knowledge: HistoryKnowledge
+) -> dict[int, Any]:
+    """``score``'s fresh verdicts (by record position) with each report resolved against
+    its record's base commit, as ``scan`` resolves them; a verdict that is not a report
+    (a rescan failure) is left as it is."""
+    resolved: dict[int, Any] = {}
+    for index, verdict in verdicts.items():
+        record = records[index] if 0 <= index < len(records) else None
+        if not isinstance(verdict, CheatingReport) or not isinstance(record, Mapping):
+            resolved[index] = verdict
+            continue
+        label = " ".join(
+            str(record[key])
+            for key in ("folder", "task", "label")
+            if isinstance(record.get(key), str)
+        )
+        base = knowledge.base_for(record, label)
+        resolved[index] = (
+            verdict if base is None else resolve_report(verdict, knowledge.history, base)
+        )
+    return resolved
+
+
 def resolve_records(
     records: Sequence[tuple[Mapping[str, Any], str, CheatingReport]], knowledge: HistoryKnowledge
 ) -> list[CheatingReport]:
@@ -253,4 +277,5 @@ __all__ = [
     "read_instances",
     "resolve_records",
     "resolve_report",
+    "resolve_verdicts",
 ]

@@ -46,6 +46,7 @@ from benchguard.results.rescore import (
 from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
 from benchguard.workflows._inputs import collect_inputs
 from benchguard.workflows.exit_policy import REVIEW_STATUS, verdict_exit_code
+from benchguard.workflows.history import HistoryKnowledge, resolve_verdicts
 from benchguard.workflows.scan import choose_profiles
 
 # Beside an imported log, the folder its scored outputs are written to.
@@ -85,6 +86,10 @@ class ScoreRequest:
     # input itself (``rules`` is then not used) and ``extra_rules`` appended.
     profiles: tuple[str, ...] = ()
     extra_rules: Path | None = None
+    # The task's real history (--repo with --base-commit or --instances), as for
+    # ``scan``: hash findings resolved against it, conclusive or dropped, before
+    # dismissals and the gate.
+    history: HistoryKnowledge | None = None
 
 
 @dataclass
@@ -147,6 +152,12 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
         verdicts = _rescan_auto(inputs, request, scan_batch, outcome.choices)
     else:
         verdicts = rescan_documents([i.document.records for i in inputs], request.rules, scan_batch)
+    if request.history is not None:
+        knowledge = request.history
+        verdicts = [
+            resolve_verdicts(item.document.records, fresh, knowledge)
+            for item, fresh in zip(inputs, verdicts, strict=True)
+        ]
     entries = tuple(request.dismissals)
     used = [False] * len(entries)
     for item, fresh in zip(inputs, verdicts, strict=True):
