@@ -11,9 +11,13 @@ the task hackable on its own, the check it concerns and a sentence:
 - ``regex-accepts-empty`` / ``regex-accepts-any-integer``: a ``matches`` the empty
   answer, or every small integer, satisfies; a ``contains`` of only blanks;
 - ``answer-in-prompt``: the expected output, or the text a check requires, is written
-  in the prompt (an agent can copy it without doing the work).
+  in the prompt (an agent can copy it without doing the work);
+- ``in-process-grading``: a pytest check whose grading tests import a module the
+  workspace provides (``taskaudit/test_imports.py``): the deliverable runs inside the
+  test process and can rewrite pytest's outcome (the ``patch-test-runner`` exploit
+  shows whether the box still accepts it).
 
-The last three are warnings: an exploit run shows whether a cheat really passes.
+The last four are warnings: an exploit run shows whether a cheat really passes.
 Regexes are RE2 (linear time), tried on fixed probes.
 """
 
@@ -24,8 +28,14 @@ from dataclasses import dataclass
 
 import re2
 
-from benchguard.harness.check_programs import GradingPaths, WorkspaceCode, check_command
+from benchguard.harness.check_programs import (
+    GradingPaths,
+    WorkspaceCode,
+    check_command,
+    pytest_run,
+)
 from benchguard.harness.tasks import CommandCheck, FileCheck, Task, quiet_re2_options
+from benchguard.taskaudit.test_imports import workspace_imports
 
 # Integers a regex must all accept to read as "accepts any integer".
 INTEGER_PROBES = ("0", "1", "7", "42", "100", "12345", "-3")
@@ -61,12 +71,32 @@ def lint_task(task: Task) -> list[LintFinding]:
                 check_command(check.command, grading)
             except WorkspaceCode as exc:
                 findings.append(LintFinding("runs-workspace-program", check.name, str(exc), True))
+                continue
+            findings += _in_process(task, check, grading)
             continue
         if check.role != "correctness":
             continue
         findings += _file_check(check)
     findings += _answer_in_prompt(task)
     return findings
+
+
+def _in_process(task: Task, check: CommandCheck, grading: GradingPaths) -> list[LintFinding]:
+    run = pytest_run(check.command)
+    if run is None or check.role != "correctness":
+        return []
+    modules = workspace_imports(task.task_dir(), run, grading)
+    if not modules:
+        return []
+    return [
+        LintFinding(
+            "in-process-grading",
+            check.name,
+            f"the grading tests import {', '.join(modules)} from the workspace: the "
+            "deliverable runs inside the test process and can rewrite pytest's outcome",
+            False,
+        )
+    ]
 
 
 def _file_check(check: FileCheck) -> list[LintFinding]:
