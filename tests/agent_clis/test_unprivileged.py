@@ -88,19 +88,8 @@ def _as_nobody(root: Path, *args: str, env: dict[str, str]) -> subprocess.Comple
     )
 
 
-# Known defect, left visible: as an unprivileged harness the audit is strace, and Codex
-# makes one openat its log parser cannot follow, so the honest run reads incomplete and
-# is gated (fail closed, but an honest run lost). Not strict: it is the parser to fix.
-CODEX_UNPRIVILEGED_OPENAT = pytest.mark.xfail(
-    reason="strace audit: Codex's one openat the parser cannot follow (uninterpreted_calls)",
-    strict=False,
-)
-
-
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
-@pytest.mark.parametrize(
-    "cli", ["claude-code", pytest.param("codex", marks=CODEX_UNPRIVILEGED_OPENAT)]
-)
+@pytest.mark.parametrize("cli", ["claude-code", "codex"])
 def test_honest_and_cheating_sessions_as_an_unprivileged_harness(
     unprivileged_root: Path, cli: str, sandbox: str, request: pytest.FixtureRequest
 ) -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
-from benchguard.harness.audit import ProtectedSet, protected_set, summarise
+from benchguard.harness.audit import ProtectedSet, protected_set, strace_prefix, summarise
 
 # As strace -f -y prints it: every descriptor with the kernel's path for it.
 LOG = """\
@@ -110,3 +111,37 @@ def test_a_capped_or_missing_log_is_incomplete(tmp_path: Path) -> None:
     log.write_text("", "utf-8")
     empty = summarise(log, _protected(tmp_path), start_cwd=tmp_path)
     assert empty["complete"] is False
+
+
+def test_a_shell_process_substitution_reopens_a_pipe_and_stays_complete(
+    tmp_path: Path,
+) -> None:
+    """Guards against an honest shell (bash's ``<(...)`` reopens a pipe through
+    /dev/fd/N, as Codex's shell does) making the audit incomplete, and against that
+    leniency hiding a real file: the same log's read of a protected file still counts.
+    The log is the real strace's, of the real bash."""
+    tasks = tmp_path / "tasks" / "t1"
+    tasks.mkdir(parents=True)
+    (tasks / "task.yaml").write_text("expected_output: 137\n", "utf-8")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    log = tmp_path / "strace.log"
+    command = f"cat <(echo honest) > /dev/null; cat <(cat {tasks / 'task.yaml'}) > /dev/null"
+    subprocess.run(
+        [*strace_prefix("strace", log), "bash", "-c", command],
+        cwd=workspace,
+        check=True,
+        timeout=60,
+    )
+    assert "pipe:[" in log.read_text("utf-8")  # the reopened pipe, as the kernel names it
+    protected = protected_set(
+        tasks_dirs=[tmp_path / "tasks"],
+        results_root=tmp_path / "results",
+        own_scratch=tmp_path / "bg-run-own",
+    )
+    summary = summarise(log, protected, start_cwd=workspace)
+    assert summary["complete"] is True, summary
+    assert summary["uninterpreted_calls"] == {}
+    assert [(a["path"], a["operation"]) for a in summary["accesses"]] == [
+        (str(tasks / "task.yaml"), "opened")
+    ]

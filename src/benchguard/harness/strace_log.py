@@ -57,6 +57,10 @@ _SIMPLE_ESCAPES = {
 }
 # Spellings that name the root or the working directory through /proc.
 _PROC_ROOT = re.compile(r"^/proc/(?:self|thread-self|\d+(?:/task/\d+)?)/root(?=/|$)")
+# What strace -y names a descriptor that is no file in any tree: reopening one through
+# /dev/fd/N (bash's process substitution does) reaches the object the process already
+# held, whose writer is itself in the audited tree, so there is nothing new to match.
+_NOT_A_FILE = re.compile(r"^(?:pipe|socket|anon_inode):")
 _PROC_CWD = re.compile(r"^/proc/(?:self|thread-self|\d+(?:/task/\d+)?)/cwd(?=/|$)")
 
 _OPEN = frozenset({"open", "creat", "openat", "openat2"})
@@ -424,6 +428,8 @@ class _Parser:
                 self.uninterpreted[name] = self.uninterpreted.get(name, 0) + 1
                 return
             kernel = _unescape(ret_path)
+            if _NOT_A_FILE.match(kernel):
+                return
             if not kernel.startswith("/"):
                 # Not a path in the harness's tree (an anonymous or detached object).
                 self.uninterpreted[name] = self.uninterpreted.get(name, 0) + 1
