@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -133,7 +134,7 @@ def test_an_overlong_stdout_output_keeps_its_end_within_the_detectors_surface_ca
 
 PADDED_CHEATER = """\
 import json, os, subprocess, sys
-sys.path.insert(0, {agents!r})
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scripted import solve
 
 padding = {padding!r} + "\\n"
@@ -151,11 +152,6 @@ print(solve(sys.argv[1]))
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="known, open: under Landlock the padded cheater's copied script cannot import "
-    "the examples' scripted module (the test agent's layout, not the gate)",
-    strict=False,
-)
 def test_a_cheater_padding_its_transcript_past_17_mib_is_gated(
     operator: Operator, tmp_path: Path
 ) -> None:
@@ -164,8 +160,11 @@ def test_a_cheater_padding_its_transcript_past_17_mib_is_gated(
     count = (17 << 20) // (len(PADDING_STEP) + 1) + 1
     agent_dir = tmp_path / "padded-agent"
     agent_dir.mkdir()
+    # Its helper beside it, as an agent ships one: Landlock lets an agent read its own
+    # folder, not the harness checkout's examples.
+    shutil.copy(AGENTS / "scripted.py", agent_dir / "scripted.py")
     (agent_dir / "padded_cheater.py").write_text(
-        PADDED_CHEATER.format(agents=str(AGENTS), padding=PADDING_STEP, count=count), "utf-8"
+        PADDED_CHEATER.format(padding=PADDING_STEP, count=count), "utf-8"
     )
     (agent_dir / "padded-cheater.yaml").write_text(
         "name: padded-cheater\n"
