@@ -9,7 +9,8 @@ is :attr:`ScanOutcome.exit_code`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,17 @@ WALK_SKIP_NAMES = frozenset({ROWS_FILENAME, MANIFEST_FILENAME, MANIFESTS_FILENAM
 
 
 @dataclass(frozen=True)
+class ScanProgress:
+    """How far a scan is: files and bytes done of the files to scan (the walked and
+    named files that exist; a file's size is taken before it is scanned)."""
+
+    files_done: int
+    files: int
+    bytes_done: int
+    bytes: int
+
+
+@dataclass(frozen=True)
 class ScanRequest:
     """What to scan and how. ``renamed`` maps a path to the name output shows for it
     (standard input's spool file to ``<stdin>``)."""
@@ -58,6 +70,9 @@ class ScanRequest:
     # The task's real history (--repo with --base-commit or --instances): hash
     # findings resolved against it, conclusive or dropped.
     history: HistoryKnowledge | None = None
+    # Called after each file (the serial engine) or once at the end (dask, whose
+    # workers report nothing until they are done); never when ``None``.
+    on_progress: Callable[[ScanProgress], None] | None = None
 
 
 @dataclass
@@ -153,14 +168,7 @@ def scan_logs(request: ScanRequest) -> ScanOutcome:
     if AUTO in request.profiles:
         scans, choices = _scan_auto(files, request)
     else:
-        scans = scan_files(
-            files,
-            request.rules,
-            format_name=request.input_format,
-            engine=request.engine,
-            scheduler=request.scheduler,
-            workers=request.workers,
-        )
+        scans = _scan(files, request.rules, request, _Counter(files, request.on_progress))
     if request.history is not None:
         scans = [request.history.resolve_scan(s) for s in scans]
     for old, new in request.renamed.items():
@@ -209,18 +217,63 @@ def _scan_auto(
     for path in files:
         groups.setdefault(choices[path].names, []).append(path)
     by_path: dict[str, FileScan] = {}
+    counter = _Counter(files, request.on_progress)
     for paths in groups.values():
-        rules = choices[paths[0]].rules
-        for scanned in scan_files(
-            paths,
-            rules,
-            format_name=request.input_format,
-            engine=request.engine,
-            scheduler=request.scheduler,
-            workers=request.workers,
-        ):
+        for scanned in _scan(paths, choices[paths[0]].rules, request, counter):
             by_path[scanned.path] = scanned
     return [by_path[path] for path in files], choices
+
+
+class _Counter:
+    """Files and bytes scanned so far, told to ``report`` as they grow."""
+
+    def __init__(self, files: Sequence[str], report: Callable[[ScanProgress], None] | None) -> None:
+        self.report = report
+        self.sizes = {path: _size(path) for path in files} if report is not None else {}
+        self.files = len(files)
+        self.bytes = sum(self.sizes.get(path, 0) for path in files)
+        self.files_done = self.bytes_done = 0
+        if report is not None and files:
+            # Shown before the first file: one big file is otherwise seconds of silence.
+            report(ScanProgress(0, self.files, 0, self.bytes))
+
+    def done(self, paths: Sequence[str]) -> None:
+        if self.report is None:
+            return
+        self.files_done += len(paths)
+        self.bytes_done += sum(self.sizes.get(path, 0) for path in paths)
+        self.report(ScanProgress(self.files_done, self.files, self.bytes_done, self.bytes))
+
+
+def _size(path: str) -> int:
+    """A file's size (a Harbor directory, or a file gone since it was listed: 0)."""
+    try:
+        return os.stat(path).st_size if os.path.isfile(path) else 0
+    except OSError:
+        return 0
+
+
+def _scan(
+    paths: Sequence[str], rules: Sequence[Rule], request: ScanRequest, counter: _Counter
+) -> list[FileScan]:
+    """``paths`` scanned with ``rules`` by the request's engine; with progress asked
+    for and the serial engine, one file at a time so each one done is reported."""
+    one_by_one = request.on_progress is not None and request.engine == "serial"
+    chunks = [[path] for path in paths] if one_by_one else [list(paths)]
+    scans: list[FileScan] = []
+    for chunk in chunks:
+        scans.extend(
+            scan_files(
+                chunk,
+                rules,
+                format_name=request.input_format,
+                engine=request.engine,
+                scheduler=request.scheduler,
+                workers=request.workers,
+            )
+        )
+        counter.done(chunk)
+    return scans
 
 
 def _renamed(scanned: FileScan, old: str, new: str) -> FileScan:
