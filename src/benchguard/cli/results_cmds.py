@@ -1,6 +1,7 @@
 """``benchguard score | aggregate | leaderboard | dismiss``: publication commands.
 
-Thin: each parses, calls ``benchguard.scoring`` / ``benchguard.results``, prints. Exit
+Thin: each parses, calls one workflow, prints (``score`` itself lives in
+:mod:`benchguard.cli.score_cmds`; it is registered here, in its family's order). Exit
 codes are the project's one policy (docs/exit-codes.md): ``score`` 0 clean, 1 a row
 gated or flagged, 2 bad input (a message naming the file and what is wrong, never a
 traceback), 3 a record not rescored; ``aggregate`` 3 when a rows file was skipped.
@@ -13,50 +14,29 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
-from rich.table import Table
-from rich.text import Text
 
-from benchguard import __version__
+from benchguard.cli import score_cmds
 from benchguard.cli._board_view import print_board
-from benchguard.cli._engine import SchedulerOption, WorkersOption, engine_choice_problem
 from benchguard.cli._help import choices
-from benchguard.cli._knowledge import BaseCommitOption, InstancesOption, RepoOption
 from benchguard.cli._output import (
     bad_input,
     fail,
     plain_console,
-    print_error,
     print_warning,
 )
-from benchguard.cli._profiles import ProfilesOption
-from benchguard.cli._settings import values
 from benchguard.cli._view import print_table
-from benchguard.detection.models import Rule
-from benchguard.detection.profile_choice import AUTO, union_rules
-from benchguard.detection.rules import load_ruleset
-from benchguard.engines import ENGINE_NAMES
-from benchguard.engines.work import record_label
-from benchguard.errors import BadInputError, BenchguardError
+from benchguard.errors import BenchguardError
 from benchguard.results.aggregate import (
     ROWS_FILENAME,
 )
 from benchguard.results.dismissals import (
     Dismissal,
     append_dismissal,
-    load_dismissals,
-)
-from benchguard.results.formats import (
-    OUTPUT_FORMATS,
-    ReportedRecord,
-    junit_xml,
-    parse_output_format,
-    sarif_log,
 )
 from benchguard.results.io import (
     ResultsDocument,
@@ -70,23 +50,15 @@ from benchguard.results.leaderboard import (
     render_task_table,
 )
 from benchguard.results.rows import (
-    INTEGRITY_STATUSES,
-    ResultRow,
     record_iteration,
     record_task_folder,
 )
 from benchguard.suggest import did_you_mean
 from benchguard.workflows.aggregate import aggregate_tree
-from benchguard.workflows.history import history_knowledge
-from benchguard.workflows.profiles import describe_names, named_choice, profile_names
 from benchguard.workflows.publish import parse_policy, publish
 from benchguard.workflows.score import (
     RESULTS_FILENAME,
-    ScoreInput,
-    ScoreRequest,
     read_score_input,
-    score_files,
-    stored_report,
 )
 
 DEFAULT_DISMISSALS_FILE = "dismissals.yaml"
@@ -98,212 +70,6 @@ _err = plain_console(stderr=True)
 
 def _warn(message: str) -> None:
     print_warning(_err, message)
-
-
-# ---- score ----------------------------------------------------------------------------
-
-
-def score(
-    results: Annotated[
-        list[Path],
-        typer.Argument(
-            help="results.json files (list or object layout), any other log scan reads "
-            "(Inspect .eval/.json, verifiers traces, SWE-agent, mini-swe-agent, Claude "
-            "Code), or directories searched (recursively, sorted) for results.json files.",
-            show_default=False,
-        ),
-    ],
-    profile: ProfilesOption = None,
-    rules: Annotated[
-        Path | None,
-        typer.Option(
-            "--rules", help="Extra rules YAML, appended to the profile.", show_default=False
-        ),
-    ] = None,
-    dismissals: Annotated[
-        Path | None,
-        typer.Option(
-            "--dismissals", help="Reviewed dismissals (YAML or JSON) to apply.", show_default=False
-        ),
-    ] = None,
-    engine: Annotated[
-        str | None,
-        typer.Option(
-            "--engine",
-            help="Rescan engine (default: serial).",
-            show_default=False,
-            metavar=choices(ENGINE_NAMES),
-        ),
-    ] = None,
-    scheduler: SchedulerOption = None,
-    workers: WorkersOption = None,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "-o",
-            "--out",
-            help="Write here instead of beside each input; with several inputs, each "
-            "input's location relative to their common directory is mirrored under DIR "
-            "(created with any missing parents).",
-            show_default=False,
-        ),
-    ] = None,
-    output_format: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            help="What to print (default: table).",
-            show_default=False,
-            metavar=choices(OUTPUT_FORMATS),
-        ),
-    ] = None,
-    fail_on_review: Annotated[
-        bool,
-        typer.Option(
-            "--fail-on-review",
-            help="Exit 1 when a record is sent to review (only weak findings; not gated).",
-        ),
-    ] = False,
-    repo: RepoOption = None,
-    base_commit: BaseCommitOption = None,
-    instances: InstancesOption = None,
-) -> None:
-    """Rescan, apply dismissals, gate and finalize; write results.json, rows.json, manifest.json.
-
-    Exit codes, as scan's: 0 clean (records sent to review, with only weak findings, are
-    counted, not gated, and exit 0 unless --fail-on-review), 1 a run gated or flagged, 2
-    bad input (every readable input is still scored and written), 3 a record not
-    rescored; 2 wins over 1, 1 over 3 (docs/exit-codes.md).
-    """
-    try:
-        settings = values(
-            {
-                "profile": None,
-                "rules": rules,
-                "dismissals": dismissals,
-                "engine": engine,
-                "scheduler": scheduler,
-                "workers": workers,
-                "format": output_format,
-            }
-        )
-        chosen = parse_output_format(settings["format"])
-        engine_problem = engine_choice_problem(settings["engine"], settings["scheduler"])
-        if engine_problem is not None:
-            raise BadInputError(engine_problem)
-        names = profile_names(profile, settings["profile"])
-        named = named_choice(names, settings["rules"])
-        ruleset = named.rules if named is not None else load_ruleset(AUTO, settings["rules"])
-        entries = load_dismissals(settings["dismissals"]) if settings["dismissals"] else ()
-        outcome = score_files(
-            ScoreRequest(
-                paths=results,
-                rules=ruleset,
-                dismissals=entries,
-                out_dir=out_dir,
-                engine="dask" if settings["engine"] == "dask" else "serial",
-                scheduler=settings["scheduler"],
-                workers=settings["workers"],
-                profiles=names,
-                extra_rules=settings["rules"],
-                history=history_knowledge(repo, base_commit, instances),
-            )
-        )
-    except BenchguardError as exc:
-        # Bad flags, config, rules or dismissals, or an engine that cannot run: nothing
-        # was scored. An unknown profile's message already lists the built-in ones.
-        raise fail(_err, exc) from None
-
-    for note in outcome.notes:
-        _warn(note)
-    if outcome.choices:
-        ruleset = union_rules(("", choice.rules) for choice in outcome.choices.values())
-    if chosen == "table":
-        if outcome.scored:
-            print_table(_out, _score_summary([(str(i.path), rows) for i, rows in outcome.scored]))
-        for item, _ in outcome.scored:
-            _out.print(
-                f"wrote {item.target / RESULTS_FILENAME}, {item.target / ROWS_FILENAME}",
-                soft_wrap=True,
-            )
-        for described in dict.fromkeys(c.describe() for c in outcome.choices.values()):
-            _out.print(f"profiles: {described}", soft_wrap=True)
-        if not outcome.choices:
-            _out.print(f"profiles: {describe_names(names)}", soft_wrap=True)
-    else:
-        _print_scored(chosen, outcome.scored, ruleset)
-    for message in (*outcome.incomplete, *outcome.warnings):
-        _warn(message)
-    for message in outcome.bad:
-        print_error(_err, message)
-    review = sum(row.integrity_status == "review" for _, rows in outcome.scored for row in rows)
-    if review:
-        _warn(f"{review} record(s) sent to review (weak findings only; not gated)")
-    outcome.fail_on_review = fail_on_review
-    if outcome.exit_code:
-        raise typer.Exit(code=outcome.exit_code)
-
-
-def _print_scored(
-    chosen: str, scored: Sequence[tuple[ScoreInput, list[ResultRow]]], ruleset: Sequence[Rule]
-) -> None:
-    """The scored records as JSON rows, SARIF or JUnit (each naming its input file)."""
-    if chosen == "json":
-        document = [
-            {
-                "input": str(item.path),
-                "outputs": str(item.target),
-                "rows": [row.to_json() for row in rows],
-            }
-            for item, rows in scored
-        ]
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-        return
-    reported = [
-        ReportedRecord(str(item.path), record_label(record, index), stored_report(record))
-        for item, _ in scored
-        for index, record in enumerate(item.document.records)
-        if isinstance(record, dict)
-    ]
-    if chosen == "sarif":
-        log = sarif_log(reported, ruleset, tool_version=__version__)
-        sys.stdout.write(json.dumps(log, indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(junit_xml(reported, name="benchguard score"))
-
-
-def _is_rows_file(path: Path) -> bool:
-    return path.name == ROWS_FILENAME
-
-
-def _score_summary(summaries: Sequence[tuple[str, list[ResultRow]]]) -> Table:
-    """One line per scored file (read from its rows), and a total line when there are
-    several."""
-    several = len(summaries) > 1
-    table = Table(title="Scored", title_justify="left", header_style="bold")
-    if several:
-        table.add_column("results", overflow="fold")
-    for name in ("runs", "scored", "gated", *INTEGRITY_STATUSES, "dismissed"):
-        table.add_column(name, justify="right")
-    for label, rows in summaries:
-        label_cell = [Text(label)] if several else []
-        table.add_row(*label_cell, *_summary_cells(rows))
-    if several:
-        every = [row for _, rows in summaries for row in rows]
-        table.add_row(Text("total", style="bold"), *_summary_cells(every))
-    return table
-
-
-def _summary_cells(rows: Sequence[ResultRow]) -> list[str | Text]:
-    status = [r.integrity_status for r in rows]
-    return [
-        str(len(rows)),
-        str(sum(r.outcome_score is not None for r in rows)),
-        Text(str(sum(r.catastrophic for r in rows)), style="bold red"),
-        *(str(status.count(s)) for s in INTEGRITY_STATUSES),
-        str(sum(r.dismissed_findings for r in rows)),
-    ]
 
 
 # ---- aggregate ------------------------------------------------------------------------
@@ -530,7 +296,7 @@ def _report_rules(report: dict[str, Any]) -> list[str]:
 
 def register(app: typer.Typer) -> None:
     """Add this family's commands to ``app``."""
-    app.command("score")(score)
+    app.command("score")(score_cmds.score)
     app.command("aggregate")(aggregate_cmd)
     app.command("leaderboard")(leaderboard)
     app.command("dismiss")(dismiss)
