@@ -30,9 +30,19 @@ module in the copy), and its JUnit report written to the report directory
 workspace: a ``conftest.py``, ``sitecustomize.py``, ``usercustomize.py`` or ``.pth`` file
 left there is inert (they are listed for review, :func:`hook_files`).
 
+A pytest check also loads the harness's own plugin (``-p`` :data:`STREAM_PLUGIN`, from
+the harness's install, never the workspace), which streams each result over a pipe the
+harness reads while pytest runs; a pass needs the stream, the exit code and the JUnit
+report to agree (:mod:`benchguard.harness.result_stream`). A deliverable that rewrites
+the report from ``atexit``, forces exit 0, or writes fake lines beside pytest's own
+earns nothing, and the check records a ``grader-report-forged`` tampering event.
+
 What it cannot do: code of the deliverable runs inside the test process (it is the
-thing under test), so a deliverable written to rewrite pytest's state while its own
-tests run could forge the report; that code is in the deliverable, for review.
+thing under test) and shares the plugin's trust domain, so a deliverable written to
+emulate the whole reporter protocol from import time (a plausible stream, an agreeing
+report, then exit 0, before any real result) is not told apart from pytest; that code
+is in the deliverable, for review. An operator who must not rely on review grades with
+checks that run the deliverable as a subprocess or read its outputs (docs/grading.md).
 """
 
 from __future__ import annotations
@@ -67,6 +77,7 @@ PYTEST_BOOTSTRAP = (
     "import sys; sys.path.append(sys.argv[1]); import pytest; sys.exit(pytest.main(sys.argv[2:]))"
 )
 JUNIT_FILE = "junit.xml"
+STREAM_PLUGIN = "benchguard.harness.pytest_stream"
 BYTECODE_CACHE = "__pycache__"
 # The system's own programs, then the interpreter's: never a directory the agent wrote.
 CHECK_PATH = os.pathsep.join(
@@ -180,6 +191,10 @@ def pytest_argv(run: PytestRun, check_run: CheckRun) -> list[str]:
         "-o",
         "junit_family=xunit2",
         f"--basetemp={check_run.reports / 'tmp'}",
+        # The harness's result stream (benchguard.harness.pytest_stream), loaded by
+        # name from the harness's own install before anything is collected.
+        "-p",
+        STREAM_PLUGIN,
         *run.options,
         "--",
         *run.operands,
@@ -196,14 +211,17 @@ def pytest_environment(check_run: CheckRun) -> dict[str, str]:
 
 
 def pytest_paths() -> tuple[Path, ...]:
-    """The directories holding pytest and what it imports (the harness's install)."""
+    """The directories holding pytest and what it imports, and the one holding the
+    harness's stream plugin (the harness's install; never the workspace)."""
     import _pytest
     import iniconfig
     import packaging
     import pluggy
     import pytest
 
-    modules = (pytest, _pytest, pluggy, iniconfig, packaging)
+    import benchguard
+
+    modules = (pytest, _pytest, pluggy, iniconfig, packaging, benchguard)
     dirs = {Path(str(m.__file__)).resolve().parent.parent for m in modules}
     return tuple(sorted(dirs))
 

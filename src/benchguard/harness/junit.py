@@ -108,36 +108,66 @@ class ReportVerdict:
     reason: str
 
 
-def read_verdict(report: Path, expected: tuple[ExpectedTest, ...]) -> ReportVerdict:
-    """Whether pytest's report at ``report`` shows every test passed and every expected
-    test among them; never raises (an unreadable report fails)."""
+@dataclass(frozen=True)
+class JunitCase:
+    """One ``testcase`` of the report: its names and whether it passed (no failure,
+    error or skip under it)."""
+
+    classname: str
+    name: str
+    outcome: str  # "passed", "failed", "errored" or "was skipped"
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
+
+
+def strip_params(name: str) -> str:
+    """A test name without its parameter ids (``test_x[1-2]`` -> ``test_x``)."""
+    return _PARAMS.sub("", name)
+
+
+def read_cases(report: Path) -> list[JunitCase] | str:
+    """The test cases of pytest's report at ``report``, or why it cannot be read
+    (bounded, no DOCTYPE); never raises."""
     try:
         with report.open("rb") as handle:
             data = handle.read(MAX_REPORT_BYTES + 1)
     except OSError:
-        return ReportVerdict(False, "pytest wrote no report (it did not finish its run)")
+        return "pytest wrote no report (it did not finish its run)"
     if len(data) > MAX_REPORT_BYTES:
-        return ReportVerdict(False, "pytest's report is over its size bound")
+        return "pytest's report is over its size bound"
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        return ReportVerdict(False, "pytest's report holds a DOCTYPE (pytest writes none)")
+        return "pytest's report holds a DOCTYPE (pytest writes none)"
     try:
         root = ElementTree.fromstring(data)
     except ElementTree.ParseError as exc:
-        return ReportVerdict(False, f"pytest's report cannot be read ({exc})")
-    cases = list(root.iter("testcase"))
-    if not cases:
-        return ReportVerdict(False, "pytest's report lists no test")
-    passed: set[tuple[str, str]] = set()
-    problems: list[str] = []
-    for case in cases:
-        classname, name = case.get("classname", ""), case.get("name", "")
+        return f"pytest's report cannot be read ({exc})"
+    cases: list[JunitCase] = []
+    for case in root.iter("testcase"):
         outcome = next(
             (child.tag for child in case if child.tag in ("failure", "error", "skipped")), None
         )
-        if outcome is None:
-            passed.add((classname, _PARAMS.sub("", name)))
-        else:
-            problems.append(f"{classname}::{name} {_OUTCOME_WORDS[outcome]}")
+        cases.append(
+            JunitCase(
+                case.get("classname", ""),
+                case.get("name", ""),
+                "passed" if outcome is None else _OUTCOME_WORDS[outcome],
+            )
+        )
+    return cases
+
+
+def read_verdict(report: Path, expected: tuple[ExpectedTest, ...]) -> ReportVerdict:
+    """Whether pytest's report at ``report`` shows every test passed and every expected
+    test among them; never raises (an unreadable report fails)."""
+    cases = read_cases(report)
+    if isinstance(cases, str):
+        return ReportVerdict(False, cases)
+    if not cases:
+        return ReportVerdict(False, "pytest's report lists no test")
+    passed = {(c.classname, strip_params(c.name)) for c in cases if c.passed}
+    problems = [f"{c.classname}::{c.name} {c.outcome}" for c in cases if not c.passed]
     if problems:
         shown = "; ".join(problems[:3]) + (
             f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""

@@ -550,6 +550,7 @@ def run_job(
                 home_files=home_files,
             )
             record.update(verification_report=graded.report, hook_files=graded.hook_files)
+            watch.graded(graded.tampering)
         record[TAMPERING_KEY] = watch.record()
         if run_home is not None:
             kept = keep_writes(run_home, home_evidence)

@@ -21,7 +21,10 @@ gates like material access (``benchguard.detection.harness_evidence``):
 - ``grader-output-written``: the agent wrote a file the task declares as the grader's
   own output (a reward or verdict file);
 - ``deliverable-changed-after-end``: the workspace changed after the agent ended (a
-  process it left behind wrote there).
+  process it left behind wrote there);
+- ``grader-report-forged``: seen by grading itself (:meth:`TamperWatch.graded`): a
+  pytest check's exit code or JUnit report disagreed with the harness's own stream of
+  its results (``harness/result_stream.py``).
 
 A digest that could not finish (more entries than the bound, an unreadable grading
 file) marks the record's tampering check incomplete: flagged, never clean.
@@ -142,6 +145,8 @@ class TamperWatch:
     end: TreeState | None = None
     deliverables: dict[str, str | None] = field(default_factory=dict)
     complete: bool = True
+    # Events grading reported (``{path, what, detail}``), kept in check order.
+    grading_events: list[dict[str, str]] = field(default_factory=list)
 
     @classmethod
     def before_agent(cls, task: Task, workspace: Path) -> TamperWatch:
@@ -156,6 +161,10 @@ class TamperWatch:
             for name in sorted(set(names))
             if not name.startswith("~/")
         }
+
+    def graded(self, events: list[dict[str, str]]) -> None:
+        """Add the tampering events grading saw (a forged test report)."""
+        self.grading_events.extend(events)
 
     def record(self) -> dict[str, Any]:
         """The record's ``tampering`` entry, after grading: the events, whether every
@@ -175,6 +184,7 @@ class TamperWatch:
             complete = complete and final.complete
             for path in _changed(self.end, final):
                 events.append(_event(path, "deliverable-changed-after-end"))
+        events += self.grading_events
         return {
             "complete": complete,
             "events": events[:MAX_EVENTS],

@@ -46,10 +46,14 @@ from benchguard.harness import grading
 from benchguard.harness.check_programs import GradingPaths, normalise, pytest_run
 from benchguard.harness.grading import CHECK_PATH, Box, BoxError, CheckRun
 from benchguard.harness.identity import AgentIdentity, hand_over
-from benchguard.harness.junit import expected_tests, read_verdict
+from benchguard.harness.junit import expected_tests
 from benchguard.harness.process import kill_group
+from benchguard.harness.result_stream import FD_VARIABLE, StreamReader, stream_verdict
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
 from benchguard.harness.tasks import CommandCheck, FileCheck, Task, quiet_re2_options
+from benchguard.record.evidence import GRADER_REPORT_FORGED
+
+FORGED_EVENT = GRADER_REPORT_FORGED
 
 __all__ = ["CHECK_PATH", "CheckSandbox", "Grading", "HomeFiles", "grade", "run_checks"]
 
@@ -137,6 +141,9 @@ class Grading:
 
     report: list[dict[str, Any]]
     hook_files: list[str] = field(default_factory=list)
+    # Tampering events grading itself saw (a check whose results were forged from
+    # inside the test process, harness/result_stream.py): ``{path, what, detail}``.
+    tampering: list[dict[str, str]] = field(default_factory=list)
 
 
 def run_checks(
@@ -179,7 +186,9 @@ def grade(
         reason = f"the grading box could not be built: {exc}"
         return Grading([_entry(check, False, reason) for check in task.verification], hooks)
     try:
-        return Grading(_run_in_box(task, box, home, sandbox, home_files), hooks)
+        forged: list[dict[str, str]] = []
+        report = _run_in_box(task, box, home, sandbox, home_files, forged)
+        return Grading(report, hooks, forged)
     finally:
         problems = box.remove()
         if problems:
@@ -192,6 +201,7 @@ def _run_in_box(
     home: Path,
     sandbox: CheckSandbox | None,
     home_files: HomeFiles | None,
+    forged: list[dict[str, str]],
 ) -> list[dict[str, Any]]:
     outputs = GradingPaths(task.grader_outputs)
     entries: dict[int, dict[str, Any]] = {}
@@ -203,7 +213,7 @@ def _run_in_box(
     for index, check in checks:
         if isinstance(check, CommandCheck):
             run = grading.new_check_run(box, index)
-            entries[index] = _run_command(check, run, box, sandbox)
+            entries[index] = _run_command(check, run, box, sandbox, forged)
             grading.harvest_outputs(run, box, task.grader_outputs)
     # What the grader wrote, once every command has run.
     for index, check in checks:
@@ -250,7 +260,11 @@ def check_environment(home: Path) -> dict[str, str]:
 
 
 def _run_command(
-    check: CommandCheck, run: CheckRun, box: Box, sandbox: CheckSandbox | None
+    check: CommandCheck,
+    run: CheckRun,
+    box: Box,
+    sandbox: CheckSandbox | None,
+    forged: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     env = grading.check_environment(run.home)
     argv = list(check.command)
@@ -270,34 +284,58 @@ def _run_command(
             read_only=tuple(p for p in read_only if p.exists()),
         )
         argv = bwrap_argv(spec, argv, bwrap=sandbox.bwrap, identity=identity)
+    reader: StreamReader | None = None
+    pass_fds: tuple[int, ...] = ()
+    if pytest is not None:
+        # The plugin's result stream: the read end stays here, the write end goes to
+        # pytest only (this process closes its copy once pytest has started).
+        read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        reader = StreamReader(read_end)
+        env[FD_VARIABLE] = str(write_end)
+        pass_fds = (write_end,)
     try:
-        process = subprocess.Popen(
-            argv,
-            cwd=run.work,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=run.work,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                pass_fds=pass_fds,
+            )
+        finally:
+            for fd in pass_fds:
+                os.close(fd)
     except OSError as exc:
+        if reader is not None:
+            reader.finish(0)
         return _entry(check, None, f"command could not start: {exc.strerror or exc}")
+    if reader is not None:
+        reader.start()
     try:
         code = process.wait(timeout=check.timeout)
     except subprocess.TimeoutExpired:
         kill_group(process)
+        if reader is not None:
+            reader.finish(0)
         return _entry(check, None, f"command timed out after {check.timeout:g}s")
-    if pytest is not None:
-        if code != 0:
-            return _entry(check, False, f"pytest exited with code {code}")
-        # Expected tests come from the untouched copy: the check's own copy may have
-        # been rewritten by the code it ran.
-        expected = expected_tests(box.pristine, pytest.operands)
-        verdict = read_verdict(run.junit, expected)
-        return _entry(check, verdict.passed, verdict.reason)
-    if code == check.exit_code:
-        return _entry(check, True, f"exit code {code} as expected")
-    return _entry(check, False, f"exit code {code}, expected {check.exit_code}")
+    if pytest is None or reader is None:
+        if code == check.exit_code:
+            return _entry(check, True, f"exit code {code} as expected")
+        return _entry(check, False, f"exit code {code}, expected {check.exit_code}")
+    # Whatever the tests left running would hold the stream open: end it, then read
+    # the stream to its end (bounded in time).
+    kill_group(process)
+    reader.finish()
+    # Expected tests come from the untouched copy: the check's own copy may have been
+    # rewritten by the code it ran.
+    expected = expected_tests(box.pristine, pytest.operands)
+    verdict = stream_verdict(reader, exit_code=code, junit=run.junit, expected=expected)
+    if verdict.forged is not None and forged is not None:
+        forged.append({"path": check.name, "what": FORGED_EVENT, "detail": verdict.forged})
+    return _entry(check, verdict.passed, verdict.reason)
 
 
 def _resolve(check: FileCheck, *, workspace: Path, home: Path) -> tuple[Path, Path]:

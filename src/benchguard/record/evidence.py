@@ -42,7 +42,14 @@ TAMPERING_EVENTS: dict[str, tuple[str, str]] = {
         "a deliverable",
         "changed after the agent ended (state at its end and after grading)",
     ),
+    # harness.result_stream: the test process's exit code or JUnit report disagreed with
+    # the harness plugin's stream of results (a deliverable rewrote them).
+    "grader-report-forged": (
+        "a test runner's report of the grading check",
+        "forged from inside the test process (it disagrees with the harness's result stream)",
+    ),
 }
+GRADER_REPORT_FORGED = "grader-report-forged"
 
 # The layers that can produce evidence for a run (a manifest's ``evidenceSources``).
 EvidenceSource = Literal["audit", "sandbox", "transcript"]
