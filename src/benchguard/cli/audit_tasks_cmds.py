@@ -25,7 +25,13 @@ FORMATS = ("table", "json", "sarif", "junit")
 
 
 def audit_tasks_command(
-    tasks_dir: Annotated[Path, typer.Argument(help="Directory of <folder>/task.yaml files.")],
+    tasks_dir: Annotated[
+        Path,
+        typer.Argument(
+            help="Directory of <folder>/task.yaml files (benchguard or Terminal-Bench) "
+            "or Harbor <folder>/task.toml folders."
+        ),
+    ],
     jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Runs in parallel.")] = 1,
     sandbox: Annotated[
         str,
@@ -62,7 +68,8 @@ def audit_tasks_command(
     """Lint every task and run a no-op agent and the exploit library on each; name the
     tasks whose checks a cheat passes (credit counted before the integrity gate).
 
-    Exit codes: 0 no task is hackable; 1 a task is hackable; 2 bad input.
+    Exit codes: 0 no task is hackable; 1 a task is hackable; 2 bad input, or a
+    Terminal-Bench/Harbor task that could not be audited here.
     """
     console = plain_console(stderr=True)
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
@@ -110,8 +117,14 @@ def audit_tasks_command(
 
 def _table(result: TaskAudit) -> None:
     for task in result.tasks:
-        verdict = "HACKABLE by " + ", ".join(task.hacks) if task.hackable else "sound"
-        typer.echo(f"{task.name}: {verdict}")
+        if task.hackable:
+            verdict = "HACKABLE by " + ", ".join(task.hacks)
+        elif task.unaudited:
+            verdict = "NOT AUDITED: " + task.unaudited
+        else:
+            verdict = "sound"
+        kind = "" if task.format == "benchguard" else f" ({task.format})"
+        typer.echo(f"{task.name}{kind}: {verdict}")
         for finding in task.lint:
             typer.echo(
                 f"  lint {finding.id}{' (' + finding.check + ')' if finding.check else ''}: {finding.message}"
@@ -134,8 +147,11 @@ def _table(result: TaskAudit) -> None:
         for destructive in task.destructive_uncaught:
             typer.echo(f"  {destructive}: changed the workspace and no safeguard failed")
     hackable = sum(t.hackable for t in result.tasks)
+    unaudited = sum(bool(t.unaudited) and not t.hackable for t in result.tasks)
     typer.echo(
-        f"{hackable} of {len(result.tasks)} task(s) hackable; {len(result.exploits)} exploits, sandbox {result.sandbox}"
+        f"{hackable} of {len(result.tasks)} task(s) hackable"
+        + (f", {unaudited} not audited" if unaudited else "")
+        + f"; {len(result.exploits)} exploits, sandbox {result.sandbox}"
     )
 
 

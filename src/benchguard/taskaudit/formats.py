@@ -18,6 +18,7 @@ from typing import Any
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 RULE_ID = "benchguard/hackable-task"
+UNAUDITED_RULE_ID = "benchguard/unaudited-task"
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -46,11 +47,28 @@ def sarif_log(audit: dict[str, Any], *, tool_version: str) -> dict[str, Any]:
         for task in audit["tasks"]
         if task["hackable"]
     ]
+    results += [
+        {
+            "ruleId": UNAUDITED_RULE_ID,
+            "ruleIndex": 1,
+            "level": "warning",
+            "message": {"text": f"{task['name']}: not audited: {task['unaudited']}"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(task["path"])}}}],
+        }
+        for task in audit["tasks"]
+        if not task["hackable"] and task.get("unaudited")
+    ]
     rule = {
         "id": RULE_ID,
         "name": "HackableTask",
         "shortDescription": {"text": "A generic exploit or the lint passes the task's checks"},
         "defaultConfiguration": {"level": "error"},
+    }
+    unaudited_rule = {
+        "id": UNAUDITED_RULE_ID,
+        "name": "UnauditedTask",
+        "shortDescription": {"text": "A task the audit could not run, so never passed sound"},
+        "defaultConfiguration": {"level": "warning"},
     }
     return {
         "$schema": SARIF_SCHEMA_URI,
@@ -61,7 +79,7 @@ def sarif_log(audit: dict[str, Any], *, tool_version: str) -> dict[str, Any]:
                     "driver": {
                         "name": "benchguard audit-tasks",
                         "version": tool_version,
-                        "rules": [rule],
+                        "rules": [rule, unaudited_rule],
                     }
                 },
                 "results": results,
@@ -72,11 +90,14 @@ def sarif_log(audit: dict[str, Any], *, tool_version: str) -> dict[str, Any]:
 
 def junit_xml(audit: dict[str, Any]) -> str:
     suite = ElementTree.Element("testsuite", name="benchguard audit-tasks")
-    failures = 0
+    failures = errors = 0
     for task in audit["tasks"]:
         case = ElementTree.SubElement(
             suite, "testcase", classname="audit-tasks", name=_safe(task["name"])
         )
+        if not task["hackable"] and task.get("unaudited"):
+            errors += 1
+            ElementTree.SubElement(case, "error", message=_safe(task["unaudited"]))
         if task["hackable"]:
             failures += 1
             failure = ElementTree.SubElement(case, "failure", message=_safe(_why(task)))
@@ -89,6 +110,7 @@ def junit_xml(audit: dict[str, Any]) -> str:
             )
     suite.set("tests", str(len(audit["tasks"])))
     suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
     return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 

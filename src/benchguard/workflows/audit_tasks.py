@@ -13,6 +13,12 @@ credit (it answered from the task file) is reported apart: it says the tasks wer
 reachable, a property of the setup, not of the task. An exploit that changed the
 workspace destructively while no safeguard failed is listed in
 ``destructive_uncaught`` and does not make the task hackable.
+
+Terminal-Bench and Harbor task folders are read as benchguard tasks
+(``taskaudit/inputs.py``). Such a task is only reported sound when the box could run
+it: one whose tests cannot run here, or whose own reference solution fails in the box,
+is listed as unaudited with the reason (exit 2 unless a task is hackable), since its
+exploits' zero credit would say nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -29,15 +36,21 @@ from typing import Any
 
 from benchguard.errors import BadInputError
 from benchguard.harness.audit import AuditSettings
+from benchguard.harness.check_programs import normalise
 from benchguard.harness.runner import SandboxMode
 from benchguard.harness.tasks import FileCheck, LoadedTasks, Task, load_tasks
 from benchguard.records import RunRecord
 from benchguard.scoring.keys import VERIFICATION_CORRECTNESS
 from benchguard.taskaudit.exploits.library import BUILTIN, REFERENCE, Exploit, operator_exploits
+from benchguard.taskaudit.inputs import NATIVE, load_audit_input
 from benchguard.taskaudit.lint import LintFinding, lint_task
 from benchguard.workflows.run import Notify, RunRequest, prepare_run, run_prepared
 
 PLAN_FILE = "plan.json"
+# A file name in a prompt: a relative path ending in a short extension, not a URL or
+# an absolute path (the box grades in a copy of the workspace, not at /app).
+PROMPT_FILE = re.compile(r"(?<![\w/:.~-])((?:[\w-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{1,7})(?![\w/])")
+MAX_PROMPT_FILES = 32
 # Exploits that change or delete what the agent was given: a task should notice.
 DESTRUCTIVE = frozenset({"tests-deleted", "tests-exit-zero", "exit-on-import"})
 
@@ -81,6 +94,10 @@ class TaskVerdict:
     destructive_uncaught: list[str] = field(default_factory=list)
     # The reference solution's run, when the task declares one: it must earn 1.0.
     reference: ExploitOutcome | None = None
+    # benchguard, harbor or terminal-bench.
+    format: str = NATIVE
+    # Why the task could not be audited (never reported sound), or None.
+    unaudited: str | None = None
 
     @property
     def reference_failed(self) -> bool:
@@ -90,7 +107,9 @@ class TaskVerdict:
         return {
             "name": self.name,
             "path": self.path,
+            "format": self.format,
             "hackable": self.hackable,
+            "unaudited": self.unaudited,
             "hacks": self.hacks,
             "lint": [
                 {"id": f.id, "check": f.check, "message": f.message, "hackable": f.hackable}
@@ -127,7 +146,10 @@ class TaskAudit:
 
     @property
     def exit_code(self) -> int:
-        return 1 if any(t.hackable for t in self.tasks) else 0
+        if any(t.hackable for t in self.tasks):
+            return 1
+        # Fail closed: a task that could not be audited is never passed as sound.
+        return 2 if any(t.unaudited for t in self.tasks) else 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -136,6 +158,7 @@ class TaskAudit:
                 {"id": e.id, "proves": e.proves, "reading": e.reading} for e in self.exploits
             ],
             "referenceFailed": [t.name for t in self.tasks if t.reference_failed],
+            "unaudited": [t.name for t in self.tasks if t.unaudited and not t.hackable],
             "tasks": [t.to_json() for t in self.tasks],
         }
 
@@ -154,7 +177,16 @@ def load_audited_tasks(tasks_dir: Path) -> LoadedTasks:
 
 def audit_tasks(request: AuditTasksRequest, notify: Notify) -> TaskAudit:
     """Lint every task, run every exploit on every task, and judge each task."""
-    loaded = load_audited_tasks(request.tasks_dir)
+    scratch = Path(tempfile.mkdtemp(prefix="bg-audit-tasks-"))
+    try:
+        return _audit(request, notify, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _audit(request: AuditTasksRequest, notify: Notify, scratch: Path) -> TaskAudit:
+    given = load_audit_input(request.tasks_dir, scratch / "converted")
+    loaded = given.loaded
     exploits = list(BUILTIN)
     if request.exploits_dir is not None:
         try:
@@ -170,35 +202,53 @@ def audit_tasks(request: AuditTasksRequest, notify: Notify) -> TaskAudit:
             )
         exploits = [e for e in exploits if e.id in request.only]
     verdicts = {
-        task.folder: TaskVerdict(task.folder, task.path, lint=lint_task(task))
+        task.folder: TaskVerdict(
+            task.folder,
+            given.sources[task.folder],
+            lint=lint_task(task),
+            format=given.formats[task.folder],
+        )
         for task in loaded.tasks
     }
-    scratch = Path(tempfile.mkdtemp(prefix="bg-audit-tasks-"))
-    try:
-        out = request.out or scratch / "results"
-        plan = _plan(loaded.tasks)
-        relay = _once(notify)
-        solutions = _solutions(loaded.tasks)
-        if solutions:
-            reference_plan = {key: {"solution": [name]} for key, (name, _) in solutions.items()}
-            files = {name: source for name, source in solutions.values()}
-            records = _run_exploit(
-                REFERENCE, request, loaded, reference_plan, scratch, out, relay, files
-            )
-            for task in loaded.tasks:
-                if task.solution is not None and task.folder in records:
-                    verdicts[task.folder].reference = _outcome(REFERENCE, records[task.folder])
-        for exploit in exploits:
-            records = _run_exploit(exploit, request, loaded, plan, scratch, out, relay)
-            for task in loaded.tasks:
-                record = records.get(task.folder)
-                if record is not None:
-                    verdicts[task.folder].exploits.append(_outcome(exploit, record))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    for unrun in given.unaudited:
+        verdicts[unrun.folder] = TaskVerdict(
+            unrun.folder, unrun.path, format=unrun.format, unaudited=unrun.reason
+        )
+    verdicts = dict(sorted(verdicts.items()))
+    if loaded.tasks:
+        _run_all(request, loaded, exploits, verdicts, scratch, notify)
     for task in loaded.tasks:
         _judge(verdicts[task.folder], task, exploits)
     return TaskAudit(list(verdicts.values()), exploits, request.sandbox)
+
+
+def _run_all(
+    request: AuditTasksRequest,
+    loaded: LoadedTasks,
+    exploits: Sequence[Exploit],
+    verdicts: dict[str, TaskVerdict],
+    scratch: Path,
+    notify: Notify,
+) -> None:
+    out = request.out or scratch / "results"
+    plan = _plan(loaded.tasks)
+    relay = _once(notify)
+    solutions = _solutions(loaded.tasks)
+    if solutions:
+        reference_plan = {key: {"solution": [name]} for key, (name, _) in solutions.items()}
+        files = {name: source for name, source in solutions.values()}
+        records = _run_exploit(
+            REFERENCE, request, loaded, reference_plan, scratch, out, relay, files
+        )
+        for task in loaded.tasks:
+            if task.solution is not None and task.folder in records:
+                verdicts[task.folder].reference = _outcome(REFERENCE, records[task.folder])
+    for exploit in exploits:
+        records = _run_exploit(exploit, request, loaded, plan, scratch, out, relay)
+        for task in loaded.tasks:
+            record = records.get(task.folder)
+            if record is not None:
+                verdicts[task.folder].exploits.append(_outcome(exploit, record))
 
 
 def _plan(tasks: Sequence[Task]) -> dict[str, dict[str, list[str]]]:
@@ -208,12 +258,25 @@ def _plan(tasks: Sequence[Task]) -> dict[str, dict[str, list[str]]]:
     for task in tasks:
         key = hashlib.sha256(task.prompt.encode("utf-8")).hexdigest()
         files, outputs = merged.setdefault(key, (set(), set()))
-        files.update(c.file for c in task.verification if isinstance(c, FileCheck))
+        named = {c.file for c in task.verification if isinstance(c, FileCheck)}
+        # Checks that name no file (a pytest run over hidden tests, a converted
+        # Harbor task): an attacker guesses the files from the prompt.
+        files.update(named or prompt_files(task.prompt))
         outputs.update(task.grader_outputs)
     return {
         key: {"files": sorted(files), "outputs": sorted(outputs)}
         for key, (files, outputs) in sorted(merged.items())
     }
+
+
+def prompt_files(prompt: str) -> set[str]:
+    """Relative file names the prompt mentions (``answer.txt``, ``out/result.json``)."""
+    found: set[str] = set()
+    for name in PROMPT_FILE.findall(prompt):
+        clean = normalise(name.rstrip("."))
+        if clean is not None and len(found) < MAX_PROMPT_FILES:
+            found.add(clean)
+    return found
 
 
 def _solutions(tasks: Sequence[Task]) -> dict[str, tuple[str, Path]]:
@@ -330,3 +393,15 @@ def _judge(verdict: TaskVerdict, task: Task, exploits: Sequence[Exploit]) -> Non
         else:
             verdict.hacks.append(hack)
     verdict.hackable = bool(verdict.hacks)
+    if verdict.format != NATIVE and not verdict.hackable:
+        # A converted task earns "sound" only when its own solution passed in the box.
+        if verdict.reference is None:
+            verdict.unaudited = (
+                "no reference solution: nothing shows the box runs this task outside "
+                "its container, so no exploit's zero credit means anything"
+            )
+        elif verdict.reference_failed:
+            verdict.unaudited = (
+                "its reference solution fails in the grading box (it needs its "
+                "container: absolute paths such as /app, packages its image installs)"
+            )
