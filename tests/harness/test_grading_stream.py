@@ -27,12 +27,19 @@ FIX_TOTAL = EXAMPLES / "graded-tasks" / "fix-total"
 SANDBOXES = ("none", "bwrap")
 
 
-def _grade(tmp_path: Path, attack: str, sandbox: str, *, stats: str | None = None) -> Grading:
+def _grade(
+    tmp_path: Path,
+    attack: str,
+    sandbox: str,
+    *,
+    stats: str | None = None,
+    task_dir: Path = FIX_TOTAL,
+) -> Grading:
     if sandbox == "bwrap" and shutil.which("bwrap") is None:
         pytest.skip("bubblewrap not installed")
-    task: Task = load_task(FIX_TOTAL / "task.yaml")
+    task: Task = load_task(task_dir / "task.yaml")
     workspace, home = tmp_path / "ws", tmp_path / "home"
-    shutil.copytree(FIX_TOTAL / "workspace", workspace)
+    shutil.copytree(task_dir / "workspace", workspace)
     home.mkdir()
     if stats is None:
         env = {"PATH": "/usr/bin:/bin", "ATTACK": attack}
@@ -106,7 +113,41 @@ def test_a_flooded_stream_fails_closed(tmp_path: Path) -> None:
     grading = _grade(tmp_path, "flood", "none")
     check = _tests_pass(grading)
     assert check["passed"] is False, check
-    assert "could not be read" in str(check["reason"]) or "forged" in str(check["reason"])
+    assert "could not be read: it is over its bound" in str(check["reason"]), check
+
+
+SUBTESTS = """\
+import unittest
+
+from stats import total
+
+
+def test_total_of_prefixes(subtests):
+    for size in range(4):
+        with subtests.test(size=size):
+            assert total(list(range(1, size + 1))) == size * (size + 1) // 2
+
+
+class TestTotal(unittest.TestCase):
+    def test_alike(self):
+        for _ in range(2):
+            with self.subTest():
+                self.assertEqual(total([2, 3]), 5)
+"""
+
+
+@pytest.mark.parametrize("attack", ["honest", "buggy"])
+def test_subtests_are_not_read_as_duplicate_reports(tmp_path: Path, attack: str) -> None:
+    """Guards against an honest suite with subtests (many call reports of one test, two
+    of them alike) being read as forged, and a failing subtest as a pass."""
+    task_dir = tmp_path / "task"
+    shutil.copytree(FIX_TOTAL, task_dir)
+    (task_dir / "tests" / "test_stats.py").write_text(SUBTESTS, "utf-8")
+    shutil.copy(task_dir / "tests" / "test_stats.py", task_dir / "workspace" / "tests")
+    grading = _grade(tmp_path, attack, "none", task_dir=task_dir)
+    check = _tests_pass(grading)
+    assert check["passed"] is (attack == "honest"), check
+    assert grading.tampering == []
 
 
 STREAM_FD_PROBE = """\

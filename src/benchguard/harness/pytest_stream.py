@@ -12,7 +12,8 @@ object per line, each with a sequence number ``n`` counting from 0:
 - ``{"event": "collected", "count": N}`` once collection has finished;
 - ``{"event": "report", "nodeid": ..., "phase": "setup"|"call"|"teardown"|"collect",
   "outcome": "passed"|"failed"|"skipped"}``: one per test phase as pytest reports it,
-  and a collection report that did not pass;
+  and a collection report that did not pass (a subtest's report adds
+  ``"subtest": true``: a test may have many);
 - ``{"event": "finish", "exitstatus": S}``: the session's final exit status, written
   last (after every other plugin's ``pytest_sessionfinish``, so after the JUnit report),
   then the fd is closed.
@@ -98,7 +99,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    _STREAM.send(EVENT_REPORT, nodeid=report.nodeid, phase=report.when, outcome=report.outcome)
+    fields: dict[str, Any] = {}
+    if getattr(report, "context", None) is not None:
+        # A subtest's report (pytest's ``subtests``, unittest's ``subTest``): one more
+        # call report of the same test, as many as the test opens.
+        fields["subtest"] = True
+    _STREAM.send(
+        EVENT_REPORT, nodeid=report.nodeid, phase=report.when, outcome=report.outcome, **fields
+    )
 
 
 @pytest.hookimpl(trylast=True)

@@ -10,7 +10,9 @@ workspace. A pass needs all three to agree (:func:`stream_verdict`):
 - the stream's ``finish`` is present, and is its last line (a report after it is forged);
 - every line carries the next sequence number and a known shape (a line another writer
   added breaks both: forged);
-- at most one report per test and phase (a duplicate or a contradicting one: forged);
+- at most one report per test and phase (a duplicate or a contradicting one: forged;
+  a subtest's reports are as many as the test opens, and any that did not pass fails
+  the test);
 - every collected test reported, every phase of every test passed, every expected test
   (from the grading files, :mod:`benchguard.harness.junit`) among them;
 - pytest's exit code is 0, and equals the stream's exit status (exit 0 over a failed
@@ -136,6 +138,8 @@ class _Parsed:
     finish: int | None = None
     # (nodeid, phase) -> outcome, in the order first reported.
     reports: dict[tuple[str, str], str] = field(default_factory=dict)
+    # (nodeid, outcome) of each subtest report.
+    subtests: list[tuple[str, str]] = field(default_factory=list)
 
 
 class _Forged(Exception):
@@ -279,6 +283,13 @@ def _report(parsed: _Parsed, event: Mapping[str, Any], index: int) -> None:
             raise _Forged(f"line {index + 1}: a test report before collection finished")
     else:
         raise _Forged(f"line {index + 1}: a malformed report")
+    if event.get("subtest") is True:
+        if phase != "call":
+            raise _Forged(f"line {index + 1}: a malformed subtest report")
+        # A test reports as many subtests as it opens (and may open two alike): they
+        # are not held to one report each, but any that did not pass fails the test.
+        parsed.subtests.append((nodeid, str(outcome)))
+        return
     key = (nodeid, str(phase))
     earlier = parsed.reports.get(key)
     if earlier is not None:
@@ -297,7 +308,14 @@ def _test_outcomes(parsed: _Parsed) -> dict[str, bool]:
     phases: dict[str, dict[str, str]] = {}
     for (nodeid, phase), outcome in parsed.reports.items():
         phases.setdefault(nodeid, {})[phase] = outcome
-    return {nodeid: all(seen.get(p) == "passed" for p in PHASES) for nodeid, seen in phases.items()}
+    outcomes = {
+        nodeid: all(seen.get(p) == "passed" for p in PHASES) for nodeid, seen in phases.items()
+    }
+    for nodeid, outcome in parsed.subtests:
+        # A subtest that did not pass, or of a test with no report of its own, fails it.
+        if outcome != "passed" or nodeid not in outcomes:
+            outcomes[nodeid] = False
+    return outcomes
 
 
 def _names(nodeid: str) -> list[str]:
