@@ -1,7 +1,10 @@
 """``benchguard run``: run an agent on a directory of tasks, detect, gate and publish.
 
-Thin: it parses flags, checks everything that can be checked before an agent starts
-(tasks, agent config, rules file, sandbox), then hands over to ``harness.runner``.
+Thin: the options become a :class:`~benchguard.workflows.run_command.RunOptions` (one
+field per parameter, of the same name), :func:`~benchguard.workflows.run_command.run_command`
+checks everything that can be checked before an agent starts (tasks, agent config,
+rules file, sandbox, audit) and runs the batch, :mod:`benchguard.cli._run_view` shows
+its progress and prints each run's line; the last line of stdout is the run directory.
 Bad input exits 2 with a message naming the file or flag; it never shows a traceback.
 """
 
@@ -9,28 +12,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchguard.cli._engine import SchedulerOption, WorkersOption
-from benchguard.cli._output import bad_input, fail, labelled, plain_console, print_warning
-from benchguard.cli._profiles import ProfilesOption, one_profile_for_run
-from benchguard.cli._run_view import AGENT_WORDS, plain_logging, run_line
-from benchguard.errors import BadInputError, BenchguardError
+from benchguard.cli._output import fail, plain_console
+from benchguard.cli._profiles import ProfilesOption
+from benchguard.cli._run_view import RunView, plain_logging, print_run
+from benchguard.errors import BenchguardError
 from benchguard.harness import integrity
-from benchguard.harness.audit import AUDIT_MODES, AuditSettings, AuditUnavailable, probe_strace
-from benchguard.harness.fanotify import require_fanotify
-from benchguard.harness.runner import (
-    BatchResult,
-    Job,
-    SandboxMode,
-)
-from benchguard.records import RunRecord
-from benchguard.workflows.resume import load_command, runs_done, save_command
-from benchguard.workflows.run import HOME_ENV, NoticeKind, RunRequest, prepare_run, run_prepared
+from benchguard.workflows.run import HOME_ENV
+from benchguard.workflows.run_command import RunOptions, run_command
 
 
 def run(
@@ -180,175 +173,21 @@ def run(
     gated (wins over 3); 3 a run errored or was interrupted, a planned run never
     started, or a task was skipped; 2 bad input (nothing ran) (docs/exit-codes.md).
     """
+    given = dict(locals())
+    quiet = given.pop("quiet")
     # Markup off: task names, paths and error texts print as themselves.
     console = plain_console(stderr=True)
     plain_logging()
-    given = dict(locals())
-    given.pop("console")
-    quiet, resume = given.pop("quiet"), given.pop("resume")
-    try:
-        fields = command_fields(given, resume)
-    except BenchguardError as exc:
-        raise fail(console, exc) from None
-    _run_batch(console, fields, quiet=quiet, resume=resume)
-
-
-def _run_batch(
-    console: Console, fields: dict[str, Any], *, quiet: bool, resume: Path | None
-) -> None:
-    """The batch ``fields`` describe (the flags, or the command a run directory holds)."""
-    sandbox, audit, protect = fields["sandbox"], fields["audit"], fields["protect"]
-    # A stored command holds the one profile the batch used; the flag, a list of them.
-    profile = [fields["profile"]] if isinstance(fields["profile"], str) else fields["profile"]
-    iterations = fields["iterations"]
-    if sandbox not in ("none", "bwrap"):
-        raise bad_input(console, f"--sandbox {sandbox!r}: allowed values are none, bwrap")
-    sandbox_mode: SandboxMode = "bwrap" if sandbox == "bwrap" else "none"
-    audit_settings = _audit_settings(console, audit, protect or [])
-    home_mode = fields.get("home_mode", "fresh")
-    if home_mode not in ("fresh", "persistent"):
-        raise bad_input(console, f"--home-mode {home_mode!r}: allowed values are fresh, persistent")
-
-    def notify(kind: NoticeKind, message: str) -> None:
-        if kind == "skipped task":
-            console.print(labelled("skipped task: ", "yellow", message), soft_wrap=True)
-        else:
-            print_warning(console, message)
-
-    try:
-        chosen_profile = one_profile_for_run(profile)
-    except BenchguardError as exc:
-        raise fail(console, exc) from None
-    request = RunRequest(
-        tasks_dir=Path(fields["tasks_dir"]),
-        agent=str(fields["agent"]),
-        iterations=iterations,
-        jobs=fields["jobs"],
-        sandbox=sandbox_mode,
-        out=Path(fields["out"]),
-        home=_path(fields["home"]),
-        profile=chosen_profile,
-        rules=_path(fields["rules"]),
-        detect=fields["detect"],
-        inventory=fields["inventory"],
-        inventory_roots=_paths(fields["inventory_roots"]),
-        judge=fields["judge"],
-        audit=audit_settings,
-        engine=fields["engine"],
-        scheduler=fields["scheduler"],
-        workers=fields["workers"],
-        shared_inputs=fields["shared_inputs"],
-        unconfined=bool(fields.get("unconfined", False)),
-        home_mode="fresh" if home_mode == "fresh" else "persistent",
-        keep_home_writes=not fields.get("discard_home_writes", False),
-    )
-    try:
-        prepared = prepare_run(request, notify)
-    except BenchguardError as exc:
-        raise fail(console, exc) from None
-    total = len(prepared.tasks) * iterations
-    with Progress(
-        # The description is a task folder: shown verbatim, never parsed as markup.
-        TextColumn("{task.description}", style="bold", markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=quiet,
-        transient=False,
-    ) as progress:
-        # A resumed batch starts at the runs its journal already holds.
-        already = runs_done(resume) if resume is not None else 0
-        bar = progress.add_task(
-            f"{prepared.settings.agent.name}", total=total, completed=min(already, total)
-        )
-
-        def done(job: Job, record: RunRecord) -> None:
-            words = AGENT_WORDS.get(str(record.status), str(record.status))
-            progress.update(bar, advance=1, description=f"{job.task.folder}: {words}")
-
+    with RunView(console, quiet=quiet) as view:
         try:
-            result = run_prepared(prepared, on_done=done, resume=resume)
+            result = run_command(RunOptions(**given), view)
         except BenchguardError as exc:
+            # Printed above the progress bar, as the bar stops.
             raise fail(console, exc) from None
-    for message in result.errors:
-        print_warning(console, message)
-    try:
-        save_command(result.run_dir, {**fields, "profile": chosen_profile})
-    except (OSError, BenchguardError) as exc:
-        print_warning(console, f"{result.run_dir}: cannot record the command for --resume: {exc}")
-    _summary(console, result)
-    typer.echo(str(result.run_dir))
+    print_run(console, result)
+    typer.echo(str(result.batch.run_dir))
     if result.exit_code != 0:
         raise typer.Exit(result.exit_code)
-
-
-def command_fields(given: dict[str, Any], resume: Path | None) -> dict[str, Any]:
-    """The flags as given; with ``--resume RUN_DIR`` and neither TASKS_DIR nor --agent,
-    the command RUN_DIR recorded. One of the two without the other is bad input."""
-    if given["tasks_dir"] is not None and given["agent"] is not None:
-        return given
-    if resume is None:
-        missing = "TASKS_DIR" if given["tasks_dir"] is None else "--agent"
-        raise BadInputError(f"missing {missing} (or give --resume RUN_DIR alone)")
-    if given["tasks_dir"] is not None or given["agent"] is not None:
-        raise BadInputError(
-            "with --resume, give both TASKS_DIR and --agent as the first time, or neither "
-            "(the run directory holds the command)"
-        )
-    return load_command(resume).model_dump()
-
-
-def _path(value: str | Path | None) -> Path | None:
-    return None if value is None else Path(value)
-
-
-def _paths(values: list[Any] | None) -> list[Path] | None:
-    return None if values is None else [Path(v) for v in values]
-
-
-def _audit_settings(console: Console, mode: str, protect: list[Path]) -> AuditSettings:
-    if mode not in ("auto", *AUDIT_MODES):
-        raise bad_input(
-            console, f"--audit {mode!r}: allowed values are auto, fanotify, strace, none"
-        )
-    paths = tuple(Path(os.path.abspath(os.path.expanduser(p))) for p in protect)
-    if mode == "none":
-        return AuditSettings("none", protect=paths)
-    if mode in ("auto", "fanotify"):
-        try:
-            require_fanotify()
-            return AuditSettings("fanotify", protect=paths)
-        except AuditUnavailable as exc:
-            if mode == "fanotify":
-                raise bad_input(console, str(exc)) from None
-    try:
-        strace = probe_strace()
-    except AuditUnavailable as exc:
-        if mode == "strace":
-            raise bad_input(console, str(exc)) from None
-        return AuditSettings("none", protect=paths)
-    return AuditSettings("strace", strace=strace, protect=paths)
-
-
-def _summary(console: Console, result: BatchResult) -> None:
-    """One line per run, saying what its row says (outcome, integrity status, and why
-    it did not complete), then what never ran and why the batch stopped."""
-    checks = {(r.folder, r.iteration): r.verification_report for r in result.records}
-    for row in result.rows:
-        line = run_line(row, checks.get((row.task_folder, row.iteration), ()))
-        console.print(line, soft_wrap=True)
-    manifest = result.manifest
-    if manifest.not_run:
-        console.print(
-            f"not run ({len(manifest.not_run)}): {', '.join(manifest.not_run)}", soft_wrap=True
-        )
-    if result.interrupted_by is not None:
-        console.print(
-            f"interrupted by {result.interrupted_by}: finished runs are written; "
-            f"finish with --resume {result.run_dir}",
-            soft_wrap=True,
-        )
 
 
 def register(app: typer.Typer) -> None:

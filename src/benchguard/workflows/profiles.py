@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchguard.detection.profile_choice import AUTO, ProfileChoice, resolve_profiles
+from benchguard.errors import BadInputError
 
 
 def profile_names(flags: Sequence[str] | None, configured: object) -> tuple[str, ...]:
@@ -37,4 +38,21 @@ def describe_names(names: Sequence[str]) -> str:
     return " + ".join(names)
 
 
-__all__ = ["describe_names", "named_choice", "profile_names"]
+def one_profile_for_run(flags: Sequence[str] | None) -> str | None:
+    """The one profile ``run`` gives its harness (``None``: the configured one).
+
+    The harness builds a batch's rules, home baseline and material fingerprints from a
+    single profile, so a run cannot take a union yet; several names are refused (bad
+    input) rather than one kept silently. ``scan`` and ``score`` take the union.
+    """
+    names = list(dict.fromkeys(flags or ()))
+    if len(names) > 1:
+        raise BadInputError(
+            f"--profile given {len(names)} times ({', '.join(names)}): benchguard run uses "
+            "one profile per batch; give one (scan and score of its results.json take the "
+            "union of several)"
+        )
+    return names[0] if names else None
+
+
+__all__ = ["describe_names", "named_choice", "one_profile_for_run", "profile_names"]
