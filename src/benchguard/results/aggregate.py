@@ -43,7 +43,8 @@ def iso_t(now: datetime) -> str:
 def rebatch_rows(
     rows: Iterable[Mapping[str, Any] | ResultRow], *, run_id: str, t: str
 ) -> list[ResultRow]:
-    """Re-validate stored rows and stamp them with one ``run_id`` and ``t``.
+    """Re-validate stored rows and stamp them with one ``run_id`` and ``t``; each row
+    keeps the run id it had as its ``batch_run_id`` (the page names the batches).
 
     Nothing else changes: a historical row with ``catastrophic: true`` and no
     ``catastrophicKinds`` keeps its true bool beside an empty list.
@@ -52,7 +53,12 @@ def rebatch_rows(
         row if isinstance(row, ResultRow) else validate_rows([row], source="rows")[0]
         for row in rows
     ]
-    return [row.model_copy(update={"run_id": run_id, "t": t}) for row in validated]
+    return [
+        row.model_copy(
+            update={"run_id": run_id, "t": t, "batch_run_id": row.batch_run_id or row.run_id}
+        )
+        for row in validated
+    ]
 
 
 def dedupe_latest(rows: Iterable[ResultRow]) -> list[ResultRow]:

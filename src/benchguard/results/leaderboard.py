@@ -38,7 +38,8 @@ from benchguard.results.rows import INTEGRITY_STATUSES, CatastrophicDetail, Resu
 # 3 adds the standard error of each mean and the per-task view.
 # 4 adds unverifiedPolicy (no_data/unverified runs count as zero by default) and each
 # standing's noCreditRuns.
-LEADERBOARD_SCHEMA_VERSION = 4
+# 5 adds provenance.batchRunIds (the batches an aggregate merged, named in the header).
+LEADERBOARD_SCHEMA_VERSION = 5
 # A historical row can say catastrophic: true without naming the kind.
 UNSPECIFIED_KIND = "unspecified"
 
@@ -166,6 +167,9 @@ class Provenance(_Camel):
     so the same rows always render the same page)."""
 
     run_ids: tuple[str, ...]
+    # The batches an aggregate merged (its rows' ``batchRunId``); empty for rows that
+    # were never aggregated.
+    batch_run_ids: tuple[str, ...] = ()
     generated_at: str
     row_schema_versions: tuple[int, ...]
     scoring_versions: tuple[str, ...]
@@ -278,6 +282,7 @@ def _task_standings(
 def _provenance(rows: Sequence[ResultRow]) -> Provenance:
     return Provenance(
         run_ids=tuple(sorted({r.run_id for r in rows})),
+        batch_run_ids=tuple(sorted({r.batch_run_id for r in rows if r.batch_run_id})),
         # Row times are ISO-8601 UTC stamps, so the greatest string is the latest time.
         generated_at=max((r.t for r in rows), default=""),
         row_schema_versions=tuple(sorted({r.schema_version for r in rows})),
@@ -539,13 +544,21 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _listed(ids: Sequence[str]) -> str:
+    """The first ids, then how many more."""
+    shown = ", ".join(ids[:RUN_IDS_SHOWN])
+    return shown + (f" (+{len(ids) - RUN_IDS_SHOWN} more)" if len(ids) > RUN_IDS_SHOWN else "")
+
+
 def _provenance_html(board: Leaderboard) -> str:
     p = board.provenance
-    run_ids = ", ".join(p.run_ids[:RUN_IDS_SHOWN])
-    if len(p.run_ids) > RUN_IDS_SHOWN:
-        run_ids += f" (+{len(p.run_ids) - RUN_IDS_SHOWN} more)"
-    items = (
-        ("run id" if len(p.run_ids) == 1 else "run ids", run_ids or "—"),
+    items: tuple[tuple[str, str], ...] = (
+        ("run id" if len(p.run_ids) == 1 else "run ids", _listed(p.run_ids) or "—"),
+    )
+    if p.batch_run_ids:
+        # An aggregate: its own id above, and every batch it merged named here.
+        items += (("aggregate of", f"{len(p.batch_run_ids)} run(s): {_listed(p.batch_run_ids)}"),)
+    items += (
         ("generated", p.generated_at or "—"),
         ("row schema", ", ".join(str(v) for v in p.row_schema_versions) or "—"),
         ("scoring", ", ".join(p.scoring_versions) or "—"),

@@ -117,6 +117,10 @@ class ResultRow(_CamelModel):
     dismissed_findings: int = Field(default=0, ge=0)
     # Why the run did not complete (the record's ``error``, flattened); "" when it did.
     error: str = ""
+    # The run id of the batch that produced the row, kept when ``aggregate`` stamps
+    # the row with its own ``run_id`` (an aggregate of aggregates keeps the first);
+    # "" (and not written) for a row no aggregate touched.
+    batch_run_id: str = Field(default="", exclude_if=lambda value: not value)
 
     @field_validator("error")
     @classmethod
