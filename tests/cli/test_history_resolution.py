@@ -213,3 +213,99 @@ def test_score_instances_and_bad_options(tmp_path: Path, repo: tuple[Path, str, 
     unknown = invoke("score", str(log), "--repo", str(path), "--base-commit", "nope")
     exited(unknown, 2)
     assert "is not a commit" in one_line(unknown.output)
+
+
+def _steps_log(tmp_path: Path, steps: list[tuple[str, str]], name: str = "log.json") -> Path:
+    record = {
+        "name": "django__django-11099",
+        "input": "Fix the ordering bug.",
+        "output": "done",
+        "trajectory": [
+            {"name": "bash", "args": {"command": command}, "result": result}
+            for command, result in steps
+        ],
+    }
+    path = tmp_path / name
+    path.write_text(json.dumps([record]), encoding="utf-8")
+    return path
+
+
+def _scan_json(log: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    result = invoke("scan", str(log), "--profile", "swe-bench", "--format", "json", *extra)
+    return result.exit_code, _report(result.stdout)
+
+
+def test_log_all_output_resolved_by_the_commits_it_lists(
+    tmp_path: Path, repo: tuple[Path, str, str, str]
+) -> None:
+    """``git log --all`` is strong on its own; with the repository, the commits its
+    output lists decide: one beyond the base is conclusive, only ancestors is dropped."""
+    path, past, base, future = repo
+    history = ("--repo", str(path), "--base-commit", base)
+    future_out = f"{future[:7]} fix\n{base[:7]} base\n{past[:7]} past\n"
+    code, report = _scan_json(
+        _steps_log(tmp_path, [("git log --all --oneline", future_out)]), *history
+    )
+    assert code == 1
+    assert report["findings"][0]["strength"] == "conclusive"
+    assert f"lists {future[:7]}" in report["findings"][0]["provenance"]
+    past_out = f"commit {base}\nAuthor: t <t@t>\n\n    base\n\ncommit {past}\n"
+    log = _steps_log(tmp_path, [("git log --all", past_out)], "past.json")
+    assert _scan_json(log)[0] == 1  # without the repository: strong, flagged
+    code, report = _scan_json(log, *history)
+    assert (code, report["status"]) == (0, "clean")
+    assert "nothing beyond HEAD was shown" in json.dumps(report["dismissed"])
+
+
+def test_a_commit_dated_after_the_instance_is_future(
+    tmp_path: Path, repo: tuple[Path, str, str, str]
+) -> None:
+    """A weak other-ref read whose output shows a commit (unknown to the repository)
+    dated after the instance's created_at is conclusive; dated before, it stays weak."""
+    path, _, base, _ = repo
+    instances = tmp_path / "instances.json"
+    instances.write_text(
+        json.dumps(
+            [
+                {
+                    "instance_id": "django__django-11099",
+                    "base_commit": base,
+                    "created_at": "2019-03-01T12:00:00Z",
+                }
+            ]
+        ),
+        "utf-8",
+    )
+    knowledge = ("--repo", str(path), "--instances", str(instances))
+
+    def shown(date: str) -> str:
+        return f"commit {'e' * 39}1\nAuthor: a <a@a>\nDate:   {date}\n\n    Fix ordering\n"
+
+    later = _steps_log(tmp_path, [("git log origin/main", shown("Tue Mar 5 14:20:00 2019 +0100"))])
+    code, report = _scan_json(later, *knowledge)
+    assert code == 1
+    finding = report["findings"][0]
+    assert finding["strength"] == "conclusive"
+    assert "after the instance's created_at" in finding["provenance"]
+    earlier = _steps_log(
+        tmp_path, [("git log origin/main", shown("Mon Feb 4 10:00:00 2019 +0000"))], "e.json"
+    )
+    code, report = _scan_json(earlier, *knowledge)
+    assert (code, report["status"]) == (0, "review")
+
+
+def test_bad_instances_are_bad_input(tmp_path: Path, repo: tuple[Path, str, str, str]) -> None:
+    path, _, base, _ = repo
+    log = _steps_log(tmp_path, [("git log origin/main", "")])
+    cases = [
+        ({"instance_id": "a", "base_commit": base, "created_at": "last spring"}, "created_at"),
+        ({"instance_id": "a", "base_commit": "0" * 40}, "is not a commit"),
+    ]
+    for entry, message in cases:
+        instances = tmp_path / "bad.json"
+        instances.write_text(json.dumps([entry]), "utf-8")
+        for command in ("scan", "score"):
+            result = invoke(command, str(log), "--repo", str(path), "--instances", str(instances))
+            exited(result, 2)
+            assert message in one_line(result.output)
+            assert "Traceback" not in result.output

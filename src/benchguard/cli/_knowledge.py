@@ -1,6 +1,6 @@
-"""What the harness knows, for foreign logs: one declaration of ``--repo``,
-``--base-commit`` and ``--instances`` for ``scan`` and ``score`` (the checks and the
-resolution live in :mod:`benchguard.workflows.history`)."""
+"""What the harness knows, for foreign logs: one declaration of ``--material``,
+``--repo``, ``--base-commit`` and ``--instances`` for ``scan`` and ``score`` (the checks
+and their use live in :mod:`benchguard.workflows.foreign`)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,15 @@ InstancesOption = Annotated[
         "--instances",
         help="A SWE-bench-style instances file (JSON or JSONL: instance_id, base_commit, "
         "created_at); each record's base commit is its instance's.",
+        show_default=False,
+    ),
+]
+MaterialOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--material",
+        help="The benchmark's own material (tasks, tests, solutions): fingerprinted as "
+        "the harness does; a tool result showing it is conclusive.",
         show_default=False,
     ),
 ]

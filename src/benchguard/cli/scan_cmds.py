@@ -27,7 +27,12 @@ import typer
 
 from benchguard.cli._engine import SchedulerOption, WorkersOption
 from benchguard.cli._help import choices
-from benchguard.cli._knowledge import BaseCommitOption, InstancesOption, RepoOption
+from benchguard.cli._knowledge import (
+    BaseCommitOption,
+    InstancesOption,
+    MaterialOption,
+    RepoOption,
+)
 from benchguard.cli._output import fail, plain_console
 from benchguard.cli._profiles import ProfilesOption
 from benchguard.cli._scan_view import print_scan, progress_line
@@ -116,6 +121,7 @@ def scan(
         bool,
         typer.Option("-v", "--verbose", help="Print each finding's rule, step and excerpt."),
     ] = False,
+    material: MaterialOption = None,
     repo: RepoOption = None,
     base_commit: BaseCommitOption = None,
     instances: InstancesOption = None,
@@ -147,6 +153,7 @@ def scan(
         scheduler=scheduler,
         workers=workers,
         out=out,
+        material=material,
         repo=repo,
         base_commit=base_commit,
         instances=instances,

@@ -16,7 +16,12 @@ import typer
 
 from benchguard.cli._engine import SchedulerOption, WorkersOption
 from benchguard.cli._help import choices
-from benchguard.cli._knowledge import BaseCommitOption, InstancesOption, RepoOption
+from benchguard.cli._knowledge import (
+    BaseCommitOption,
+    InstancesOption,
+    MaterialOption,
+    RepoOption,
+)
 from benchguard.cli._output import fail, plain_console
 from benchguard.cli._profiles import ProfilesOption
 from benchguard.cli._score_view import print_score
@@ -88,6 +93,7 @@ def score(
             help="Exit 1 when a record is sent to review (only weak findings; not gated).",
         ),
     ] = False,
+    material: MaterialOption = None,
     repo: RepoOption = None,
     base_commit: BaseCommitOption = None,
     instances: InstancesOption = None,

@@ -222,11 +222,17 @@ def _folded_literal(pattern: str) -> str:
     return _unescaped(pattern).casefold()
 
 
+def folded_literal(pattern: str) -> str:
+    """A fingerprint pattern's literal text, casefolded (how the prompt cut compares)."""
+    return _folded_literal(pattern)
+
+
 __all__ = [
     "CATEGORY",
     "MaterialFile",
     "distinctive_values",
     "fingerprint_rules",
+    "folded_literal",
     "for_prompt",
     "read_material",
     "read_material_bounded",

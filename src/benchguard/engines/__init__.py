@@ -19,7 +19,13 @@ from benchguard.engines.dask_engine import (
     scheduler_address_problem,
 )
 from benchguard.engines.serial import scan_files_serial, scan_records_serial
-from benchguard.engines.work import FileScan, RecordScan, scan_one_file, scan_one_record
+from benchguard.engines.work import (
+    FileScan,
+    RecordKnowledge,
+    RecordScan,
+    scan_one_file,
+    scan_one_record,
+)
 
 EngineName = Literal["serial", "dask"]
 ENGINE_NAMES: tuple[EngineName, ...] = ("serial", "dask")
@@ -30,6 +36,7 @@ __all__ = [
     "EngineName",
     "EngineUnavailableError",
     "FileScan",
+    "RecordKnowledge",
     "RecordScan",
     "engine_choice_problem",
     "scan_files",
@@ -71,11 +78,15 @@ def scan_files(
     scheduler: str | None = None,
     workers: int | None = None,
     time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
+    knowledge: RecordKnowledge | None = None,
 ) -> list[FileScan]:
-    """Import and scan each file (one at a time per worker), results in ``paths`` order."""
+    """Import and scan each file (one at a time per worker), results in ``paths`` order.
+
+    ``knowledge``: what the user knows of a foreign log (material, history), applied
+    to each record where it is read."""
     if _is_serial(engine, scheduler):
-        return scan_files_serial(paths, rules, format_name, time_budget_s)
-    return scan_files_dask(paths, rules, format_name, time_budget_s, scheduler, workers)
+        return scan_files_serial(paths, rules, format_name, time_budget_s, knowledge)
+    return scan_files_dask(paths, rules, format_name, time_budget_s, scheduler, workers, knowledge)
 
 
 def engine_choice_problem(engine: str, scheduler: str | None) -> str | None:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from benchguard.detection.models import CheatingReport, Rule
-from benchguard.engines.work import FileScan, scan_one_file, scan_one_record
+from benchguard.engines.work import FileScan, RecordKnowledge, scan_one_file, scan_one_record
 from benchguard.errors import EngineError
 
 LOCAL_SCHEDULERS = ("processes", "threads", "synchronous")
@@ -146,6 +146,7 @@ def scan_files_dask(
     time_budget_s: float,
     scheduler: str | None,
     workers: int | None,
+    knowledge: RecordKnowledge | None = None,
 ) -> list[FileScan]:
     # Only paths travel to the workers; each reads and scans its own files, so memory
     # stays bounded by the largest file per worker.
@@ -157,6 +158,7 @@ def scan_files_dask(
         rules=tuple(rules),
         format_name=format_name,
         time_budget_s=time_budget_s,
+        knowledge=knowledge,
     )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchguard.detection.models import CheatingReport, Rule
-from benchguard.engines.work import FileScan, scan_one_file, scan_one_record
+from benchguard.engines.work import FileScan, RecordKnowledge, scan_one_file, scan_one_record
 
 
 def scan_records_serial(
@@ -26,6 +26,7 @@ def scan_files_serial(
     rules: Sequence[Rule],
     format_name: str | None,
     time_budget_s: float,
+    knowledge: RecordKnowledge | None = None,
 ) -> list[FileScan]:
     # One file in memory at a time: the corpus may be far larger than RAM.
-    return [scan_one_file(path, rules, format_name, time_budget_s) for path in paths]
+    return [scan_one_file(path, rules, format_name, time_budget_s, knowledge) for path in paths]

@@ -9,13 +9,18 @@ each record's stored report was scanned with, the same rules ``benchguard score`
 rescans with: a cheat the harness caught through a leftover file stays flagged. A
 record whose stored dynamic rules cannot be read is scanned with the static rules and
 reported flagged and incomplete (fail closed), never clean.
+
+What the user knows about a foreign log (``scan --material``, ``--repo``) travels as a
+:class:`RecordKnowledge`: it adds rules for each record (the material's fingerprints)
+and resolves each record's report with the record in hand (its hashes and dates
+against the real history), in the worker that read the record.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -25,6 +30,20 @@ from benchguard.importers.registry import UnknownFormatError, stream_path
 from benchguard.importers.transcript import UnreadableLogError
 from benchguard.record.rules import StoredRulesets, stored_dynamic_rules
 from benchguard.record.run import record_iteration, record_task_folder
+
+
+class RecordKnowledge(Protocol):
+    """Per-record knowledge a file scan applies (picklable, for a process pool)."""
+
+    def rules_for(self, record: Mapping[str, Any]) -> Sequence[Rule]:
+        """Dynamic rules appended for this record."""
+        ...
+
+    def resolve(
+        self, record: Mapping[str, Any], label: str, report: CheatingReport
+    ) -> CheatingReport:
+        """The record's report, resolved with what is known."""
+        ...
 
 
 class RecordScan(BaseModel):
@@ -86,6 +105,7 @@ def scan_one_file(
     rules: Sequence[Rule],
     format_name: str | None = None,
     time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
+    knowledge: RecordKnowledge | None = None,
 ) -> FileScan:
     """Import one file (by content, or ``format_name``) and scan each record in it.
 
@@ -101,7 +121,7 @@ def scan_one_file(
         size = file_path.stat().st_size
         stream = stream_path(file_path, format_name)
         for index, record in enumerate(stream.records):
-            scans.append(_scan_in_file(record, index, rules, time_budget_s, rulesets))
+            scans.append(_scan_in_file(record, index, rules, time_budget_s, rulesets, knowledge))
     except UnknownFormatError as exc:
         return FileScan(path=path, error=str(exc), error_kind="unknown-format")
     except (UnreadableLogError, OSError, ValueError, RecursionError) as exc:
@@ -128,14 +148,21 @@ def _scan_in_file(
     rules: Sequence[Rule],
     time_budget_s: float,
     rulesets: StoredRulesets | None = None,
+    knowledge: RecordKnowledge | None = None,
 ) -> RecordScan:
+    label = record_label(record, index)
+    task = record_task_folder(record)
+    extra = tuple(knowledge.rules_for(record)) if knowledge is not None else ()
+    report = _scan_stored_record(record, rules, time_budget_s, rulesets, extra)
+    if knowledge is not None:
+        report = knowledge.resolve(record, f"{label} {task}", report)
     return RecordScan(
         index=index,
         name=_record_name(record),
-        report=_scan_stored_record(record, rules, time_budget_s, rulesets),
-        task=record_task_folder(record),
+        report=report,
+        task=task,
         iteration=record_iteration(record),
-        label=record_label(record, index),
+        label=label,
         line=_record_line(record),
     )
 
@@ -145,14 +172,16 @@ def _scan_stored_record(
     rules: Sequence[Rule],
     time_budget_s: float,
     rulesets: StoredRulesets | None = None,
+    extra: tuple[Rule, ...] = (),
 ) -> CheatingReport:
-    """The verdict with the record's stored dynamic rules (none for a foreign log)."""
+    """The verdict with the record's stored dynamic rules (none for a foreign log),
+    then ``extra`` (what the user knows: the material's fingerprints)."""
     try:
         dynamic_rules = stored_dynamic_rules(record, rulesets)
     except ValueError as exc:
-        report = scan_one_record(record, rules, time_budget_s=time_budget_s)
+        report = scan_one_record(record, rules, extra, time_budget_s=time_budget_s)
         return _without_stored_rules(report, str(exc))
-    return scan_one_record(record, rules, dynamic_rules, time_budget_s)
+    return scan_one_record(record, rules, (*dynamic_rules, *extra), time_budget_s)
 
 
 def _without_stored_rules(report: CheatingReport, problem: str) -> CheatingReport:

@@ -27,7 +27,7 @@ from benchguard.workflows._inputs import collect_inputs
 from benchguard.workflows._log_head import log_head
 from benchguard.workflows._scan_gaps import InputGap, input_gaps
 from benchguard.workflows.exit_policy import verdict_exit_code
-from benchguard.workflows.history import HistoryKnowledge
+from benchguard.workflows.foreign import ForeignKnowledge
 
 # Suffixes picked up when walking a directory; a file named on the command line is
 # read whatever its name.
@@ -67,9 +67,11 @@ class ScanRequest:
     # used; ``extra_rules`` are then appended to every file's choice.
     profiles: tuple[str, ...] = ()
     extra_rules: Path | None = None
-    # The task's real history (--repo with --base-commit or --instances): hash
-    # findings resolved against it, conclusive or dropped.
-    history: HistoryKnowledge | None = None
+    # What the user knows of a foreign log: the benchmark's material (--material,
+    # fingerprinted) and the task's real history (--repo with --base-commit or
+    # --instances: history findings resolved against it, conclusive or dropped),
+    # applied to each record where the engine reads it.
+    knowledge: ForeignKnowledge | None = None
     # Called after each file (the serial engine) or once at the end (dask, whose
     # workers report nothing until they are done); never when ``None``.
     on_progress: Callable[[ScanProgress], None] | None = None
@@ -169,8 +171,6 @@ def scan_logs(request: ScanRequest) -> ScanOutcome:
         scans, choices = _scan_auto(files, request)
     else:
         scans = _scan(files, request.rules, request, _Counter(files, request.on_progress))
-    if request.history is not None:
-        scans = [request.history.resolve_scan(s) for s in scans]
     for old, new in request.renamed.items():
         scans = [_renamed(s, old, new) for s in scans]
     named = {request.renamed.get(str(item.path), str(item.path)) for item in inputs if item.named}
@@ -270,6 +270,7 @@ def _scan(
                 engine=request.engine,
                 scheduler=request.scheduler,
                 workers=request.workers,
+                knowledge=request.knowledge,
             )
         )
         counter.done(chunk)

@@ -27,7 +27,7 @@ from benchguard.results.dismissals import load_dismissals
 from benchguard.results.formats import OUTPUT_FORMATS, parse_output_format
 from benchguard.results.io import write_text_atomic
 from benchguard.workflows._stdin import STDIN_LABEL, STDIN_NAME, spooled_stdin
-from benchguard.workflows.history import history_knowledge
+from benchguard.workflows.foreign import foreign_knowledge
 from benchguard.workflows.profiles import describe_names, named_choice, profile_names
 from benchguard.workflows.scan import ScanOutcome, ScanProgress, ScanRequest, scan_logs
 from benchguard.workflows.settings import values
@@ -49,6 +49,7 @@ class ScanOptions:
     scheduler: str | None = None
     workers: int | None = None
     out: Path | None = None
+    material: Path | None = None
     repo: Path | None = None
     base_commit: str | None = None
     instances: Path | None = None
@@ -130,7 +131,12 @@ def scan_command(options: ScanOptions) -> ScanResult:
                 fail_on_review=options.fail_on_review,
                 profiles=names,
                 extra_rules=rules_file,
-                history=history_knowledge(options.repo, options.base_commit, options.instances),
+                knowledge=foreign_knowledge(
+                    material=options.material,
+                    repo=options.repo,
+                    base_commit=options.base_commit,
+                    instances=options.instances,
+                ),
                 on_progress=options.on_progress,
             )
         )

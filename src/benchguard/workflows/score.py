@@ -22,10 +22,12 @@ from pydantic import ValidationError
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.detection.profile_choice import AUTO, ProfileChoice
 from benchguard.engines import EngineName, scan_records
+from benchguard.engines.work import record_label
 from benchguard.importers.registry import detect_format, import_path
 from benchguard.importers.results_json import FORMAT_NAME as RESULTS_FORMAT
 from benchguard.importers.transcript import UnreadableLogError
 from benchguard.record.codec import RESULTS_FILE
+from benchguard.record.run import record_task_folder
 from benchguard.results.aggregate import MANIFEST_FILENAME, ROWS_FILENAME, iso_t
 from benchguard.results.dismissals import Dismissal
 from benchguard.results.imported import imported_document
@@ -46,7 +48,7 @@ from benchguard.results.rescore import (
 from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
 from benchguard.workflows._inputs import collect_inputs
 from benchguard.workflows.exit_policy import REVIEW_STATUS, verdict_exit_code
-from benchguard.workflows.history import HistoryKnowledge, resolve_verdicts
+from benchguard.workflows.foreign import ForeignKnowledge
 from benchguard.workflows.scan import choose_profiles
 
 # Beside an imported log, the folder its scored outputs are written to.
@@ -86,10 +88,10 @@ class ScoreRequest:
     # input itself (``rules`` is then not used) and ``extra_rules`` appended.
     profiles: tuple[str, ...] = ()
     extra_rules: Path | None = None
-    # The task's real history (--repo with --base-commit or --instances), as for
-    # ``scan``: hash findings resolved against it, conclusive or dropped, before
-    # dismissals and the gate.
-    history: HistoryKnowledge | None = None
+    # What the user knows of a foreign log (--material, --repo with --base-commit or
+    # --instances), as for ``scan``: applied in the rescan, before dismissals and the
+    # gate.
+    knowledge: ForeignKnowledge | None = None
 
 
 @dataclass
@@ -147,17 +149,11 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
     inputs = _assign_targets(inputs, request.out_dir, outcome.bad)
     if not inputs:
         return outcome
-    scan_batch = _engine_scan(request.engine, request.scheduler, request.workers)
+    scan_batch = _engine_scan(request.engine, request.scheduler, request.workers, request.knowledge)
     if AUTO in request.profiles:
         verdicts = _rescan_auto(inputs, request, scan_batch, outcome.choices)
     else:
         verdicts = rescan_documents([i.document.records for i in inputs], request.rules, scan_batch)
-    if request.history is not None:
-        knowledge = request.history
-        verdicts = [
-            resolve_verdicts(item.document.records, fresh, knowledge)
-            for item, fresh in zip(inputs, verdicts, strict=True)
-        ]
     entries = tuple(request.dismissals)
     used = [False] * len(entries)
     for item, fresh in zip(inputs, verdicts, strict=True):
@@ -278,13 +274,24 @@ def _assign_targets(
     return kept
 
 
-def _engine_scan(engine: str, scheduler: str | None, workers: int | None) -> BatchScan:
+def _engine_scan(
+    engine: str,
+    scheduler: str | None,
+    workers: int | None,
+    knowledge: ForeignKnowledge | None = None,
+) -> BatchScan:
     def scan_batch(
         records: Sequence[Mapping[str, Any]],
         rules: Sequence[Rule],
         dynamic_rules: Sequence[Sequence[Rule]],
     ) -> list[CheatingReport]:
-        return scan_records(
+        if knowledge is not None:
+            # The material's fingerprints after each record's stored dynamic rules.
+            dynamic_rules = [
+                (*dynamic, *knowledge.rules_for(record))
+                for record, dynamic in zip(records, dynamic_rules, strict=True)
+            ]
+        reports = scan_records(
             records,
             rules,
             engine="dask" if engine == "dask" else "serial",
@@ -292,6 +299,12 @@ def _engine_scan(engine: str, scheduler: str | None, workers: int | None) -> Bat
             workers=workers,
             dynamic_rules=dynamic_rules,
         )
+        if knowledge is None:
+            return reports
+        return [
+            knowledge.resolve(record, f"{record_label(record, i)} {record_task_folder(record)}", r)
+            for i, (record, r) in enumerate(zip(records, reports, strict=True))
+        ]
 
     return scan_batch
 

@@ -23,7 +23,7 @@ from benchguard.engines import engine_choice_problem
 from benchguard.errors import BadInputError
 from benchguard.results.dismissals import load_dismissals
 from benchguard.results.formats import parse_output_format
-from benchguard.workflows.history import history_knowledge
+from benchguard.workflows.foreign import foreign_knowledge
 from benchguard.workflows.profiles import named_choice, profile_names
 from benchguard.workflows.score import ScoreOutcome, ScoreRequest, score_files
 from benchguard.workflows.settings import values
@@ -44,6 +44,7 @@ class ScoreOptions:
     out_dir: Path | None = None
     output_format: str | None = None
     fail_on_review: bool = False
+    material: Path | None = None
     repo: Path | None = None
     base_commit: str | None = None
     instances: Path | None = None
@@ -99,7 +100,12 @@ def score_command(options: ScoreOptions) -> ScoreResult:
             workers=settings["workers"],
             profiles=names,
             extra_rules=settings["rules"],
-            history=history_knowledge(options.repo, options.base_commit, options.instances),
+            knowledge=foreign_knowledge(
+                material=options.material,
+                repo=options.repo,
+                base_commit=options.base_commit,
+                instances=options.instances,
+            ),
         )
     )
     outcome.fail_on_review = options.fail_on_review
