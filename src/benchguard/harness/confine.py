@@ -34,6 +34,7 @@ and stderr).
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import os
@@ -110,6 +111,33 @@ class Policy:
             },
             separators=(",", ":"),
         )
+
+
+PR_GET_DUMPABLE = 3
+PR_SET_DUMPABLE = 4
+
+
+def protect_harness() -> bool:
+    """Make the harness process non-dumpable; whether the kernel now says it is.
+
+    A non-dumpable process's ``/proc/PID/{mem,root,cwd,environ,fd,maps}`` (and ptrace
+    and ``process_vm_readv``) need ``CAP_SYS_PTRACE`` in the initial user namespace,
+    even for a process of the same uid: an agent that shares the harness's uid (an
+    unprivileged harness, or one that somehow sees the host's ``/proc``) cannot read the
+    harness's memory (every task's checks and answers) or reach files through its root.
+    Idempotent; children the harness execs are dumpable again (the kernel resets the
+    flag on ``execve``), so the agent's own ``/proc`` stays readable to the audit.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    return harness_dumpable() is False
+
+
+def harness_dumpable() -> bool | None:
+    """The kernel's dumpable flag for this process (None: it would not say)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    flag = libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0)
+    return None if flag < 0 else flag != 0
 
 
 @functools.cache

@@ -15,7 +15,7 @@ Usage: ``python -I -S confine_exec.py POLICY_JSON -- AGENT ARGV...``
   copy-on-write overlay of ``target`` (the operator's home, as its lower layer) with the
   run's writes going to ``upper``, or ``{"target", "copy"}`` to bind a copy over it;
 - ``confine`` (default true): false only for an ``--unconfined`` batch (the home is
-  still made, no Landlock rule is applied).
+  still made, no Landlock rule is applied; the capabilities are still dropped).
 
 The home is mounted in a mount namespace of the agent's own (the launcher unshares one;
 as a user also a user namespace mapping its own uid and gid to themselves, so the
@@ -28,8 +28,17 @@ A listed path that does not exist is skipped (an optional system directory). The
 launcher sets ``PR_SET_NO_NEW_PRIVS``, creates a ruleset handling every filesystem right
 of the highest ABI the kernel offers, scopes abstract unix sockets and signals when the
 ABI has scoping (6+), restricts itself, and execs the agent; the restriction survives
-``execve`` and binds every process the agent starts. Anything it cannot do is fatal:
-it exits 125 with one line on stderr and never runs the agent unconfined.
+``execve`` and binds every process the agent starts.
+
+Last, confined or not, it gives up every capability (:func:`drop_capabilities`): the
+bounding set (when it holds ``CAP_SETPCAP``, i.e. as root), the ambient, inheritable,
+permitted and effective sets, with ``no_new_privs`` so no setuid or file-capability
+program gives one back, and then asks the kernel (``/proc/self/status``) that every set
+is empty. A root agent is then uid 0 with no privilege: it cannot unmount the run's
+``/proc`` to reach the host's, load a module or a BPF program, or trace the harness
+(the kernel refuses ``/proc/PID/mem``, ``root``, ``environ`` of a process whose
+capabilities exceed the caller's). Anything it cannot do is fatal: it exits 125 with
+one line on stderr and never runs the agent.
 
 The syscalls are made with ctypes, x86_64 numbers (the numbers are the same on every
 architecture that has them, since these are new syscalls allocated in the unified
@@ -59,6 +68,16 @@ CLONE_NEWUSER = 0x10000000
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+PR_CAPBSET_READ = 23
+PR_CAPBSET_DROP = 24
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+# Used when /proc/sys/kernel/cap_last_cap cannot be read: dropping a capability number
+# the kernel does not have fails with EINVAL, which is skipped.
+CAP_LAST_FALLBACK = 63
+# The /proc/self/status lines that must read zero once the capabilities are dropped.
+CAPABILITY_SETS = ("CapInh", "CapPrm", "CapEff", "CapAmb")
 # In the run's home layers directory: the copy made when the overlay was refused, and
 # the note saying why (harness.home reads both).
 COPY_DIR = "copy"
@@ -107,6 +126,18 @@ class _RulesetAttr(ctypes.Structure):
 class _PathBeneathAttr(ctypes.Structure):
     _pack_ = 1  # __attribute__((packed)) in the uapi header: 12 bytes
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
 
 
 def _libc() -> ctypes.CDLL:
@@ -208,6 +239,64 @@ def restrict(policy: dict[str, Sequence[str]]) -> int:
     return abi
 
 
+def drop_capabilities() -> dict[str, str]:
+    """Give up every capability for good; the kernel's own account of the sets after.
+
+    Raises :class:`ConfineError` when a step fails or the kernel still reports a
+    capability (in any set, or in the bounding set of a uid-0 process, which ``execve``
+    would otherwise hand back).
+    """
+    libc = _libc()
+    for cap in range(_cap_last() + 1):
+        if libc.prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 1:
+            continue
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            err = ctypes.get_errno()
+            # EPERM: no CAP_SETPCAP, so nothing to drop it with (a non-root launcher:
+            # ``no_new_privs`` then keeps exec from granting any); EINVAL: no such cap.
+            if err not in (1, 22):
+                raise ConfineError(f"prctl(PR_CAPBSET_DROP, {cap}): {os.strerror(err)}")
+    # EINVAL before Linux 4.3 (no ambient set): nothing to clear.
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        raise ConfineError(f"capset (clear every set): {os.strerror(ctypes.get_errno())}")
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise ConfineError(f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(ctypes.get_errno())}")
+    status = _status()
+    required = [*CAPABILITY_SETS, *(("CapBnd",) if os.geteuid() == 0 else ())]
+    left = [name for name in required if int(status.get(name, "1"), 16) != 0]
+    if status.get("NoNewPrivs") != "1":
+        left.append("NoNewPrivs")
+    if left:
+        shown = ", ".join(f"{name} {status.get(name, 'missing')}" for name in left)
+        raise ConfineError(f"capabilities still held after dropping them: {shown}")
+    return {name: status[name] for name in ("CapBnd", *CAPABILITY_SETS) if name in status}
+
+
+def _cap_last() -> int:
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as handle:
+            return int(handle.read().strip())
+    except (OSError, ValueError):
+        return CAP_LAST_FALLBACK
+
+
+def _status() -> dict[str, str]:
+    """``/proc/self/status`` as the kernel reports it (name: first value)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError as exc:
+        raise ConfineError(f"cannot read /proc/self/status: {exc.strerror}") from None
+    fields = {}
+    for line in lines:
+        name, _, value = line.partition(":")
+        fields[name] = value.strip()
+    return fields
+
+
 def mount_home(home: dict[str, str]) -> None:
     """Mount the run's fresh home over ``home["target"]`` in a new mount namespace."""
     libc = _libc()
@@ -293,6 +382,7 @@ def main(argv: Sequence[str]) -> int:
             mount_home({str(k): str(v) for k, v in policy["home"].items()})
         if policy.get("confine", True):
             restrict({kind: [str(p) for p in policy.get(kind, [])] for kind in POLICY_KINDS})
+        drop_capabilities()
     except (ConfineError, ValueError, AttributeError, TypeError) as exc:
         sys.stderr.write(f"{MESSAGE_PREFIX} refusing to run the agent unconfined: {exc}\n")
         return EXIT_CONFINE_FAILED

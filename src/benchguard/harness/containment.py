@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from benchguard.harness.cgroup import BatchCgroups, CgroupError, RunCgroup
+from benchguard.harness.confine import harness_dumpable, protect_harness
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +117,8 @@ class RunContainment:
     def start(cls, batch: BatchCgroups | str, label: str) -> RunContainment:
         """A run's containment in ``batch`` (a reason string when the batch has no
         cgroups: the pid namespace then contains the run alone)."""
+        # Before any agent starts: the harness's memory and root are not for the agent.
+        protect_harness()
         cgroup: RunCgroup | None = None
         reason: str | None = batch if isinstance(batch, str) else None
         if isinstance(batch, BatchCgroups):
@@ -204,4 +207,10 @@ class RunContainment:
             "dies_with_harness": bool(self.pdeathsig) and bool(self.pid_namespace),
             "killed_at_end": self.killed_at_end,
             "end_error": self.end_error,
+            # Every agent starts through the launcher, which drops every capability and
+            # refuses to run the agent when the kernel still reports one.
+            "agent_capabilities": "none",
+            # The kernel's answer: False when /proc/<harness>/mem, root, environ need
+            # CAP_SYS_PTRACE (protect_harness), None when it would not say.
+            "harness_dumpable": harness_dumpable(),
         }

@@ -140,24 +140,25 @@ def _check_runs(
             )
             command = [sys.executable, "-I", "-c", test, str(program)]
         run_home = make_run_home(home_settings, home, root) if home_settings else None
+        # Through the launcher, as a run is: the same Landlock allow-list, home and
+        # dropped capabilities, so an install it does not cover, a home that cannot be
+        # mounted or a program that needs a capability fails here, not on every record.
+        tmp = Path("/tmp") if sandbox == "bwrap" else root / "tmp"
         if confined or run_home is not None:
-            # Under the same Landlock allow-list and home as a run: an install it does
-            # not cover, or a home that cannot be mounted, fails here, not on every record.
-            tmp = Path("/tmp") if sandbox == "bwrap" else root / "tmp"
             tmp.mkdir(exist_ok=True)
             if sandbox != "bwrap":
                 env.setdefault("TMPDIR", str(tmp))
-            policy = agent_policy(
-                agent_paths=read_only,
-                workspace=workspace,
-                home=home,
-                tmp=tmp,
-                writable_dirs=state_dirs.values(),
-                writable_files=(channel,),
-                home_spec=run_home.launcher_spec() if run_home is not None else None,
-                confine=confined,
-            )
-            command = launcher_argv(policy, command)
+        policy = agent_policy(
+            agent_paths=read_only,
+            workspace=workspace,
+            home=home,
+            tmp=tmp,
+            writable_dirs=state_dirs.values(),
+            writable_files=(channel,),
+            home_spec=run_home.launcher_spec() if run_home is not None else None,
+            confine=confined,
+        )
+        command = launcher_argv(policy, command)
         if sandbox == "bwrap":
             hand_over(identity, workspace, channel, *state_dirs.values())
             if run_home is not None:

@@ -317,11 +317,12 @@ def _command(
         if run_home is not None:
             hand_over(settings.identity, run_home.upper.parent)
         argv = bwrap_argv(spec, argv, bwrap=settings.bwrap, identity=settings.identity)
-    elif settings.confinement.active or run_home is not None:
+    else:
         # The host's /tmp holds other runs' scratch: the run gets its own.
         tmp = scratch_paths.root / "tmp"
-        tmp.mkdir(mode=0o700)
-        env.setdefault("TMPDIR", str(tmp))
+        if settings.confinement.active or run_home is not None:
+            tmp.mkdir(mode=0o700)
+            env.setdefault("TMPDIR", str(tmp))
         argv = _confined(argv, settings, scratch_paths, state_dirs, sockets, tmp=tmp, home=run_home)
     return argv, env, state_dirs, proxy
 
@@ -336,10 +337,10 @@ def _confined(
     tmp: Path,
     home: RunHome | None = None,
 ) -> list[str]:
-    """``argv`` through the launcher: Landlock when the batch is confined, and the
-    run's fresh home mounted over the home path when it has one."""
-    if not settings.confinement.active and home is None:
-        return argv
+    """``argv`` through the launcher, always: Landlock when the batch is confined, the
+    run's fresh home mounted over the home path when it has one, and every capability
+    dropped in any case (an --unconfined root agent must not unmount its /proc or trace
+    the harness)."""
     policy = agent_policy(
         agent_paths=sandbox_read_only(settings.agent, settings.home),
         workspace=scratch_paths.workspace,
