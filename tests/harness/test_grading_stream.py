@@ -183,6 +183,90 @@ def test_programs_the_tests_start_do_not_inherit_the_stream(tmp_path: Path) -> N
     assert _tests_pass(grading)["passed"] is True, grading.report
 
 
+MIXED_PASSING = """\
+import pytest
+
+from stats import total
+
+
+@pytest.mark.parametrize("numbers", [[1, 2], [], [5, -5]], ids=["a::b", "[x]", "s p"])
+def test_parametrized(numbers):
+    assert total(numbers) == sum(numbers)
+
+
+class TestTotals:
+    def test_in_class(self):
+        assert total([1, 1]) == 2
+
+
+@pytest.mark.xfail(reason="xpass, not strict")
+def test_xpass():
+    assert total([3]) == 3
+
+
+@pytest.fixture
+def closing():
+    yield 1
+
+
+def test_with_teardown(closing):
+    assert total([closing]) == 1
+"""
+
+MIXED_FAILING = (
+    MIXED_PASSING
+    + """\
+
+
+def test_skipped():
+    pytest.skip("no")
+
+
+@pytest.mark.xfail(reason="expected")
+def test_xfail():
+    assert False
+
+
+@pytest.fixture
+def broken_setup():
+    raise RuntimeError("setup")
+
+
+def test_setup_error(broken_setup):
+    pass
+
+
+@pytest.fixture
+def broken_teardown():
+    yield
+    raise RuntimeError("teardown")
+
+
+def test_fails_and_teardown_errors(broken_teardown):
+    assert False
+"""
+)
+
+
+@pytest.mark.parametrize("tests", ["passing", "failing", "uncollectable"])
+def test_honest_results_of_every_shape_are_never_read_as_forged(tmp_path: Path, tests: str) -> None:
+    """Guards against the stream and pytest's JUnit report disagreeing on an honest run
+    (parameter ids with brackets and ``::``, classes, xpass, xfail, skips, setup and
+    teardown errors, a failure with a teardown error, a collection error)."""
+    source = {
+        "passing": MIXED_PASSING,
+        "failing": MIXED_FAILING,
+        "uncollectable": "import stats\nimport no_such_module\n",
+    }[tests]
+    task_dir = tmp_path / "task"
+    shutil.copytree(FIX_TOTAL, task_dir)
+    (task_dir / "tests" / "test_stats.py").write_text(source, "utf-8")
+    grading = _grade(tmp_path, "honest", "none", task_dir=task_dir)
+    check = _tests_pass(grading)
+    assert check["passed"] is (tests == "passing"), check
+    assert "forged" not in str(check["reason"]) and grading.tampering == [], check
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="documented limit: a deliverable imported into the test interpreter shares its "
