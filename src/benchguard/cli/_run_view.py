@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchguard.cli._output import labelled, print_warning
-from benchguard.harness.runner import Job
+from benchguard.harness.job import Job
 from benchguard.records import RunRecord
 from benchguard.results.rows import ResultRow
 from benchguard.workflows.run import NoticeKind

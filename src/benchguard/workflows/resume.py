@@ -20,8 +20,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from benchguard.errors import BadInputError
+from benchguard.harness.batch import needs_rerun
 from benchguard.harness.journal import Journal, JournalError
-from benchguard.harness.runner import needs_rerun
 from benchguard.results.io import write_text_atomic
 
 COMMAND_FILE = "command.json"

@@ -1,5 +1,5 @@
 """The run workflow: check everything that can be checked before an agent starts, then
-run the batch (``harness.runner.run_batch``).
+run the batch (``harness.batch.run_batch``).
 
 ``benchguard run`` parses its options, calls :func:`prepare_run` then :func:`run_prepared`
 and prints; nothing here prints. What a person must know before the batch starts (a
@@ -25,20 +25,14 @@ from benchguard.errors import BadInputError
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import resolve_agent
 from benchguard.harness.audit import AuditSettings
+from benchguard.harness.batch import BatchResult, run_batch
 from benchguard.harness.confine import MIN_ABI, Confinement, batch_confinement
 from benchguard.harness.confine import exposure_problems as install_exposure
 from benchguard.harness.home import HomeMode, HomeSettings, home_settings_for
 from benchguard.harness.identity import IdentityError, agent_identity
+from benchguard.harness.job import BatchSettings, Job, SandboxMode, sandbox_read_only
 from benchguard.harness.journal import JournalError
 from benchguard.harness.preflight import PreflightError, preflight
-from benchguard.harness.runner import (
-    BatchResult,
-    BatchSettings,
-    Job,
-    SandboxMode,
-    run_batch,
-    sandbox_read_only,
-)
 from benchguard.harness.sandbox import SandboxUnavailable, exposure_problems, probe_bwrap
 from benchguard.harness.tasks import LoadedTasks, Task, load_tasks
 from benchguard.harness.verification import CheckSandbox, home_checks_passing_before

@@ -18,8 +18,9 @@ from typing import Any, Protocol
 
 from benchguard.errors import BadInputError, BenchguardError
 from benchguard.harness.audit import AUDIT_MODES, AuditSettings, AuditUnavailable, probe_strace
+from benchguard.harness.batch import BatchResult
 from benchguard.harness.fanotify import require_fanotify
-from benchguard.harness.runner import BatchResult, Job
+from benchguard.harness.job import Job
 from benchguard.records import RunRecord
 from benchguard.workflows.profiles import one_profile_for_run
 from benchguard.workflows.resume import load_command, runs_done, save_command

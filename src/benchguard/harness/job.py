@@ -1,0 +1,587 @@
+"""One run captured: a fresh workspace and home, the agent under its launcher (Landlock,
+a fresh home, every capability dropped; in bubblewrap with ``--sandbox bwrap``), the
+audit and containment around it, then the verification checks in the clean grading box.
+
+:func:`run_job` never raises for an agent failure: a crashed or timed-out agent keeps
+its partial transcript and the record says why. Finishing the record (scan, then
+score) is :mod:`benchguard.harness.finish`; the batch around it is
+:mod:`benchguard.harness.batch`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import shutil
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from benchguard.detection.context import SCAN_CONTEXT_KEY
+from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_KEY
+from benchguard.detection.harness_evidence import TRANSCRIPT_PROBLEM_KEY
+from benchguard.detection.inventory import filter_rules_for_prompt
+from benchguard.detection.knowledge import HarnessKnowledge, run_context
+from benchguard.detection.models import Rule
+from benchguard.harness import cgroup, integrity
+from benchguard.harness.agents.config import (
+    AgentConfig,
+    agent_environment,
+    builtin_agent_script,
+    make_state_dirs,
+    program_tree,
+    render_argv,
+    resolve_program,
+)
+from benchguard.harness.audit import AuditSettings, ProtectedSet, protected_set
+from benchguard.harness.audit_session import RunSession
+from benchguard.harness.confine import (
+    EXIT_CONFINE_FAILED,
+    EXIT_EXEC_FAILED,
+    LAUNCHER_PREFIX,
+    Confinement,
+    agent_policy,
+    launcher_argv,
+    launcher_script,
+)
+from benchguard.harness.containment import RunContainment
+from benchguard.harness.granted import changed, digest, granted_inputs
+from benchguard.harness.home import (
+    HomeSettings,
+    RunHome,
+    home_view,
+    keep_writes,
+    make_run_home,
+)
+from benchguard.harness.identity import AgentIdentity, hand_over
+from benchguard.harness.model_proxy import ModelProxy, bridge_script, model_endpoint
+from benchguard.harness.process import ChildBaseline, run_process
+from benchguard.harness.sandbox import (
+    SandboxSpec,
+    bwrap_argv,
+    interpreter_paths,
+)
+from benchguard.harness.tampering import TAMPERING_KEY, TamperWatch
+from benchguard.harness.tasks import Task
+from benchguard.harness.trajectory import capture, read_tail
+from benchguard.harness.transcript_channel import TranscriptChannel
+from benchguard.harness.verification import CheckSandbox, HomeFiles, grade
+from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
+from benchguard.record.filenames import FileName
+from benchguard.records import RunRecord, parse_record
+from benchguard.scoring.judge import Judge
+
+log = logging.getLogger(__name__)
+
+SandboxMode = Literal["none", "bwrap"]
+# Kept on a failed record so an operator sees why without opening files.
+STDERR_TAIL_CHARS = 1000
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run in the batch; ``position`` pairs it with its snapshot and its record."""
+
+    position: int
+    task: Task
+    iteration: int
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    agent: AgentConfig
+    home: Path
+    out_dir: Path
+    iterations: int = 1
+    jobs: int = 1
+    sandbox: SandboxMode = "none"
+    bwrap: str = "bwrap"
+    integrity: integrity.IntegritySettings = field(default_factory=integrity.IntegritySettings)
+    judge: Judge | None = None
+    # Set when the harness is root: sandboxed agents run as this unprivileged uid.
+    identity: AgentIdentity | None = None
+    audit: AuditSettings = field(default_factory=AuditSettings)
+    # Command checks run in this sandbox; None where bubblewrap is unavailable.
+    check_sandbox: CheckSandbox | None = None
+    # Landlock for every agent process (harness.confine); abi 0: unconfined.
+    confinement: Confinement = field(default_factory=Confinement)
+    # How each run's home is made (harness.home): fresh per run, or the persistent one.
+    home_settings: HomeSettings = field(default_factory=HomeSettings)
+
+    @property
+    def evidence_sources(self) -> tuple[str, ...]:
+        """Which layers produced evidence for every run of this batch, sorted."""
+        sources = ["transcript"] if self.agent.trajectory != "stdout" else []
+        if self.sandbox == "bwrap":
+            sources.append("sandbox")
+        if self.audit.active:
+            sources.append("audit")
+        if self.audit.mode == "fanotify":
+            # fanotify reports no open that failed: an access Landlock denied is not on
+            # the record as "tried" (Landlock still prevented it).
+            sources.append("audit-blind-to-denied")
+        return tuple(sorted(sources))
+
+
+def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
+    task = job.task
+    return {
+        "name": task.name,
+        "folder": task.folder,
+        "iteration": job.iteration,
+        "agent": settings.agent.name,
+        "input": task.prompt,
+        "output": "",
+        "trajectory": [],
+        "status": "error",
+        "error": None,
+        "errors": [],
+        "transcript_errors": [],
+        TRANSCRIPT_TRUNCATED_KEY: False,
+        "exit_code": None,
+        "duration_s": 0.0,
+        "strays_killed": 0,
+        "expected_output": task.expected_output,
+        "rubric": task.rubric,
+        "verification_report": [],
+        "scores": {},
+        "cheating_report": {},
+        "integrity_checked": False,
+        "home_snapshot": [],
+        "validated": False,
+        "sandboxed": settings.sandbox == "bwrap",
+        "granted_inputs": [],
+        "granted_inputs_changed": [],
+        "evidence_sources": list(settings.evidence_sources),
+        # Replaced by the audit's summary when the audit is on; None says it was off.
+        "system_audit": None,
+        "checks_sandboxed": settings.check_sandbox is not None,
+        # Digests of what grades the run (harness/tampering.py); None: not taken.
+        TAMPERING_KEY: None,
+        # conftest.py, sitecustomize.py, usercustomize.py, *.pth left in the workspace:
+        # never loaded by the grading box, listed for review.
+        "hook_files": [],
+        "confined": settings.confinement.active,
+        "landlock_abi": settings.confinement.abi or None,
+        "home_mode": settings.home_settings.mode,
+        "home_writes": None,
+    }
+
+
+def _command(
+    job: Job,
+    settings: BatchSettings,
+    scratch_paths: Scratch,
+    granted: Sequence[Path] = (),
+    run_home: RunHome | None = None,
+) -> tuple[list[str], dict[str, str], dict[str, Path], ModelProxy | None]:
+    agent = settings.agent
+    argv = render_argv(
+        agent, prompt=job.task.prompt, workspace=scratch_paths.workspace, home=settings.home
+    )
+    # Agent CLIs' own state (sessions, settings) lives in this run's scratch only.
+    state_dirs = make_state_dirs(agent, scratch_paths.root / "agent-state")
+    env = agent_environment(
+        agent,
+        home=settings.home,
+        trajectory_file=scratch_paths.trajectory_file,
+        parent=os.environ,
+        state_dirs=state_dirs,
+    )
+    proxy: ModelProxy | None = None
+    sockets: tuple[Path, ...] = ()
+    if settings.sandbox == "bwrap":
+        read_only = sandbox_read_only(agent, settings.home)
+        if agent.network == "model" and not job.task.network:
+            # Model-only network: no network namespace of its own but a bridge from the
+            # endpoint's loopback port to a socket the harness serves (model_proxy).
+            endpoint = model_endpoint(agent.endpoint(os.environ) or "")
+            socket_path = scratch_paths.root / "model.sock"
+            proxy = ModelProxy(
+                socket_path,
+                endpoint,
+                owner=settings.identity.uid if settings.identity is not None else None,
+            )
+            sockets = (socket_path,)
+            argv = [
+                sys.executable,
+                "-I",
+                str(bridge_script()),
+                "--port",
+                str(endpoint.port),
+                "--socket",
+                str(socket_path),
+                "--",
+                *argv,
+            ]
+        argv = _confined(
+            argv, settings, scratch_paths, state_dirs, sockets, tmp=Path("/tmp"), home=run_home
+        )
+        spec = SandboxSpec(
+            workspace=scratch_paths.workspace,
+            home=settings.home,
+            home_layers=run_home.upper.parent if run_home is not None else None,
+            writable_files=(scratch_paths.trajectory_file, *sockets),
+            writable_dirs=tuple(state_dirs.values()),
+            read_only=read_only,
+            read_only_inside=tuple(granted),
+            network=bool(job.task.network or agent.network is True),
+        )
+        # Not the transcript channel: it stays the harness's, write-only for the agent.
+        hand_over(settings.identity, scratch_paths.workspace, *state_dirs.values())
+        if run_home is not None:
+            hand_over(settings.identity, run_home.upper.parent)
+        argv = bwrap_argv(spec, argv, bwrap=settings.bwrap, identity=settings.identity)
+    else:
+        # The host's /tmp holds other runs' scratch: the run gets its own.
+        tmp = scratch_paths.root / "tmp"
+        if settings.confinement.active or run_home is not None:
+            tmp.mkdir(mode=0o700)
+            env.setdefault("TMPDIR", str(tmp))
+        argv = _confined(argv, settings, scratch_paths, state_dirs, sockets, tmp=tmp, home=run_home)
+    return argv, env, state_dirs, proxy
+
+
+def _confined(
+    argv: list[str],
+    settings: BatchSettings,
+    scratch_paths: Scratch,
+    state_dirs: dict[str, Path],
+    sockets: Sequence[Path],
+    *,
+    tmp: Path,
+    home: RunHome | None = None,
+) -> list[str]:
+    """``argv`` through the launcher, always: Landlock when the batch is confined, the
+    run's fresh home mounted over the home path when it has one, and every capability
+    dropped in any case (an --unconfined root agent must not unmount its /proc or trace
+    the harness)."""
+    policy = agent_policy(
+        agent_paths=sandbox_read_only(settings.agent, settings.home),
+        workspace=scratch_paths.workspace,
+        home=settings.home,
+        tmp=tmp,
+        writable_dirs=state_dirs.values(),
+        writable_files=(
+            scratch_paths.trajectory_file,
+            scratch_paths.stdout_file,
+            scratch_paths.stderr_file,
+            *sockets,
+        ),
+        home_spec=home.launcher_spec() if home is not None else None,
+        confine=settings.confinement.active,
+    )
+    return launcher_argv(policy, argv)
+
+
+def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
+    """What the agent's programs need, read-only: granted skills, its own directory
+    (only when its argv uses ``{agent_dir}``), the built-in agent's script, and the
+    tree of a program found on the agent's ``PATH`` outside the system directories
+    (an npm-installed CLI's ``node_modules``)."""
+    paths = list(granted_paths(agent.skills, home))
+    program = resolve_program(agent)
+    if program is not None:
+        paths.append(program_tree(program))
+    if agent.agent_dir is not None and any("{agent_dir}" in arg for arg in agent.argv):
+        paths.append(agent.agent_dir)
+    if agent.uses_builtin_agent():
+        paths.append(builtin_agent_script())
+    if agent.network == "model":
+        paths.append(bridge_script())  # the in-sandbox half of the model-only network
+    paths.extend(agent.install_paths())
+    # The Landlock launcher runs the agent (inside the sandbox too): its one file.
+    paths.append(launcher_script())
+    return tuple(p for p in paths if p.exists())
+
+
+def leftover_paths(rules: Sequence[Rule], prompt: str, home: Path) -> tuple[Path, ...]:
+    """The prior-run leftovers a run's prompt does not authorize, as paths (its inventory
+    rules' sources: home-relative names, or full paths for extra roots)."""
+    paths = []
+    for rule in filter_rules_for_prompt(rules, prompt):
+        if rule.source:
+            source = _source_path(rule.source)
+            paths.append(source if source.is_absolute() else home / source)
+    return tuple(sorted(set(paths)))
+
+
+def _source_path(source: str) -> Path:
+    """An inventory rule's source as the path on disk (its name is FileName text)."""
+    try:
+        return Path(os.fsdecode(FileName.parse(source).raw))
+    except ValueError:
+        return Path(source)
+
+
+def run_job(
+    job: Job,
+    settings: BatchSettings,
+    *,
+    orphans: ChildBaseline | None = None,
+    stop: threading.Event | None = None,
+    leftovers: Sequence[Path] = (),
+    knowledge: HarnessKnowledge | None = None,
+    cgroups: cgroup.BatchCgroups | str | None = None,
+    home_evidence: Path | None = None,
+) -> RunRecord:
+    """Run one agent on one task and verify it; never raises for an agent failure.
+
+    ``home_evidence``: where the run's home writes are kept (fresh home; None keeps
+    nothing, the record still lists them).
+
+    ``orphans``: when this is the only run in flight (``-j 1``), every process that
+    became a child of the harness since the baseline is this run's (or an earlier
+    run's) orphan and is killed before the checks run, token or not.
+    ``stop``: set when the batch is interrupted; a run that ends after it is recorded
+    ``interrupted`` and its checks are not run (it earns nothing).
+    ``knowledge``: the batch's :func:`integrity.harness_knowledge`; the record then
+    stores its scan context (the home and working directory) before the agent runs;
+    :func:`finish_run` adds the known paths its commands' globs resolve to.
+    ``cgroups``: the batch's run cgroups (or why there are none); the run's process
+    tree lives in one of them and in a pid namespace (``harness.containment``).
+    """
+    record = seed_record(job, settings)
+    record["started_at"] = _now()
+    scratch: Scratch | None = None
+    run_home: RunHome | None = None
+    channel: TranscriptChannel | None = None
+    proxy: ModelProxy | None = None
+    session: RunSession | None = None
+    try:
+        scratch = make_scratch(job.task)
+        run_home = make_run_home(settings.home_settings, settings.home, scratch.root)
+        if knowledge is not None:
+            record[SCAN_CONTEXT_KEY] = _scan_context(knowledge, scratch.workspace)
+        if settings.agent.trajectory == "jsonl":
+            channel = TranscriptChannel(scratch.trajectory_file)
+        granted = granted_inputs(job.task, settings.home)
+        record["granted_inputs"] = [str(path) for path in granted]
+        argv, env, state_dirs, proxy = _command(job, settings, scratch, granted, run_home)
+        if _findable(argv[0], env, scratch.workspace):
+            # Nothing to contain or trace when the program does not exist (the tracer
+            # would report that as the agent's own failure): its start error stays.
+            batch = cgroups if cgroups is not None else cgroup.process_batch()
+            session = RunSession(
+                settings.audit,
+                RunContainment.start(batch, f"{job.position}"),
+                scratch.root,
+                protected=_protected(job, settings, scratch, leftovers)
+                if settings.audit.active
+                else None,
+            )
+            argv = session.command(argv)
+        timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
+        home_files = HomeFiles.snapshot(
+            job.task, settings.home, content_only=settings.home_settings.fresh
+        )
+        workspace_before = tree_state(scratch.workspace)
+        watch = TamperWatch.before_agent(job.task, scratch.workspace)
+        granted_before = digest(granted)
+        finished = run_process(
+            argv,
+            cwd=scratch.workspace,
+            env=env,
+            timeout_s=timeout,
+            stdout_file=scratch.stdout_file,
+            stderr_file=scratch.stderr_file,
+            trace_log=session.trace_log if session is not None else None,
+        )
+        # The moment the agent ended: what it delivered is fixed from here on.
+        watch.agent_ended()
+        strays = finished.strays_killed
+        if session is not None and finished.start_error is None:
+            failed = session.containment.start_error(finished.returncode, scratch.stderr_file)
+            if failed is not None:
+                # The init, not Popen, tried to exec it: the same "could not start".
+                finished = dataclasses.replace(finished, start_error=failed, returncode=None)
+        if session is not None:
+            # Before anything reads the workspace: nothing the agent left runs on.
+            strays += session.end()
+            record["containment"] = session.containment.facts()
+        # Sandboxed the binds refuse the write; unsandboxed it is at least on the record.
+        record["granted_inputs_changed"] = changed(granted_before, granted)
+        if orphans is not None:
+            strays += sweep_orphans(orphans, f"after {job.task.folder}#{job.iteration}")
+        if session is not None and settings.audit.active:
+            record["system_audit"] = session.summary(scratch.workspace)
+        tampered = channel.close() if channel is not None else False
+        taken = capture(
+            settings.agent.trajectory,
+            stdout_file=scratch.stdout_file,
+            trajectory_file=channel.stored if channel is not None else scratch.trajectory_file,
+            state_dirs=state_dirs,
+        )
+        if tampered:
+            record[TRANSCRIPT_PROBLEM_KEY] = "tampered"
+        elif (
+            channel is not None
+            and not taken.trajectory
+            and tree_state(scratch.workspace) != workspace_before
+        ):
+            # Files appeared or changed, and not one step says how.
+            record[TRANSCRIPT_PROBLEM_KEY] = "missing"
+        record.update(
+            output=taken.output,
+            trajectory=taken.trajectory,
+            transcript_errors=taken.errors,
+            exit_code=finished.returncode,
+            # The detector reads this mark: a cut transcript is never a clean scan.
+            **{TRANSCRIPT_TRUNCATED_KEY: taken.truncated},
+            duration_s=round(finished.duration_s, 3),
+            strays_killed=strays,
+        )
+        launcher_error = _launcher_failure(finished.returncode, scratch)
+        if stop is not None and stop.is_set():
+            record.update(status="interrupted", error="interrupted: the batch was stopped")
+        elif finished.start_error is not None:
+            record.update(status="error", error=f"agent could not start: {finished.start_error}")
+        elif launcher_error is not None:
+            record.update(status="error", error=f"agent could not start: {launcher_error}")
+        elif finished.timed_out:
+            record.update(
+                status="timeout",
+                error=f"agent timed out after {timeout:g}s and was stopped at the deadline "
+                "(no grace period): work after it does not count",
+            )
+        elif finished.returncode != 0:
+            tail = read_tail(scratch.stderr_file, STDERR_TAIL_CHARS)
+            record.update(
+                status="error",
+                error=f"agent exited with code {finished.returncode}: {tail.strip()}",
+            )
+        else:
+            record["status"] = "success"
+        started = finished.start_error is None and launcher_error is None
+        if record["status"] not in ("interrupted",) and started:
+            graded = grade(
+                job.task,
+                workspace=scratch.workspace,
+                home=(
+                    settings.home
+                    if run_home is None
+                    else home_view(run_home, job.task, scratch.root / "home-view")
+                ),
+                sandbox=settings.check_sandbox,
+                home_files=home_files,
+            )
+            record.update(verification_report=graded.report, hook_files=graded.hook_files)
+            watch.graded(graded.tampering)
+        record[TAMPERING_KEY] = watch.record()
+        if run_home is not None:
+            kept = keep_writes(run_home, home_evidence)
+            record["home_writes"] = kept.to_json()
+            if not kept.complete and kept.problems:
+                raise RuntimeError("; ".join(kept.problems))
+    except Exception as exc:  # a harness fault on one run must not lose the batch
+        log.exception("run %s#%s failed in the harness", job.task.folder, job.iteration)
+        record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")
+    finally:
+        if channel is not None:
+            channel.close()
+            channel.remove()
+        if proxy is not None:
+            proxy.close()
+        if session is not None:
+            session.remove()
+        if scratch is not None:
+            undeleted = scratch.remove()
+            if undeleted and record["error"] is None:
+                record.update(
+                    status="error",
+                    error="harness error: scratch not removed: " + "; ".join(undeleted),
+                )
+    record["errors"] = [e for e in [record["error"], *record["transcript_errors"]] if e]
+    record["finished_at"] = _now()
+    # The edge: whatever the agent wrote is bounded and sanitised here, once.
+    return parse_record(record)
+
+
+def _launcher_failure(returncode: int | None, scratch: Scratch) -> str | None:
+    """The launcher's own reason when it, not the agent, failed: it could not confine
+    (125) or could not exec the agent's program (127); None otherwise."""
+    if returncode not in (EXIT_CONFINE_FAILED, EXIT_EXEC_FAILED):
+        return None
+    tail = read_tail(scratch.stderr_file, STDERR_TAIL_CHARS).strip()
+    line = tail.splitlines()[-1] if tail else ""
+    if not line.startswith(LAUNCHER_PREFIX):
+        return None
+    return line[len(LAUNCHER_PREFIX) :].strip()
+
+
+def _protected(
+    job: Job, settings: BatchSettings, scratch: Scratch, leftovers: Sequence[Path]
+) -> ProtectedSet:
+    """What this run's audit checks against (harness.audit.protected_set)."""
+    return protected_set(
+        tasks_dirs=[Path(job.task.path).resolve().parent.parent],
+        results_root=settings.out_dir,
+        own_scratch=scratch.root,
+        leftovers=leftovers,
+        protect=settings.audit.protect,
+        interpreter=interpreter_paths(),
+        # The home and the run's own scratch are the agent's world even where they sit
+        # inside a protected tree (`make demo` keeps its agent home in demo-output/ of
+        # the checkout); leftovers inside the home stay protected.
+        agent_own=(
+            *sandbox_read_only(settings.agent, settings.home),
+            settings.home,
+            scratch.root,
+        ),
+    )
+
+
+def _scan_context(knowledge: HarnessKnowledge, workspace: Path) -> dict[str, Any] | None:
+    """The run's scan context as stored; None (and a log line) if the home cannot be
+    listed: the run is then scanned without it, as an imported log would be."""
+    try:
+        # The sandbox binds the workspace at its host path: the agent sees this one.
+        return run_context(knowledge, workdir=str(workspace)).model_dump(mode="json")
+    except Exception as exc:
+        log.warning("scan context for %s not stored (%s)", workspace, exc)
+        return None
+
+
+# A workspace with more entries than this reads as changed (fail closed).
+MAX_TREE_ENTRIES = 20_000
+
+
+def tree_state(root: Path) -> tuple[tuple[str, int, int], ...] | None:
+    """Every entry under ``root`` with its size and mtime, sorted; None past the bound."""
+    entries: list[tuple[str, int, int]] = []
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            entries.append((os.path.relpath(path, root), info.st_size, info.st_mtime_ns))
+            if len(entries) > MAX_TREE_ENTRIES:
+                return None
+    return tuple(entries)
+
+
+def _findable(program: str, env: dict[str, str], cwd: Path) -> bool:
+    """Whether ``program`` names an executable, as exec would look it up."""
+    if "/" in program:
+        path = Path(program) if os.path.isabs(program) else cwd / program
+        return os.access(path, os.X_OK) and path.is_file()
+    return shutil.which(program, path=env.get("PATH", os.defpath)) is not None
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sweep_orphans(orphans: ChildBaseline, when: str) -> int:
+    killed = orphans.sweep_new()
+    if killed:
+        log.warning("killed %d orphaned agent process(es) %s", killed, when)
+    return killed
