@@ -294,6 +294,9 @@ def test_a_job_lost_twice_is_recorded_errored_and_resume_runs_it_again(tmp_path:
         cluster.kill_worker("w1")
         out, err = client.communicate(timeout=300)
         assert client.returncode == 3, out + err
+        # The jobs queued behind the killed ones launch nothing once the batch stopped.
+        time.sleep(2.0)
+        assert agents_running(cluster) == [], "an agent started after the stop"
         run_dir = Path(out.strip().splitlines()[-1])
         records, _, _ = results(run_dir)
         assert len(records) == 1 and records[0]["status"] == "error"
@@ -349,6 +352,9 @@ def test_sigint_on_the_client_kills_the_workers_agents_and_resume_finishes(
         # so a loaded machine cannot fail the suite; the bench prints the real figure.
         print(f"agents gone {took:.2f}s after SIGINT (promise: {STOP_WITHIN_S:g}s)")
         assert client.returncode == 3, out + err
+        # The jobs queued behind the killed ones launch nothing once the batch stopped.
+        time.sleep(2.0)
+        assert agents_running(cluster) == [], "an agent started after the stop"
         run_dir = Path(out.strip().splitlines()[-1])
         manifest = json.loads((run_dir / "manifest.json").read_text())
         assert manifest["interruptedBy"] == "SIGINT"

@@ -23,8 +23,9 @@ What the executor guarantees:
 - **stop**: ``should_stop()`` is polled; once it is true, no job is submitted, every
   worker runs ``stop_function`` (which kills the batch's agents there) and the running
   jobs are cancelled;
-- **capacity**: at most one job per worker thread is in flight, so a worker that joins
-  later gets work as soon as it passes its setup.
+- **capacity**: at most two jobs per worker thread are in flight (one running, one
+  queued behind it: a worker never idles for the client's round trip between jobs), so
+  a worker that joins later still gets work as soon as it passes its setup.
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ REFRESH_S = 2.0
 WORKERLESS_GRACE_S = 60.0
 # How long an in-flight job may go unplaced on any worker before it is submitted again.
 STRANDED_S = 6.0
+# Jobs queued on a worker thread behind the one it runs. One keeps the thread busy across
+# the client's round trip (result, journal, next submit: most of a quick job's cluster
+# cost); more would only hold work back from a worker that joins later.
+QUEUED_PER_THREAD = 1
 # Attempts a job may start; the second is the one retry on another worker.
 MAX_ATTEMPTS = 2
 
@@ -262,7 +267,7 @@ def run_cluster_jobs(
                     seen_workers.setdefault(address, info)
                 _resubmit_stranded(client, in_flight, placed, fit, now)
             capacity = sum(threads for _, threads in fit.values())
-            while pending and len(in_flight) < capacity:
+            while pending and len(in_flight) < capacity * (1 + QUEUED_PER_THREAD):
                 job = pending.pop()
                 future = _submit(client, job, fit)
                 in_flight[future] = job

@@ -280,7 +280,8 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
 
 def run_on_worker(plugin_name: str, key: str, position: int, folder: str, iteration: int) -> Any:
     """The task a worker runs for one job: the record, exactly as a local run's, naming
-    this worker; or, on a third start after two lost attempts, an errored record."""
+    this worker; or, on a third start after two lost attempts, an errored record; or
+    None, launching nothing, once the batch was stopped."""
     from distributed import Reschedule, get_worker
 
     worker = get_worker()
@@ -290,6 +291,11 @@ def run_on_worker(plugin_name: str, key: str, position: int, folder: str, iterat
         # Refused (or still in pre-flight): the scheduler places the job elsewhere. A job
         # lands here only when the workers it was meant for are gone.
         raise Reschedule()
+    if state.stop.is_set():
+        # The batch was stopped while this job sat queued behind another: launch nothing
+        # (as a local batch launches nothing after the signal). The client has stopped
+        # reading results and records the run as not run.
+        return None
     earlier = prior_attempts(plugin_name, key)
     job = Job(position=position, task=state.tasks[folder], iteration=iteration)
     if len(earlier) >= MAX_ATTEMPTS:
