@@ -1,10 +1,13 @@
 """The run record: what one agent run on one task left behind, in one typed shape.
 
-Every layer passes this record. It is parsed once, leniently, at the edges (the
-harness's capture, the importers, the results reader: ``record.edge``), where every
-bound (``record.bounds``) is enforced; inside, code trusts the type. On disk it is
-strict JSON (no ``NaN``) with the field names below, the same keys ``results.json``
-has always used, written in declaration order.
+It is parsed once, leniently, at the edges (the harness's capture, the importers, the
+results reader: ``record.edge``), where every bound (``record.bounds``) is enforced.
+The harness carries this type from capture to its journal; detection
+(``Detector.scan``) and scoring (``scoring.pipeline.score_record``, which edits in
+place) still take its JSON mapping (:meth:`RunRecord.to_json`), and
+``harness.finish.finish_run`` converts around them. On disk it is strict JSON (no
+``NaN``) with the field names below, the same keys ``results.json`` has always used,
+written in declaration order.
 
 Foreign records (imported logs, older results files) may carry keys this model does not
 declare: they are kept (``extra="allow"``) after the same sanitising, and written back
