@@ -11,20 +11,17 @@ is still written.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 
 from benchguard.cli import score_cmds
 from benchguard.cli._board_view import print_board
 from benchguard.cli._help import choices
 from benchguard.cli._output import (
-    bad_input,
     fail,
     plain_console,
     print_warning,
@@ -34,34 +31,15 @@ from benchguard.errors import BenchguardError
 from benchguard.results.aggregate import (
     ROWS_FILENAME,
 )
-from benchguard.results.dismissals import (
-    Dismissal,
-    append_dismissal,
-)
-from benchguard.results.io import (
-    ResultsDocument,
-    ResultsFileError,
-    read_results,
-)
 from benchguard.results.leaderboard import (
     DEFAULT_REVIEW_POLICY,
     DEFAULT_UNVERIFIED_POLICY,
     UNVERIFIED_POLICIES,
     render_task_table,
 )
-from benchguard.results.rows import (
-    record_iteration,
-    record_task_folder,
-)
-from benchguard.suggest import did_you_mean
 from benchguard.workflows.aggregate import aggregate_tree
+from benchguard.workflows.dismiss import DEFAULT_DISMISSALS_FILE, DismissOptions, dismiss_finding
 from benchguard.workflows.publish import parse_policy, publish
-from benchguard.workflows.score import (
-    RESULTS_FILENAME,
-    read_score_input,
-)
-
-DEFAULT_DISMISSALS_FILE = "dismissals.yaml"
 
 # Markup off: paths, task folders and setup ids in these files print as themselves.
 _out = plain_console()
@@ -208,89 +186,13 @@ def dismiss(
     Exit codes: 0 recorded, 2 bad input (docs/exit-codes.md).
     """
     try:
-        document, run_id = _dismissable(results)
-        report = _find_report(results, document, task, iteration)
-        entry = Dismissal.model_validate(
-            {
-                "run_id": run_id,
-                "task": task,
-                "iteration": iteration,
-                "rule": rule,
-                "reviewer": reviewer,
-                "reason": reason,
-                "date": date if date is not None else dt.date.today().isoformat(),
-            }
-        )
+        done = dismiss_finding(DismissOptions(**locals()))
     except BenchguardError as exc:
         raise fail(_err, exc) from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise bad_input(_err, f"--{first['loc'][0]}: {first['msg']}") from None
-    with_findings = _report_rules(report)
-    if rule not in with_findings:
-        raise bad_input(
-            _err,
-            f"{results}: task {task!r} iteration {iteration} has no finding of rule {rule!r} "
-            f"(rules with findings: {', '.join(with_findings) or 'none'})",
-        )
-    target = file if file is not None else results.parent / DEFAULT_DISMISSALS_FILE
-    try:
-        append_dismissal(target, entry)
-    except BenchguardError as exc:
-        raise fail(_err, exc) from None
-    except OSError as exc:
-        raise bad_input(_err, f"{target}: cannot write: {exc.strerror or exc}") from None
     _out.print(
-        f"dismissed rule {rule!r} on {task}#{iteration} ({reviewer}, {entry.date}); recorded in "
-        f"{target}. Apply with: benchguard score {results} --dismissals {target}"
-    )
-
-
-def _dismissable(results: Path) -> tuple[ResultsDocument, str]:
-    """The scored document whose findings a dismissal names, and its run id: a results
-    file as it is; for another tool's log, the results ``score`` wrote for it."""
-    item = read_score_input(results)
-    if not item.subdir:
-        return item.document, item.manifest.run_id
-    scored = item.target / RESULTS_FILENAME
-    if not scored.is_file():
-        raise ResultsFileError(
-            results,
-            f"not scored yet ({scored} is missing): run benchguard score {results} first, "
-            "so the dismissal names findings the scan really made",
-        )
-    return read_results(scored), item.manifest.run_id
-
-
-def _find_report(
-    results: Path, document: ResultsDocument, task: str, iteration: int
-) -> dict[str, Any]:
-    for record in document.records:
-        if (
-            isinstance(record, dict)
-            and record_task_folder(record) == task
-            and record_iteration(record) == iteration
-        ):
-            report = record.get("cheating_report")
-            return report if isinstance(report, dict) else {}
-    folders = [record_task_folder(r) for r in document.records if isinstance(r, dict)]
-    raise ResultsFileError(
-        results,
-        f"no record for task {task!r} iteration {iteration}{did_you_mean(task, folders)}",
-    )
-
-
-def _report_rules(report: dict[str, Any]) -> list[str]:
-    """Rule ids with findings on the report, dismissed ones included (a second reviewer
-    may add their own dismissal)."""
-    findings = report.get("findings")
-    dismissed = report.get("dismissed")
-    candidates: list[Any] = list(findings) if isinstance(findings, list) else []
-    for item in dismissed if isinstance(dismissed, list) else []:
-        if isinstance(item, dict):
-            candidates.append(item.get("finding"))
-    return sorted(
-        {f["rule"] for f in candidates if isinstance(f, dict) and isinstance(f.get("rule"), str)}
+        f"dismissed rule {rule!r} on {task}#{iteration} ({reviewer}, {done.entry.date}); "
+        f"recorded in {done.target}. Apply with: benchguard score {results} --dismissals "
+        f"{done.target}"
     )
 
 
