@@ -266,6 +266,20 @@ def test_the_harness_split_by_job_imports_downward_only(module: str) -> None:
     assert bad == []
 
 
+def test_engines_are_generic_executors() -> None:
+    """Engines run the work a workflow hands them: they import no publication
+    (``results``), no harness, no workflow and no CLI, whatever the ranks say."""
+    found = imports_of(SRC)
+    upward = sorted(
+        f"{module}:{line} imports {target}"
+        for module, targets in found.items()
+        if _layer(module) == "engines"
+        for target, line in targets
+        if _layer(target) in ("results", "harness", "workflows", "cli", "demo")
+    )
+    assert upward == []
+
+
 def test_nothing_in_src_imports_the_runner_shim() -> None:
     """``harness.runner`` only re-exports the split modules for outside callers; inside
     the package, each caller names the module that does the job."""
