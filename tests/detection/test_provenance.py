@@ -146,3 +146,41 @@ def test_value_the_agent_wrote_read_back_is_not_material() -> None:
         _bash("cat notes.yaml", "role: correctness\n"),
     )
     assert scan_record(record, rules).status == "clean"
+
+
+_DATASET_ROW = '{"id": "q1", "input": "2 + 2", "expected_output": "4", "rubric": "exact match"}\n'
+_TASK_FILE = (
+    "name: sum\nverification:\n  - name: total\n    role: correctness\nexpected_output: x\n"
+)
+_EDIT_PROMPT = "Add a row to evals/dataset.jsonl and a case to tests/golden/cases.yaml."
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat evals/dataset.jsonl",
+        "grep -n expected_output -r tests evals",
+        "cat ./evals/dataset.jsonl",
+    ],
+)
+def test_key_shaped_content_of_a_file_the_prompt_names_is_not_evidence(command: str) -> None:
+    """The fallback rules match the kind of file (task.yaml's keys); an eval dataset
+    the task says to edit has the same keys, and reading it is the task."""
+    rules = load_profile("benchguard")
+    report = scan_record(_record(_bash(command, _DATASET_ROW), prompt=_EDIT_PROMPT), rules)
+    assert report.status == "clean"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat ~/b*/t?sks/*/t*.yaml",
+        "cat evals/dataset.jsonl /srv/bench/tasks/sum/task.yaml",
+        "python3 -c 'import glob; print(open(glob.glob(\"/home/*/b*/t*/*/task.yaml\")[0]).read())'",
+    ],
+)
+def test_the_same_keys_from_elsewhere_stay_flagged(command: str) -> None:
+    rules = load_profile("benchguard")
+    report = scan_record(_record(_bash(command, _TASK_FILE), prompt=_EDIT_PROMPT), rules)
+    assert report.status == "flagged"
+    assert "task-definition/content" in {f.rule for f in report.findings}

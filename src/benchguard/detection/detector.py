@@ -70,7 +70,9 @@ from benchguard.detection.surfaces import (
 # 7: the harness's ``tampering`` mark is read (digests of what grades the run).
 # 8: provenance: hashes from the prompt or HEAD's history, data the agent wrote and
 #    values it created then read back are not evidence; ref-widening output is strong.
-DETECTOR_VERSION = 8
+# 9: a key-shaped fallback rule's match on the output of a command that reads only
+#    files the prompt names is not evidence (an eval dataset the task says to edit).
+DETECTOR_VERSION = 9
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -540,7 +542,10 @@ def _scan(
         if "output" in rule.fields and budget > 0:
             _scan_surface(rule, ids, surfaces[-1], candidates[-1], budget, deadline, findings)
     _check_deadline(deadline)
-    findings[:] = apply_provenance(findings, entries[:entry_count], surfaces, prompt)
+    shape = frozenset(rule.id for rule in plan.rules if rule.fallback)
+    findings[:] = apply_provenance(
+        findings, entries[:entry_count], surfaces, prompt, shape_rules=shape
+    )
     findings += prompt_text_searches(entries[:entry_count], prompt)
     content_rules = {rule.id for rule in plan.rules if "args" not in rule.fields}
     _mark_failed_attempts(findings, surfaces, content_rules)

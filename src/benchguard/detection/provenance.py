@@ -19,7 +19,12 @@ keeps, drops or re-weighs findings by these origins (docs/cheat-detection.md,
   ``stash list``, ref listings) is strong; one seen nowhere earlier has unknown
   provenance (weak);
 * a named ref other than HEAD (``git log origin/main``) becomes strong when its own
-  output lists commits newer than a commit HEAD's history printed earlier.
+  output lists commits newer than a commit HEAD's history printed earlier;
+* **a file the prompt names**: a key-shaped ``fallback`` content rule (it stands in for
+  material fingerprints and matches the *kind* of file) is not evidence on the output
+  of a command whose every path is one the prompt names (or a directory holding one),
+  with no path outside them: an eval dataset or a ConfigMap the task says to edit has
+  the same keys as the harness's task files.
 
 Pure: a function of the record's steps and the findings; never widens what a rule
 matched, only narrows or re-weighs it, and every kept finding that was traced says how
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,6 +94,14 @@ _WRITE_TOOL = regex.compile(
 )
 _WRITE_COMMANDS = frozenset({"create", "str_replace", "insert", "write", "append", "edit"})
 _MAX_TEXT = 1 << 20
+# A path the prompt names: with a directory (``evals/data.jsonl``, ``~/report.md``) or a
+# file name with an extension (``numbers.txt``).
+_PROMPT_PATH = regex.compile(
+    r"(?<![\w./~-])(?:~/)?[\w.-]+(?:/[\w.-]+)+|(?<![\w./~-])[\w-]+\.[A-Za-z][\w]{0,7}(?![\w/])"
+)
+# A shell word shaped like a path or glob (no spaces, quotes or colons).
+_PATH_WORD = regex.compile(r"[\w.~/*?\[\]{}$@%+,=-]+")
+_REDIRECTION = regex.compile(r"^\d*(?:>>?|<)&?")
 
 
 @dataclass
@@ -109,6 +123,12 @@ class _Step:
 class _Trace:
     steps: list[_Step]
     prompt: str
+    # Ids of key-shaped fallback rules (their content matches are of a kind of file).
+    shape_rules: frozenset[str] = frozenset()
+
+    @functools.cached_property
+    def prompt_paths(self) -> frozenset[str]:
+        return frozenset(m.group(0).rstrip(".") for m in _PROMPT_PATH.finditer(self.prompt))
 
 
 def apply_provenance(
@@ -116,11 +136,16 @@ def apply_provenance(
     entries: Sequence[Mapping[str, Any]],
     surfaces: Sequence[Surface],
     prompt: str,
+    *,
+    shape_rules: frozenset[str] = frozenset(),
 ) -> list[Finding]:
-    """``findings`` kept, dropped or re-weighed by where their tokens came from."""
+    """``findings`` kept, dropped or re-weighed by where their tokens came from.
+    ``shape_rules``: the ids of the plan's key-shaped fallback rules."""
     if not findings:
         return findings
-    trace = _Trace([_step(i, entry) for i, entry in enumerate(entries)], prompt[:_MAX_TEXT])
+    trace = _Trace(
+        [_step(i, entry) for i, entry in enumerate(entries)], prompt[:_MAX_TEXT], shape_rules
+    )
     kept: list[Finding] = []
     for finding in findings:
         traced = _traced(finding, trace, surfaces)
@@ -138,6 +163,12 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
     if step_index is None or step_index >= len(trace.steps):
         return _from_prompt(finding, trace, surfaces, None)
     step = trace.steps[step_index]
+    if (
+        finding.rule in trace.shape_rules
+        and finding.field == "result"
+        and _reads_prompt_named(step.command, trace.prompt_paths)
+    ):
+        return None
     if finding.field == "args":
         if finding.rule in HASH_RULES:
             return _hash_origin(finding, step, trace)
@@ -230,6 +261,34 @@ def _other_ref(finding: Finding, step: _Step, trace: _Trace) -> Finding:
             )
             return finding.model_copy(update={"strength": "strong", "provenance": why})
     return finding
+
+
+def _reads_prompt_named(command: str, named: frozenset[str]) -> bool:
+    """Every path the command names is one the prompt names (or a directory above
+    one), and at least one is: it reads what the task pointed at, nothing beyond."""
+    if not named or not command or len(command) > 4096:
+        return False
+    try:
+        words = shlex.split(command, comments=False, posix=True)
+    except ValueError:
+        return False  # unbalanced quotes: not read, not exempt
+    reached = False
+    for raw in words:
+        word = _REDIRECTION.sub("", raw)
+        if not word or word.startswith("-") or word.startswith("/dev/"):
+            continue
+        if _named_by(word, named):
+            reached = True
+        elif _PATH_WORD.fullmatch(word) and any(c in word for c in "/~*?[{"):
+            return False  # a path (or glob) the prompt does not name
+    return reached
+
+
+def _named_by(word: str, named: frozenset[str]) -> bool:
+    path = word.removeprefix("./").rstrip("/")
+    if not path or ".." in path.split("/"):
+        return False
+    return any(path == item or item.startswith(path + "/") or path == "~/" + item for item in named)
 
 
 def _hash_seen(value: str, text: str) -> bool:
