@@ -3,8 +3,11 @@ keyed by id()): detectors share nothing, and a scan depends only on its inputs."
 
 from __future__ import annotations
 
-from benchguard.detection import Detector, load_profile, scan_record
+from typing import Any
+
+from benchguard.detection import Detector, Rule, load_profile, ruleset_digest, scan_record
 from benchguard.detection.shell import ShellReader
+from benchguard.record.rules import as_ruleset
 
 
 def _record(command: str) -> dict[str, object]:
@@ -30,3 +33,40 @@ def test_the_detectors_reader_and_budget_are_its_own() -> None:
     assert Detector().scan(record, rules).status == "clean"
     spent = Detector(time_budget_s=0.0).scan(record, rules)
     assert spent.incomplete and spent.status == "flagged"
+
+
+def test_plans_are_keyed_by_the_rulesets_digest_not_by_the_rule_objects() -> None:
+    """Equal rules built as new objects (a rule file read twice, a stored ruleset read
+    back) share one plan; a rule that differs in one pattern gets its own."""
+    rules = load_profile("devops-bench")
+    copies = tuple(Rule.model_validate(rule.model_dump()) for rule in rules)
+    assert all(a is not b for a, b in zip(rules, copies, strict=True))
+    detector = Detector()
+    assert detector.plan(rules) is detector.plan(copies)
+    assert as_ruleset(copies).digest == ruleset_digest(rules)
+    changed = (rules[0].model_copy(update={"patterns": ("other-pattern",)}), *rules[1:])
+    assert detector.plan(changed) is not detector.plan(rules)
+    assert as_ruleset(changed).digest != as_ruleset(rules).digest
+
+
+def test_a_copied_rule_is_digested_as_what_it_now_says() -> None:
+    """The canonical JSON a rule caches for its digest is never carried to a copy that
+    changes it (a stale digest would let two different rulesets share a plan)."""
+    rule = load_profile("devops-bench")[0]
+    _ = rule.canonical_json
+    renamed = rule.model_copy(update={"id": "renamed/path"})
+    assert '"id":"renamed/path"' in renamed.canonical_json
+    assert ruleset_digest([renamed]) == ruleset_digest([Rule.model_validate(renamed.model_dump())])
+
+
+def test_annotated_reports_of_one_ruleset_share_its_dump_by_digest() -> None:
+    """Two records scanned with equal (not identical) dynamic rulesets store one shared
+    dump: the writer then encodes it once."""
+    inventory = load_profile("devops-bench")[:3]
+    copies = [Rule.model_validate(rule.model_dump()) for rule in inventory]
+    records: list[dict[str, Any]] = [_record("ls"), _record("pwd")]
+    rulesets = [inventory, copies]
+    Detector().annotate(records, (), dynamic_rules_for=lambda i, _r: rulesets[i])
+    first, second = (r["cheating_report"]["dynamic_rules"] for r in records)
+    assert first is second
+    assert first == [rule.model_dump(mode="json") for rule in inventory]

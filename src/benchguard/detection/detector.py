@@ -46,7 +46,6 @@ from benchguard.detection.models import (
     status_for,
 )
 from benchguard.detection.provenance import apply_provenance
-from benchguard.detection.rules import ruleset_digest
 from benchguard.detection.seeking import prompt_text_searches
 from benchguard.detection.shell import ShellReader, ShellState, canonical_text, command_text
 from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
@@ -59,6 +58,8 @@ from benchguard.detection.surfaces import (
     output_surface,
     tool_name,
 )
+from benchguard.record.rules import EMPTY_RULESET, Ruleset, as_ruleset
+from benchguard.record.rulesets import RulesetTable
 
 # Bump when the same record and rules can give a different verdict.
 # 2: a record marked ``transcript_truncated`` is incomplete (flagged), never clean.
@@ -97,20 +98,20 @@ class _BoundHit(Exception):
 
 
 class Detector:
-    """One detector: its compiled plans and prefilters, shared rule dumps, shell reader
-    and record budget, held here and nowhere else.
+    """One detector: its compiled plans and prefilters, its table of dynamic rulesets,
+    shell reader and record budget, held here and nowhere else.
 
     A plan (the ruleset's prefilter, pattern ids and digest) is remembered by the
-    identity of the rule objects it was built from and keeps them alive, so an id is
-    never reused while its plan is cached; the lookup re-checks identity. Two
-    detectors share no state, so a scan is reproducible from its inputs alone; the
-    module functions :func:`scan_record` and :func:`annotate_records` use one default
-    detector.
+    digests of the rulesets it was built from (``record.rules.Ruleset``): equal rules
+    share a plan however their objects were made. Two detectors share no state, so a
+    scan is reproducible from its inputs alone; the module functions
+    :func:`scan_record` and :func:`annotate_records` use one default detector.
     """
 
     MAX_PLANS = 64
     MAX_RECENT_PREFILTERS = 4
     MAX_CONTEXT_READERS = 16
+    MAX_RULESETS = 16
 
     def __init__(
         self,
@@ -120,9 +121,12 @@ class Detector:
     ) -> None:
         self.reader = reader if reader is not None else ShellReader()
         self.time_budget_s = time_budget_s
-        self._plans: dict[tuple[int, ...], _Plan] = {}
+        # By (ruleset digest,) for :meth:`plan`, by (static digest, dynamic digest) for
+        # a scan's pair of rulesets.
+        self._plans: dict[tuple[str, ...], _Plan] = {}
         self._recent_prefilters: list[Prefilter] = []
-        self._dumps = _DynamicRuleDumps()
+        # The dynamic rulesets of annotated reports, dumped once per digest.
+        self._rulesets = RulesetTable(limit=self.MAX_RULESETS)
         # Readers for stored scan contexts, by (home, known paths): a batch's records
         # share one, and a reader remembers the commands it has read.
         self._context_readers: dict[tuple[str | None, tuple[str, ...]], ShellReader] = {}
@@ -139,6 +143,9 @@ class Detector:
     ) -> CheatingReport:
         """Scan ``record`` with the static ``rules`` then ``dynamic_rules`` (in order).
 
+        Pass each as a ``record.rules.Ruleset`` where the same rules scan many records:
+        its digest, which keys the compiled plan, is then computed once.
+
         ``reader`` (default: the detector's) reads each step's arguments as the agent's
         shell would (the home as the agent sees it, the paths the harness knows, for
         globs); ``workdir`` is where the agent's shell starts. When neither is given,
@@ -152,10 +159,8 @@ class Detector:
             raise TypeError(f"a record must be a JSON object, got {type(record).__name__}")
         budget = self.time_budget_s if time_budget_s is None else time_budget_s
         deadline = time.monotonic() + max(0.0, budget)
-        all_rules = tuple(rules) + tuple(dynamic_rules)
-        if any(rule.category == MATERIAL_CATEGORY for rule in dynamic_rules):
-            all_rules = tuple(rule for rule in all_rules if not rule.fallback)
-        plan = self.plan(all_rules)
+        dynamic = as_ruleset(dynamic_rules)
+        plan = self._plan_for(as_ruleset(rules), dynamic)
         digest = plan.digest
         entries = dict_entries(record)
         output = output_surface(record)
@@ -170,7 +175,7 @@ class Detector:
                 status="no_data",
                 scanned=counts,
                 ruleset_digest=digest,
-                dynamic_rules=tuple(dynamic_rules),
+                dynamic_rules=dynamic,
             )
 
         findings: list[Finding] = []
@@ -210,7 +215,7 @@ class Detector:
             findings=tuple(findings),
             scanned=counts,
             ruleset_digest=digest,
-            dynamic_rules=tuple(dynamic_rules),
+            dynamic_rules=dynamic,
             incomplete=incomplete_reason is not None,
             incomplete_reason=incomplete_reason,
         )
@@ -224,11 +229,16 @@ class Detector:
     ) -> list[str]:
         """See :func:`annotate_records`."""
         errors: list[str] = []
+        static = as_ruleset(rules)
         for index, record in enumerate(records):
             try:
-                dynamic = tuple(dynamic_rules_for(index, record)) if dynamic_rules_for else ()
-                report = self.scan(record, rules, dynamic_rules=dynamic)
-                record["cheating_report"] = self._dumps.report_json(report)
+                dynamic = (
+                    as_ruleset(dynamic_rules_for(index, record))
+                    if dynamic_rules_for
+                    else EMPTY_RULESET
+                )
+                report = self.scan(record, static, dynamic_rules=dynamic)
+                record["cheating_report"] = self._report_json(report, dynamic)
             except Exception as exc:  # one bad record must never sink the batch
                 errors.append(f"record {index}: {type(exc).__name__}: {exc}")
                 try:
@@ -248,17 +258,43 @@ class Detector:
             self._context_readers[key] = reader
         return reader
 
-    def plan(self, rules: tuple[Rule, ...]) -> _Plan:
-        """The plan for ``rules``, remembered by the identity of the rule objects."""
-        key = tuple(id(rule) for rule in rules)
+    def _report_json(self, report: CheatingReport, dynamic: Ruleset) -> dict[str, Any]:
+        """``report.model_dump(mode="json")``, its ``dynamic_rules`` the table's one dump
+        of that ruleset (a thousand-entry home would otherwise be dumped, and later
+        encoded, once per record)."""
+        if not dynamic:
+            return report.model_dump(mode="json")
+        dumped = report.model_dump(mode="json", exclude={"dynamic_rules"})
+        shared = self._rulesets.dump(dynamic)
+        # Same keys in the same order as a full dump.
+        return {
+            name: shared if name == "dynamic_rules" else dumped[name]
+            for name in _REPORT_FIELDS
+            if name == "dynamic_rules" or name in dumped
+        }
+
+    def plan(self, rules: Sequence[Rule]) -> _Plan:
+        """The plan for ``rules``, remembered by their digest."""
+        ruleset = as_ruleset(rules)
+        return self._remembered((ruleset.digest,), lambda: ruleset)
+
+    def _plan_for(self, static: Ruleset, dynamic: Ruleset) -> _Plan:
+        """The plan for a scan with ``static`` then ``dynamic``: the fallback rules give
+        way when the dynamic rules carry material fingerprints."""
+
+        def scanned() -> tuple[Rule, ...]:
+            rules = (*static, *dynamic)
+            if any(rule.category == MATERIAL_CATEGORY for rule in dynamic):
+                rules = tuple(rule for rule in rules if not rule.fallback)
+            return rules
+
+        return self._remembered((static.digest, dynamic.digest), scanned)
+
+    def _remembered(self, key: tuple[str, ...], rules: Callable[[], Sequence[Rule]]) -> _Plan:
         cached = self._plans.get(key)
-        if (
-            cached is not None
-            and len(cached.rules) == len(rules)
-            and all(a is b for a, b in zip(cached.rules, rules, strict=True))
-        ):
+        if cached is not None:
             return cached
-        plan = _build_plan(rules, self._reusable_prefilter)
+        plan = _build_plan(as_ruleset(rules()), self._reusable_prefilter)
         if len(self._plans) >= self.MAX_PLANS:
             self._plans.clear()
         self._plans[key] = plan
@@ -332,61 +368,15 @@ def annotate_records(
     touched by it. Running twice gives the same reports (idempotent).
 
     Each stored report equals ``report.model_dump(mode="json")``, except that records
-    scanned with the same rule objects share the dumped ``dynamic_rules`` (one list,
-    the same rule dicts): a thousand-entry home would otherwise be dumped, and later
-    encoded, once per record. Treat stored rules as read-only.
+    scanned with the same dynamic ruleset (by digest) share the dumped
+    ``dynamic_rules`` (one list, the same rule dicts): a thousand-entry home would
+    otherwise be dumped, and later encoded, once per record. Treat stored rules as
+    read-only.
     """
     return DEFAULT_DETECTOR.annotate(records, rules, dynamic_rules_for=dynamic_rules_for)
 
 
 _REPORT_FIELDS = tuple(CheatingReport.model_fields)
-
-
-class _DynamicRuleDumps:
-    """JSON dumps of dynamic rules, shared by every report made from the same objects.
-
-    The harness hands every record of an unchanged home the same rule objects, so one
-    dump serves the batch (and the results writer encodes each rule once).
-    """
-
-    MAX_RULES = 65_536
-    MAX_LISTS = 16
-
-    def __init__(self) -> None:
-        # Keyed by object ids; the values keep the rules alive, so ids stay unique.
-        self._rules: dict[int, tuple[Rule, dict[str, Any]]] = {}
-        self._lists: dict[tuple[int, ...], tuple[tuple[Rule, ...], list[dict[str, Any]]]] = {}
-
-    def report_json(self, report: CheatingReport) -> dict[str, Any]:
-        if not report.dynamic_rules:
-            return report.model_dump(mode="json")
-        dumped = report.model_dump(mode="json", exclude={"dynamic_rules"})
-        shared = self._list(report.dynamic_rules)
-        # Same keys in the same order as a full dump.
-        return {
-            name: shared if name == "dynamic_rules" else dumped[name]
-            for name in _REPORT_FIELDS
-            if name == "dynamic_rules" or name in dumped
-        }
-
-    def _list(self, rules: tuple[Rule, ...]) -> list[dict[str, Any]]:
-        key = tuple(id(rule) for rule in rules)
-        cached = self._lists.get(key)
-        if cached is None:
-            cached = (rules, [self._rule(rule) for rule in rules])
-            if len(self._lists) >= self.MAX_LISTS:
-                self._lists.clear()
-            self._lists[key] = cached
-        return cached[1]
-
-    def _rule(self, rule: Rule) -> dict[str, Any]:
-        cached = self._rules.get(id(rule))
-        if cached is None:
-            cached = (rule, rule.model_dump(mode="json"))
-            if len(self._rules) >= self.MAX_RULES:
-                self._rules.clear()
-            self._rules[id(rule)] = cached
-        return cached[1]
 
 
 def report_from_record(record: Mapping[str, Any]) -> CheatingReport | None:
@@ -763,9 +753,7 @@ _MAX_EXTENSION_PATTERNS = 256
 _MAX_EXTENDED_SETS = 24
 
 
-def _build_plan(
-    rules: tuple[Rule, ...], prefilter_for: Callable[[tuple[str, ...]], Prefilter]
-) -> _Plan:
+def _build_plan(rules: Ruleset, prefilter_for: Callable[[tuple[str, ...]], Prefilter]) -> _Plan:
     """Everything about ``rules`` that does not depend on the record."""
     distinct = tuple(dict.fromkeys(pattern for rule in rules for pattern in rule.patterns))
     prefilter = prefilter_for(distinct)
@@ -789,7 +777,7 @@ def _build_plan(
                 )
     return _Plan(
         rules=rules,
-        digest=ruleset_digest(rules),
+        digest=rules.digest,
         prefilter=prefilter,
         rule_pattern_ids=rule_pattern_ids,
         rules_by_pattern=tuple(tuple(r) for r in rules_by_pattern),

@@ -52,22 +52,8 @@ class HarnessKnowledge:
     # False when the material reading stopped at its bounds (fewer fingerprints).
     material_complete: bool = True
     # The fingerprints kept for a given text (prompt and answers), by that text: a
-    # batch repeats its prompts, and the same cut must be the same rule objects, or the
-    # detector compiles a plan (and the journal stores a rule list) per run, not once.
-    # Two prompts that cut a rule alike get one object, by (rule id, patterns kept).
+    # batch repeats its prompts, and cutting the windows a prompt contains is not free.
     _cuts: dict[str, tuple[Rule, ...]] = field(default_factory=dict, compare=False, repr=False)
-    _rules: dict[tuple[str, tuple[str, ...]], Rule] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-
-    def canonical(self, rules: Sequence[Rule], *, unchanged: Sequence[Rule]) -> tuple[Rule, ...]:
-        """``rules`` with each cut (a rule not in ``unchanged``) replaced by the equal cut
-        made for an earlier run."""
-        kept = {id(rule) for rule in unchanged}
-        return tuple(
-            rule if id(rule) in kept else self._rules.setdefault((rule.id, rule.patterns), rule)
-            for rule in rules
-        )
 
     def fingerprints_for(self, given: str) -> tuple[Rule, ...]:
         """The fingerprints less every window ``given`` contains (``material.for_prompt``)."""
@@ -75,12 +61,7 @@ class HarnessKnowledge:
         if found is None:
             if len(self._cuts) >= _MAX_CUTS:
                 self._cuts.clear()
-                self._rules.clear()
-            found = tuple(
-                self._rules.setdefault((rule.id, rule.patterns), rule)
-                for rule in for_prompt(self.fingerprints, given)
-            )
-            self._cuts[given] = found
+            found = self._cuts[given] = for_prompt(self.fingerprints, given)
         return found
 
 
@@ -168,16 +149,14 @@ def run_rules(
     ``own``: the run's own task files as the material names them; when none of them
     keeps a fingerprint, the run gets no material fingerprints at all, so the profile's
     key-shaped fallback rules (which the detector skips beside fingerprints) still
-    cover its own task file. Returns the same rule objects run after run while the home
-    and prompt repeat, so the detector's compiled plan is reused.
+    cover its own task file. The detector keys its compiled plan by the rules' digest,
+    so runs whose rules are equal share it.
     """
     # A leftover's line the prompt quotes is the prompt's text, not the leftover's.
     authorized = filter_rules_for_prompt(inventory, prompt)
     rules = for_prompt(authorized, prompt, categories=(INVENTORY_CATEGORY,))
     if knowledge is None or not knowledge.fingerprints:
         return rules
-    if rules is not authorized:
-        rules = knowledge.canonical(rules, unchanged=authorized)
     given = "\n".join([prompt, *(answer for answer in answers if answer)])
     fingerprints = knowledge.fingerprints_for(given)
     own_ids = {f"{MATERIAL_CATEGORY}/{path}/content" for path in own}

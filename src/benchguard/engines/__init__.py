@@ -26,6 +26,7 @@ from benchguard.engines.work import (
     scan_one_file,
     scan_one_record,
 )
+from benchguard.record.rules import Ruleset, as_ruleset
 
 EngineName = Literal["serial", "dask"]
 ENGINE_NAMES: tuple[EngineName, ...] = ("serial", "dask")
@@ -64,6 +65,8 @@ def scan_records(
     ``distributed`` scheduler address.
     """
     per_record = _dynamic_per_record(len(records), dynamic_rules)
+    # One digest for the batch's static rules (the detector keys its plans by it).
+    rules = as_ruleset(rules)
     if _is_serial(engine, scheduler):
         return scan_records_serial(records, rules, per_record, time_budget_s)
     return scan_records_dask(records, rules, per_record, time_budget_s, scheduler, workers)
@@ -84,6 +87,7 @@ def scan_files(
 
     ``knowledge``: what the user knows of a foreign log (material, history), applied
     to each record where it is read."""
+    rules = as_ruleset(rules)
     if _is_serial(engine, scheduler):
         return scan_files_serial(paths, rules, format_name, time_budget_s, knowledge)
     return scan_files_dask(paths, rules, format_name, time_budget_s, scheduler, workers, knowledge)
@@ -115,12 +119,12 @@ def _is_serial(engine: str, scheduler: str | None) -> bool:
 
 def _dynamic_per_record(
     count: int, dynamic_rules: Sequence[Sequence[Rule]] | None
-) -> list[tuple[Rule, ...]]:
+) -> list[Ruleset]:
     if dynamic_rules is None:
-        return [()] * count
+        return [as_ruleset(())] * count
     if len(dynamic_rules) != count:
         raise ValueError(
             f"dynamic_rules has {len(dynamic_rules)} entries for {count} records; "
             "give one rule list per record"
         )
-    return [tuple(rules) for rules in dynamic_rules]
+    return [as_ruleset(rules) for rules in dynamic_rules]

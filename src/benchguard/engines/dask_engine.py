@@ -22,6 +22,7 @@ from typing import Any
 from benchguard.detection.models import CheatingReport, Rule
 from benchguard.engines.work import FileScan, RecordKnowledge, scan_one_file, scan_one_record
 from benchguard.errors import EngineError
+from benchguard.record.rules import as_ruleset
 
 LOCAL_SCHEDULERS = ("processes", "threads", "synchronous")
 # How long a scheduler address is given to answer before the engine gives up.
@@ -134,7 +135,7 @@ def scan_records_dask(
         _scan_record_item,
         scheduler,
         workers,
-        rules=tuple(rules),
+        rules=as_ruleset(rules),
         time_budget_s=time_budget_s,
     )
 
@@ -155,7 +156,7 @@ def scan_files_dask(
         scan_one_file,
         scheduler,
         workers,
-        rules=tuple(rules),
+        rules=as_ruleset(rules),
         format_name=format_name,
         time_budget_s=time_budget_s,
         knowledge=knowledge,

@@ -28,7 +28,7 @@ from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, DETECTOR_VERS
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.importers.registry import UnknownFormatError, stream_path
 from benchguard.importers.transcript import UnreadableLogError
-from benchguard.record.rules import StoredRulesets, stored_dynamic_rules
+from benchguard.record.rules import StoredRulesets, as_ruleset, stored_dynamic_rules
 from benchguard.record.run import record_iteration, record_task_folder
 
 
@@ -114,6 +114,7 @@ def scan_one_file(
     as a whole; after, what was read stands and the rest is a problem (fail closed
     either way: neither reads clean)."""
     file_path = Path(path)
+    rules = as_ruleset(rules)  # one digest for every record of the file
     scans: list[RecordScan] = []
     # The file's stored rulesets, parsed once for all the records naming them.
     rulesets = StoredRulesets()

@@ -61,6 +61,23 @@ class Rule(_Frozen):
     # the same with no false positives on honest files that share the keys.
     fallback: bool = False
 
+    @functools.cached_property
+    def canonical_json(self) -> str:
+        """The rule's canonical JSON (sorted keys, no spaces): what its ruleset's digest
+        is made of. Cached on the object (a ruleset of a home of a thousand leftovers
+        is digested per run); equality and hashing read only the fields."""
+        return json.dumps(
+            self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Rule:
+        """A copy; with ``update``, its canonical JSON is made afresh (the cached text
+        would describe the rule it was copied from)."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied.__dict__.pop("canonical_json", None)
+        return copied
+
     @field_validator("id", "category", "material")
     @classmethod
     def _not_blank(cls, value: str) -> str:
@@ -89,16 +106,38 @@ class Rule(_Frozen):
 
 def ruleset_digest(rules: Iterable[Rule]) -> str:
     """SHA-256 over the rules' canonical JSON, in order: equal digests, equal rulesets."""
+    if type(rules) is Ruleset:
+        return rules.digest
     canonical = "[" + ",".join(canonical_rule(rule) for rule in rules) + "]"
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-@functools.lru_cache(maxsize=65536)
+class Ruleset(tuple[Rule, ...]):
+    """An ordered tuple of rules that knows its digest (:func:`ruleset_digest`),
+    computed once, on first use.
+
+    Everything that remembers something about a ruleset (the detector's compiled plan,
+    a results file's table of dynamic rulesets) keys it by this digest, so equal rules
+    share it however they were built, and nothing is keyed by object identity. It is a
+    plain tuple otherwise: it compares, hashes and pickles as one.
+    """
+
+    @functools.cached_property
+    def digest(self) -> str:
+        return ruleset_digest(tuple(self))
+
+
+EMPTY_RULESET = Ruleset()
+
+
+def as_ruleset(rules: Iterable[Rule]) -> Ruleset:
+    """``rules`` as a :class:`Ruleset` (itself when it is one: its digest is kept)."""
+    return rules if type(rules) is Ruleset else Ruleset(rules)
+
+
 def canonical_rule(rule: Rule) -> str:
-    """One rule's canonical JSON (sorted keys, no spaces); rules are frozen, so cacheable."""
-    return json.dumps(
-        rule.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
+    """One rule's canonical JSON (sorted keys, no spaces), made once per rule object."""
+    return rule.canonical_json
 
 
 # --- a stored report's dynamic rules ----------------------------------------------
@@ -118,11 +157,11 @@ class StoredRulesets:
     """
 
     def __init__(self, limit: int = 64) -> None:
-        self._by_text: dict[str, tuple[Rule, ...]] = {}
-        self._by_identity: dict[int, tuple[list[Any], tuple[Rule, ...]]] = {}
+        self._by_text: dict[str, Ruleset] = {}
+        self._by_identity: dict[int, tuple[list[Any], Ruleset]] = {}
         self._limit = limit
 
-    def rules_of(self, record: Mapping[str, Any]) -> tuple[Rule, ...]:
+    def rules_of(self, record: Mapping[str, Any]) -> Ruleset:
         """The dynamic (inventory) rules the record's stored report was scanned with.
 
         ``ValueError`` naming the rule when they cannot be read: rescanning without
@@ -130,7 +169,7 @@ class StoredRulesets:
         stored = record.get("cheating_report")
         raw = stored.get("dynamic_rules") if isinstance(stored, dict) else None
         if raw is None:
-            return ()
+            return EMPTY_RULESET
         if not isinstance(raw, list):
             raise ValueError("the stored report's dynamic_rules is not a list")
         same = self._by_identity.get(id(raw))
@@ -152,13 +191,13 @@ class StoredRulesets:
 
 def stored_dynamic_rules(
     record: Mapping[str, Any], rulesets: StoredRulesets | None = None
-) -> tuple[Rule, ...]:
+) -> Ruleset:
     """:meth:`StoredRulesets.rules_of` through ``rulesets`` (a reader's own); without
     one the list is parsed afresh."""
     return (rulesets if rulesets is not None else StoredRulesets()).rules_of(record)
 
 
-def _parse_rules(raw: list[Any]) -> tuple[Rule, ...]:
+def _parse_rules(raw: list[Any]) -> Ruleset:
     rules = []
     for index, item in enumerate(raw):
         try:
@@ -167,7 +206,7 @@ def _parse_rules(raw: list[Any]) -> tuple[Rule, ...]:
             raise ValueError(
                 f"stored dynamic rule {index} is invalid: {exc.errors()[0]['msg']}"
             ) from None
-    return tuple(rules)
+    return Ruleset(rules)
 
 
 def _content_key(raw: list[Any]) -> str | None:
