@@ -1,8 +1,9 @@
 """``benchguard inventory HOME``: which rules a home would generate before a run.
 
-Thin: it computes the baseline exactly as the harness does (the profile's own entries
-plus the top-level entries of granted paths; the environment dotfiles are added by
-the inventory itself), calls ``build_inventory_rules`` and prints a table or JSON.
+Thin: :func:`benchguard.workflows.inventory.inventory_home` computes the baseline
+exactly as the harness does (the profile's own entries plus the top-level entries of
+granted paths; the environment dotfiles are added by the inventory itself) and builds
+the rules; this module prints a table or JSON.
 ``--inventory-root`` (or ``BENCHGUARD_INVENTORY_ROOTS``) adds roots as ``benchguard run``
 does. Exit codes: 0 ok (with or without rules); 2 bad input (a missing or unreadable
 HOME or root, an unknown profile), with a message naming it, never a traceback.
@@ -21,28 +22,18 @@ from rich.text import Text
 
 from benchguard.cli._output import fail, plain_console
 from benchguard.cli._profiles import ProfilesOption
-from benchguard.cli._settings import values
 from benchguard.cli._view import print_table
 from benchguard.detection.inventory import (
     CATEGORY,
-    ENVIRONMENT_DOTFILES,
-    NESTED_ENVIRONMENT_DIRS,
-    baseline_from_granted_paths,
-    build_inventory_rules,
-    list_home_entries,
 )
 from benchguard.detection.models import Rule
-from benchguard.detection.rules import (
-    profile_baseline,
-)
-from benchguard.errors import BadInputError, BenchguardError
+from benchguard.errors import BenchguardError
 from benchguard.harness.integrity import (
     INVENTORY_ROOT_FLAG,
     INVENTORY_ROOTS_ENV,
-    check_roots_against_home,
-    resolve_inventory_roots,
 )
-from benchguard.workflows.profiles import describe_names, profile_names
+from benchguard.workflows.inventory import InventoryOptions, inventory_home
+from benchguard.workflows.profiles import describe_names
 
 # Characters of a pattern shown in the table; the middle is elided so both the home
 # prefix and the entry's own name and boundary stay visible.
@@ -88,63 +79,24 @@ def inventory(
 
     Exit codes: 0 done, 2 bad input (docs/exit-codes.md).
     """
-    absolute = Path(os.path.abspath(home))
     try:
-        settings = values({"profile": None})
-        names = profile_names(profile, settings["profile"])
-        if not roots and not os.environ.get(INVENTORY_ROOTS_ENV, "").strip():
-            # Flags, then the environment, then the config file's inventory_roots.
-            roots = list(settings["inventory_roots"])
-        problem = unreadable_home(absolute)
-        if problem is not None:
-            raise BadInputError(problem)
-        # An unknown profile's message already lists the built-in ones.
-        owned = frozenset().union(*(profile_baseline(name) for name in names))
-        baseline = owned | baseline_from_granted_paths(
-            absolute, [str(path) for path in granted or ()]
-        )
-        extra_roots = resolve_inventory_roots(os.environ, roots)
-        check_roots_against_home(extra_roots, absolute)
+        result = inventory_home(InventoryOptions(home, profile, granted, roots))
     except BenchguardError as exc:
         raise fail(_err, exc) from None
-    rules = build_inventory_rules(absolute, baseline=baseline, extra_roots=extra_roots)
     if as_json:
-        typer.echo(json.dumps([rule.model_dump(mode="json") for rule in rules], indent=2))
+        typer.echo(json.dumps([rule.model_dump(mode="json") for rule in result.rules], indent=2))
         return
-    print_table(_out, _rules_table(absolute, rules))
-    exempt = [
-        name
-        for name in list_home_entries(absolute)
-        if name in baseline or name in ENVIRONMENT_DOTFILES
-    ]
-    paths = sum(rule_kind(rule) == "path" for rule in rules)
-    inside = [
-        "~/" + folder
-        for folder in NESTED_ENVIRONMENT_DIRS
-        if folder not in baseline and (absolute / folder).is_dir()
-    ]
+    print_table(_out, _rules_table(result.home, result.rules))
+    paths = sum(rule_kind(rule) == "path" for rule in result.rules)
+    extra = ", ".join(map(str, result.extra_roots))
     _out.print(
-        f"{absolute}: {paths} leftover(s), {len(rules) - paths} content fingerprint(s); "
-        f"profile {describe_names(names)}; exempt: {', '.join(exempt) or 'none'}"
-        + (f"; entries fingerprinted inside: {', '.join(inside)}" if inside else "")
-        + (f"; extra roots: {', '.join(map(str, extra_roots))}" if extra_roots else ""),
+        f"{result.home}: {paths} leftover(s), {len(result.rules) - paths} content "
+        f"fingerprint(s); profile {describe_names(result.profiles)}; exempt: "
+        f"{', '.join(result.exempt) or 'none'}"
+        + (f"; entries fingerprinted inside: {', '.join(result.inside)}" if result.inside else "")
+        + (f"; extra roots: {extra}" if extra else ""),
         soft_wrap=True,
     )
-
-
-def unreadable_home(home: Path) -> str | None:
-    """Why ``home`` cannot be inventoried, or ``None``. The inventory itself treats an
-    unlistable home as empty (it must never block a run); here that would read as
-    "no leftovers", so it is an error instead."""
-    try:
-        with os.scandir(home):
-            return None
-    except FileNotFoundError:
-        return f"{home}: no such directory"
-    except NotADirectoryError:
-        return f"{home}: not a directory"
-    except OSError as exc:
-        return f"{home}: cannot list ({exc.strerror or exc})"
 
 
 def rule_kind(rule: Rule) -> str:
