@@ -67,28 +67,63 @@ def finish_run(
     record = record.model_copy(
         update={"home_snapshot": sorted({r.source for r in rules if r.source})}
     )
+    # Detection and scoring still read and edit the record's JSON mapping (``data``);
+    # each step returns the record and its mapping, kept in step.
     data = record.to_json()
-    if knowledge is not None and record.scan_context is not None:
-        try:
-            context = run_context(
-                knowledge, workdir=record.scan_context.workdir, record=data, inventory=rules
-            )
-            record = record.model_copy(update={"scan_context": context})
-            data[SCAN_CONTEXT_KEY] = context.model_dump(mode="json")
-        except Exception as exc:  # the seeded context (home, workdir) is kept
-            log.warning("run %s: known paths not stored (%s)", record.label, exc)
+    record, data = _with_known_paths(record, data, knowledge, rules)
     if settings.integrity.detect:
-        try:
-            dynamic = run_rules(
-                knowledge, rules, prompt=record.input, answers=answers, own=own_material
-            )
-            problems = integrity.annotate([data], static_rules, [dynamic], authorized=True)
-            if problems:
-                raise RuntimeError("; ".join(problems))
-        except Exception as exc:
-            record = mark_failed(record, "scanning", exc)
-            data = record.to_json()
-            data["cheating_report"], data["integrity_checked"] = {}, False
+        record, data = _scanned(record, data, static_rules, knowledge, rules, answers, own_material)
+    return _scored(record, data, settings)
+
+
+def _with_known_paths(
+    record: RunRecord,
+    data: dict[str, Any],
+    knowledge: HarnessKnowledge | None,
+    rules: Sequence[Rule],
+) -> tuple[RunRecord, dict[str, Any]]:
+    """The record's scan context with the known paths its commands name; on a failure
+    the seeded context (home, workdir) is kept."""
+    if knowledge is None or record.scan_context is None:
+        return record, data
+    try:
+        context = run_context(
+            knowledge, workdir=record.scan_context.workdir, record=data, inventory=rules
+        )
+        record = record.model_copy(update={"scan_context": context})
+        data[SCAN_CONTEXT_KEY] = context.model_dump(mode="json")
+    except Exception as exc:
+        log.warning("run %s: known paths not stored (%s)", record.label, exc)
+    return record, data
+
+
+def _scanned(
+    record: RunRecord,
+    data: dict[str, Any],
+    static_rules: Sequence[Rule],
+    knowledge: HarnessKnowledge | None,
+    rules: Sequence[Rule],
+    answers: Sequence[str],
+    own_material: Sequence[str],
+) -> tuple[RunRecord, dict[str, Any]]:
+    """The report stored on ``data``; a failed scan errors the run and leaves no report."""
+    try:
+        dynamic = run_rules(
+            knowledge, rules, prompt=record.input, answers=answers, own=own_material
+        )
+        problems = integrity.annotate([data], static_rules, [dynamic], authorized=True)
+        if problems:
+            raise RuntimeError("; ".join(problems))
+    except Exception as exc:
+        record = mark_failed(record, "scanning", exc)
+        data = record.to_json()
+        data["cheating_report"], data["integrity_checked"] = {}, False
+    return record, data
+
+
+def _scored(record: RunRecord, data: dict[str, Any], settings: BatchSettings) -> RunRecord:
+    """The record with its scores (verification, judge, gate, outcome) and what scoring
+    decided; a failure errors the run."""
     try:
         scores = data["scores"]
         scores.update(verification_scores(data["verification_report"]))
