@@ -31,13 +31,19 @@ def _attack_env(harness: Harness, tasks: Path, *, wait: int = 0) -> dict[str, st
     prior = harness.operator.results / "prior"
     prior.mkdir(parents=True, exist_ok=True)
     (prior / "answer-key.txt").write_text("bg-canary-prior-results\n", "utf-8")
-    for path in (harness.operator.results, prior, prior / "answer-key.txt"):
+    # Beside the agent's directory (bound into the sandbox at its host path, under
+    # /tmp wherever the tests run): listing its directory must not show the operator's
+    # tree, as listing the checkout must not show its bound .venv and launcher.
+    notes = harness.operator.root / "operator-notes.txt"
+    notes.write_text("bg-canary-operator-notes\n", "utf-8")
+    for path in (harness.operator.results, prior, prior / "answer-key.txt", notes):
         if harness.identity == "user":
             os.chown(path, 65534, 65534)
     targets = [
         sorted(tasks.glob("*/task.yaml"))[0],
         prior / "answer-key.txt",
         REPO / "pyproject.toml",
+        notes,
     ]
     return {
         "ATTACK_TARGETS": os.pathsep.join(str(t) for t in targets),
@@ -56,24 +62,13 @@ def _obtained(record: dict[str, Any]) -> dict[str, str]:
     return {key: value for key, value in _outcomes(record).items() if value.startswith("got")}
 
 
-@pytest.mark.parametrize(
-    "sandbox",
-    [
-        "none",
-        pytest.param(
-            "bwrap",
-            marks=pytest.mark.xfail(
-                reason="known, open: in a checkout whose .venv is inside it (CI's layout) "
-                "the sandboxed agent can list the checkout's src/ through the venv's "
-                "editable-install path",
-                strict=False,
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_no_route_reaches_the_material(harness: Harness, sandbox: str) -> None:
     """Guards against every path spelling and fd route the audit once re-implemented in
-    user space: the kernel refuses them all, root or not, sandboxed or not."""
+    user space: the kernel refuses them all, root or not, sandboxed or not. Sandboxed,
+    it also guards against a Landlock grant on the sandbox's /tmp, beneath which bwrap
+    binds host paths under /tmp (a fresh clone with its .venv, the operator's tree) and
+    makes their parent directories: listing them showed the checkout's src/ and .venv."""
     tasks = only_tasks(harness.operator, "sum-numbers")
     env = _attack_env(harness, tasks)
     args = ("--sandbox", sandbox) if sandbox == "bwrap" else ()
@@ -82,7 +77,7 @@ def test_no_route_reaches_the_material(harness: Harness, sandbox: str) -> None:
     assert record["status"] == "success", record["error"]
     assert record["confined"] is True and record["landlock_abi"] >= 6
     outcomes = _outcomes(record)
-    assert len(outcomes) == 3 * 12 + 4
+    assert len(outcomes) == 4 * 12 + 4
     assert _obtained(record) == {}
     assert not (harness.operator.results / "forged-by-agent.json").exists()
     if sandbox == "none":
@@ -120,7 +115,7 @@ def test_the_attacks_work_unconfined(operator_harness: Harness) -> None:
     for record in found:
         assert record["confined"] is False and record["landlock_abi"] is None
         got = _obtained(record)
-        for index in range(3):
+        for index in range(4):
             for technique in ("plain", "double-slash", "proc-root", "dup-fd", "thread"):
                 assert f"{index}:{technique}" in got
         assert "forge" in got

@@ -61,7 +61,7 @@ def test_sandboxed_honest_agent_scores_and_sees_only_its_own_world(
     probe.write_text(
         'name: probe\nargv: ["/bin/sh", "-c", '
         f'"ls {operator.root} {operator.results} {secret} /tmp 2>&1; echo net=$(cat /proc/net/dev | wc -l); '
-        'echo scratch > /tmp/probe-scratch && echo tmp=$(cat /tmp/probe-scratch)"]\n'
+        'echo scratch > $TMPDIR/probe-scratch && echo tmp=$(cat $TMPDIR/probe-scratch)"]\n'
         "trajectory: stdout\n",
         "utf-8",
     )
@@ -73,8 +73,9 @@ def test_sandboxed_honest_agent_scores_and_sees_only_its_own_world(
     seen = record["output"]
     assert seen.count("No such file or directory") == 3, seen
     assert "net=3" in seen, "only the loopback device: the network is off"
-    # Agents (compilers, pip, test runners) write scratch files to /tmp: as root the
-    # harness drops the agent to an unprivileged uid, which must still be able to.
+    # Agents (compilers, pip, test runners) write scratch files to $TMPDIR (the run's own
+    # tmp; Landlock does not grant the sandbox's /tmp): as root the harness drops the
+    # agent to an unprivileged uid, which must still be able to.
     assert "tmp=scratch" in seen, seen
     run_dir = operator.run_ok(str(tasks), "--agent", agent("honest"), "--sandbox", "bwrap")
     [record], [row], _ = load_run(run_dir)

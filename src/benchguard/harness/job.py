@@ -219,21 +219,29 @@ def _command(
                 "--",
                 *argv,
             ]
-        argv = _confined(
-            argv, settings, scratch_paths, state_dirs, sockets, tmp=Path("/tmp"), home=run_home
-        )
+        # Confined, the sandbox's tmp is the run's own directory, as unsandboxed, never
+        # the sandbox's /tmp: host paths under /tmp (a checkout and its venv, an
+        # operator's tree) are bound beneath it, and a grant on /tmp would let the agent
+        # list the directories bwrap makes for them (the checkout's src/ and .venv).
+        tmp = scratch_paths.root / "tmp"
+        run_tmp: tuple[Path, ...] = ()
+        if settings.confinement.active:
+            tmp.mkdir(mode=0o700)
+            env.setdefault("TMPDIR", str(tmp))
+            run_tmp = (tmp,)
+        argv = _confined(argv, settings, scratch_paths, state_dirs, sockets, tmp=tmp, home=run_home)
         spec = SandboxSpec(
             workspace=scratch_paths.workspace,
             home=settings.home,
             home_layers=run_home.upper.parent if run_home is not None else None,
             writable_files=(scratch_paths.trajectory_file, *sockets),
-            writable_dirs=tuple(state_dirs.values()),
+            writable_dirs=(*state_dirs.values(), *run_tmp),
             read_only=read_only,
             read_only_inside=tuple(granted),
             network=bool(job.task.network or agent.network is True),
         )
         # Not the transcript channel: it stays the harness's, write-only for the agent.
-        hand_over(settings.identity, scratch_paths.workspace, *state_dirs.values())
+        hand_over(settings.identity, scratch_paths.workspace, *state_dirs.values(), *run_tmp)
         if run_home is not None:
             hand_over(settings.identity, run_home.upper.parent)
         argv = bwrap_argv(spec, argv, bwrap=settings.bwrap, identity=settings.identity)

@@ -143,11 +143,13 @@ def _check_runs(
         # Through the launcher, as a run is: the same Landlock allow-list, home and
         # dropped capabilities, so an install it does not cover, a home that cannot be
         # mounted or a program that needs a capability fails here, not on every record.
-        tmp = Path("/tmp") if sandbox == "bwrap" else root / "tmp"
-        if confined or run_home is not None:
+        # The run's own tmp, sandboxed too (see harness.runner: never the sandbox's /tmp).
+        tmp = root / "tmp"
+        run_tmp: tuple[Path, ...] = ()
+        if confined or (run_home is not None and sandbox != "bwrap"):
             tmp.mkdir(exist_ok=True)
-            if sandbox != "bwrap":
-                env.setdefault("TMPDIR", str(tmp))
+            env.setdefault("TMPDIR", str(tmp))
+            run_tmp = (tmp,)
         policy = agent_policy(
             agent_paths=read_only,
             workspace=workspace,
@@ -160,7 +162,7 @@ def _check_runs(
         )
         command = launcher_argv(policy, command)
         if sandbox == "bwrap":
-            hand_over(identity, workspace, channel, *state_dirs.values())
+            hand_over(identity, workspace, channel, *state_dirs.values(), *run_tmp)
             if run_home is not None:
                 hand_over(identity, run_home.upper.parent)
             spec = SandboxSpec(
@@ -168,7 +170,7 @@ def _check_runs(
                 home=home,
                 home_layers=run_home.upper.parent if run_home is not None else None,
                 writable_files=(channel,),
-                writable_dirs=tuple(state_dirs.values()),
+                writable_dirs=(*state_dirs.values(), *run_tmp),
                 read_only=read_only,
                 # The check runs no model call: only the host network needs asking for.
                 network=agent.network is True,
