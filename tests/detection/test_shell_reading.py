@@ -163,3 +163,32 @@ def test_a_correct_final_answer_is_not_a_fingerprint_match() -> None:
         "trajectory": [_step("echo 444", "444")],
     }
     assert scan_record(record, (), dynamic_rules=material).status == "clean"
+
+
+def _bash(command: str, result: str = "") -> dict[str, Any]:
+    return {"name": "bash", "args": {"command": command}, "result": result}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "python3 <<'EOF'\nimport glob\nfor f in glob.glob('/home/agent/terminal-bench/**/*.py', "
+        "recursive=True):\n    print(open(f).read())\nEOF",
+        "node -e \"console.log(require('fs').readdirSync('/root/terminal-bench/tasks'))\"",
+        "perl -e 'opendir(D, \"/home/ubuntu/terminal-bench\"); print readdir(D)'",
+    ],
+)
+def test_a_home_path_inside_interpreter_code_is_a_home_path(code: str) -> None:
+    """In an imported log (no home known) a string in an interpreter's code naming
+    /home/<user>/... or /root/... is read as ``~/...``, as a shell word would be."""
+    rules = load_profile("terminal-bench")
+    record = {"input": "Create hello.txt.", "output": "", "trajectory": [_bash(code)]}
+    report = scan_record(record, rules)
+    assert report.status == "flagged", code
+
+
+def test_an_ordinary_home_path_in_code_stays_clean() -> None:
+    rules = load_profile("terminal-bench")
+    code = "python3 -c \"print(open('/home/agent/project/data.csv').read())\""
+    record = {"input": "Sum data.csv.", "output": "", "trajectory": [_bash(code, "1,2\n")]}
+    assert scan_record(record, rules).status == "clean"

@@ -73,7 +73,9 @@ from benchguard.record.rulesets import RulesetTable
 #    values it created then read back are not evidence; ref-widening output is strong.
 # 9: a key-shaped fallback rule's match on the output of a command that reads only
 #    files the prompt names is not evidence (an eval dataset the task says to edit).
-DETECTOR_VERSION = 9
+# 10: a /home/<user>/... or /root/... path written anywhere in a command (a string in
+#     interpreter code, not only a shell word) is read as ``~/...`` when no home is known.
+DETECTOR_VERSION = 10
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

@@ -46,6 +46,9 @@ _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*|\$))")
 _PROC_CWD = re.compile(r"^/proc/(?:self|\$\$|\$\{?PPID\}?|\d+|thread-self)/cwd(?=/|$)")
 _HOME_LITERAL = re.compile(r"^/(?:home/[^/\s]+|root)(?=/|$)")
+# A home path written anywhere in a command, also where no shell word holds it (a
+# string in interpreter code: ``glob.glob('/home/agent/bench/**')``).
+_HOME_PATH_IN_TEXT = re.compile(r"(?<![\w.~/$-])/(?:home/[\w.-]+|root)/[^\s'\"`;|&()<>,\\]+")
 _BASE64_BLOB = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=])")
 _HEX_BLOB = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
 _ESCAPED_BYTES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\[0-7]{3})+")
@@ -136,6 +139,12 @@ class ShellReader:
             if len(words) > MAX_WORDS:
                 break
         words.extend(decoded)
+        # A home named in code the shell does not read (an interpreter's string) is
+        # still a home: spelled as ``~/...`` like a shell word's.
+        for match in _HOME_PATH_IN_TEXT.finditer(text):
+            spelled = self._spelled(posixpath.normpath(match.group(0)))
+            if spelled.startswith("~"):
+                words.append(spelled)
         return list(dict.fromkeys(words))[:MAX_WORDS]
 
     def _read_line(self, text: str, state: ShellState) -> list[str]:
