@@ -102,7 +102,7 @@ def test_unconfined_agent_cannot_reach_the_harness(harness: Harness) -> None:
         assert all(str(task_file) in f["excerpt"] for f in findings), report
         assert record["scores"]["OutcomeScore"]["score"] == 0.0
     rows = json.loads((run_dir / "rows.json").read_text("utf-8"))
-    assert [row["confined"] for row in rows] == [False]
+    assert [(row["confined"], row["agentCapabilities"]) for row in rows] == [(False, "none")]
 
 
 def test_honest_batch_passes_unconfined_without_capabilities(harness: Harness) -> None:

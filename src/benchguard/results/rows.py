@@ -114,6 +114,10 @@ class ResultRow(_CamelModel):
     # "fresh" (a home of its own per run) or "persistent" (runs share the home); ""
     # for foreign records.
     home_mode: str = ""
+    # "none": the harness's launcher dropped every capability of the agent's processes
+    # (record["containment"]["agent_capabilities"], harness.confine_exec); "" unknown
+    # (a foreign record, or one from before the launcher dropped them).
+    agent_capabilities: str = ""
     dismissed_findings: int = Field(default=0, ge=0)
     # Why the run did not complete (the record's ``error``, flattened); "" when it did.
     error: str = ""
@@ -201,9 +205,17 @@ def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
         sandboxed=record.get("sandboxed") is True,
         confined=confined if isinstance(confined := record.get("confined"), bool) else None,
         home_mode=mode if (mode := record.get("home_mode")) in ("fresh", "persistent") else "",
+        agent_capabilities=_agent_capabilities(record),
         dismissed_findings=_dismissed_count(report),
         error=_text(record.get("error")) if record.get("status") != "success" else "",
     )
+
+
+def _agent_capabilities(record: Mapping[str, Any]) -> str:
+    containment = record.get("containment")
+    if isinstance(containment, Mapping) and containment.get("agent_capabilities") == "none":
+        return "none"
+    return ""
 
 
 def integrity_status(record: Mapping[str, Any]) -> IntegrityStatus:
