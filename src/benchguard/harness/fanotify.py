@@ -185,6 +185,42 @@ def _mount_ids(pid: int | str) -> tuple[str | None, set[int]]:
     return namespace, ids
 
 
+# Mount namespaces one observer holds open at most (each costs a descriptor): the run's
+# own, the launcher's, a sandbox's, and the other live runs' of this harness.
+MAX_HELD_NAMESPACES = 128
+
+
+def hold_namespace(pid: int) -> tuple[int, str, set[int]] | None:
+    """An open descriptor of ``pid``'s mount namespace, its name and its mount ids.
+
+    Why hold it: the kernel hands a freed mount id to the next mount made anywhere (a
+    run's namespace dies with its agent, and the next run's namespace takes its ids at
+    once), so a remembered id would name another process's mount. A namespace held
+    open keeps its mounts, and so their ids, until the descriptor is closed. The ids
+    are read with the descriptor already held, and kept only if ``pid`` is still in
+    that namespace afterwards (it may have unshared or exited meanwhile)."""
+    try:
+        fd = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        held = os.fstat(fd)
+        text = Path(f"/proc/{pid}/mountinfo").read_text("utf-8", errors="replace")
+        still = os.stat(f"/proc/{pid}/ns/mnt")
+    except OSError:
+        os.close(fd)
+        return None
+    if (still.st_dev, still.st_ino) != (held.st_dev, held.st_ino):
+        os.close(fd)
+        return None
+    ids = set()
+    for line in text.splitlines():
+        head = line.split(" ", 1)[0]
+        if head.isdigit():
+            ids.add(int(head))
+    return fd, f"mnt:[{held.st_ino}]", ids
+
+
 def _fd_mount(fd: int, fdinfo: int) -> int | None:
     try:
         info = os.open(str(fd), os.O_RDONLY | os.O_CLOEXEC, dir_fd=fdinfo)
@@ -247,6 +283,8 @@ class FanotifyObserver:
     # mount id -> the hierarchy name of the run cgroup whose namespace holds it.
     _mounts: dict[int, str] = field(default_factory=dict)
     _namespaces: dict[str, str] = field(default_factory=dict)
+    # The learned namespaces, held open while the observer runs (see hold_namespace).
+    _held: dict[str, int] = field(default_factory=dict)
 
     def start(self) -> None:
         self._host_namespace, self._host_mounts = _mount_ids("self")
@@ -312,6 +350,10 @@ class FanotifyObserver:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._fd, self._wake, self._proc_fd, self._proc_fdinfo = -1, (-1, -1), -1, -1
+        for held in self._held.values():
+            with contextlib.suppress(OSError):
+                os.close(held)
+        self._held.clear()
 
     def _admit(self) -> None:
         """Learn the run's mount namespace, then let its agent start (open the gate)."""
@@ -467,7 +509,8 @@ class FanotifyObserver:
         return "unattributed"
 
     def _refresh(self) -> None:
-        """Learn the mounts of every live run's namespaces (this process's runs)."""
+        """Learn the mounts of every live run's namespaces (this process's runs), each
+        namespace held open until :meth:`finish` so its mount ids stay its own."""
         for run in cgroups.live_runs():
             try:
                 pids = run.pids()
@@ -478,13 +521,23 @@ class FanotifyObserver:
                     namespace = os.readlink(f"/proc/{pid}/ns/mnt")
                 except OSError:
                     continue
-                # Known for this very run: nothing new. A namespace id known for another
-                # run may be reused by this one (the other run's namespace is gone).
-                if namespace == self._host_namespace or self._namespaces.get(namespace) == run.name:
+                # Known already: a held namespace's name is never another's.
+                if namespace == self._host_namespace or namespace in self._held:
                     continue
-                found, ids = _mount_ids(pid)
-                if found is None:
+                if len(self._held) >= MAX_HELD_NAMESPACES:
+                    self.problem = self.problem or (
+                        f"the runs made more than {MAX_HELD_NAMESPACES} mount namespaces: "
+                        "the mounts of the rest could not be told apart"
+                    )
+                    return
+                learned = hold_namespace(pid)
+                if learned is None:
                     continue
+                fd, found, ids = learned
+                if found in self._held or found == self._host_namespace:
+                    os.close(fd)
+                    continue
+                self._held[found] = fd
                 self._namespaces[found] = run.name
                 for mount in ids:
                     if mount not in self._host_mounts:
