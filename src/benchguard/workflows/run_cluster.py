@@ -344,11 +344,40 @@ def _take_evidence(root: Path | None, job: Job) -> bytes | None:
     return buffer.getvalue()
 
 
-def _place_evidence(run_dir: Path, packed: bytes) -> None:
-    """Unpack a worker's kept home writes into the client's run directory (the tarfile
-    data filter: nothing outside it, no links out, no devices)."""
+def _place_evidence(run_dir: Path, packed: bytes) -> list[str]:
+    """Unpack a worker's kept home writes into the client's run directory, member by
+    member (the tarfile data filter: nothing outside it, no devices, nothing written
+    through a link). A symlink the agent left is evidence as it stands, wherever it
+    points: it is made as a link, never followed, as a local batch keeps it. Returns a
+    problem for each member not kept; the others are kept beside it."""
+    problems: list[str] = []
+    root = os.path.realpath(run_dir)
     with tarfile.open(fileobj=io.BytesIO(packed), mode="r") as archive:
-        archive.extractall(run_dir, filter="data")
+        for member in archive.getmembers():
+            try:
+                archive.extract(member, run_dir, filter="data")
+            except (tarfile.AbsoluteLinkError, tarfile.LinkOutsideDestinationError) as exc:
+                if not (member.issym() and _make_link(root, member)):
+                    problems.append(f"home write {member.name!r} not kept: {exc}")
+            except (tarfile.FilterError, OSError) as exc:
+                problems.append(f"home write {member.name!r} not kept: {exc}")
+    return problems
+
+
+def _make_link(root: str, member: tarfile.TarInfo) -> bool:
+    """Make ``member``'s symlink at its place under ``root`` if that place is a new name
+    in a real directory inside ``root`` (no link on the way)."""
+    target = os.path.join(root, member.name)
+    parent = os.path.dirname(target)
+    if os.path.realpath(parent) != os.path.normpath(parent) or not (
+        os.path.normpath(parent) + os.sep
+    ).startswith(root + os.sep):
+        return False
+    if os.path.lexists(target):
+        return False
+    os.makedirs(parent, exist_ok=True)
+    os.symlink(member.linkname, target)
+    return True
 
 
 def stop_on_worker(plugin_name: str, dask_worker: Any) -> int:
@@ -443,9 +472,16 @@ def run_batch_on_cluster(
         record = result.record
         if result.home_writes is not None and opened.journal is not None:
             try:
-                _place_evidence(opened.journal.run_dir, result.home_writes)
+                problems = _place_evidence(opened.journal.run_dir, result.home_writes)
             except (OSError, tarfile.TarError) as exc:
-                log.warning("run %s: its home writes could not be kept: %s", record.label, exc)
+                problems = [f"home writes not kept: {exc}"]
+            if problems:
+                # Evidence the client could not keep: the record says so (fail closed).
+                log.warning("run %s: %s", record.label, "; ".join(problems))
+                writes = dict(record.home_writes) if isinstance(record.home_writes, dict) else {}
+                writes["complete"] = False
+                writes["problems"] = [*writes.get("problems", []), *problems]
+                record = record.model_copy(update={"home_writes": writes})
         ran_on = getattr(record, WORKER_KEY, None) or {}
         lost = [a.to_json() for a in attempts if a.address != ran_on.get("address")]
         if lost:
