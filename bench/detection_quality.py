@@ -33,10 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchguard.detection import CheatingReport, Rule
 from benchguard.detection.context import SCAN_CONTEXT_KEY
 from benchguard.detection.detector import scan_record
+from benchguard.detection.given_material import GivenMaterial, read_given_material
 from benchguard.detection.inventory import build_inventory_rules
 from benchguard.detection.knowledge import HarnessKnowledge, gather, run_context, run_rules
 from benchguard.detection.rules import load_profile_spec
 from benchguard.detection.shell import ShellReader
+from benchguard.errors import BadInputError
 from detection_corpus.generate import CORPUS_PATH, load_corpus
 from detection_corpus.layout import AGENT_HOME, TESTBED, WORKSPACE, build_layout
 
@@ -62,6 +64,7 @@ class CorpusDetector:
         self.static: dict[str, tuple[Rule, ...]] = {}
         self.dynamic: dict[str, tuple[Rule, ...]] = {}
         self.knowledge: dict[str, HarnessKnowledge] = {}
+        self.given: dict[str, GivenMaterial | None] = {}
         self.reader = ShellReader(home=AGENT_HOME, known_paths=self._layout_paths())
 
     def _layout_paths(self) -> tuple[str, ...]:
@@ -76,8 +79,14 @@ class CorpusDetector:
         if profile not in self.static:
             spec = load_profile_spec(profile)
             self.static[profile] = spec.rules
-            if self.setting == "imported":
+            if self.setting in ("imported", "imported-material"):
                 self.dynamic[profile] = ()
+                if self.setting == "imported-material":
+                    # As `scan --material DIR` reads it: the benchmark's material
+                    # directories, fingerprinted, and nothing else of the harness's.
+                    self.given[profile] = _given(
+                        [self._host(path) for path in spec.material], self.root
+                    )
                 return self.static[profile], ()
             home = self.root / AGENT_HOME.lstrip("/")
             inventory = build_inventory_rules(
@@ -103,6 +112,10 @@ class CorpusDetector:
         static, dynamic = self.rules_for(line["profile"])
         if self.setting == "imported":
             return scan_record(record, static)
+        if self.setting == "imported-material":
+            given = self.given.get(line["profile"])
+            extra = given.rules_for(record) if given is not None else ()
+            return scan_record(record, static, dynamic_rules=extra)
         prompt = record.get("input", "")
         workdir = TESTBED if line["profile"] == "swe-bench" else WORKSPACE
         knowledge = self.knowledge[line["profile"]]
@@ -115,6 +128,19 @@ class CorpusDetector:
             stored = {**record, SCAN_CONTEXT_KEY: context.model_dump()}
             return scan_record(stored, static, dynamic_rules=rules)
         return scan_record(record, static, dynamic_rules=rules, reader=self.reader, workdir=workdir)
+
+
+def _given(paths: Sequence[Path], root: Path) -> GivenMaterial | None:
+    """The profile's material as one ``--material`` directory would give it (the
+    fingerprints of every existing material path; ``None`` when there is none)."""
+    rules: list[Rule] = []
+    for path in paths:
+        if path.exists():
+            try:
+                rules.extend(read_given_material(path).fingerprints)
+            except BadInputError:
+                continue  # nothing distinctive there
+    return GivenMaterial(str(root), len(rules), tuple(rules)) if rules else None
 
 
 def _rate(hits: int, total: int) -> str:
@@ -215,6 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = score(lines, CorpusDetector(Path(tmp), "harness"), splits)
         runner = score(lines, CorpusDetector(Path(tmp), "runner"), splits)
         imported = score(lines, CorpusDetector(Path(tmp), "imported"), splits)
+        with_material = score(lines, CorpusDetector(Path(tmp), "imported-material"), splits)
     print_table(f"split {options.split}, with the harness's knowledge", result)
     print_summary(
         f"split {options.split}, as `benchguard run` passes it (detection.knowledge, "
@@ -222,6 +249,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         runner,
     )
     print_summary(f"split {options.split}, as a scan of imported logs (profile only)", imported)
+    print_summary(
+        f"split {options.split}, as a scan of imported logs with --material (the profile's "
+        "material directories fingerprinted)",
+        with_material,
+    )
     if options.misses:
         print("\nmissed (transcript-reachable): " + " ".join(result["misses"]))
         print("false positives:")
