@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from benchguard.workflows.run import INSECURE_SCHEDULER_ENV
+
 from .cluster_helpers import Cluster, Tree, make_tree, results, running_cluster, start_worker
 
 pytestmark = pytest.mark.slow
@@ -37,6 +39,28 @@ VOLATILE = {
     # on one machine read the same file system at once; a count, like events.
     "attributed_by",
 }
+
+
+@pytest.fixture(autouse=True)
+def _plain_scheduler_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test clusters speak plain TCP on 127.0.0.1 with agents of the tests' own: the
+    operator's acceptance of that risk, which every client these tests start inherits."""
+    monkeypatch.setenv(INSECURE_SCHEDULER_ENV, "1")
+
+
+def test_a_plain_scheduler_is_refused_while_agents_have_the_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guards against a named cluster without TLS taking a batch whose agents can reach
+    it (a red team's agent had a worker run its code there and forged 4/4): refused
+    before anything runs, saying what to do."""
+    monkeypatch.delenv(INSECURE_SCHEDULER_ENV)
+    tree = make_tree(tmp_path / "op", tasks=1)
+    done = benchguard(*run_args(tree, "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "is not a tls:// address" in done.stderr and INSECURE_SCHEDULER_ENV in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not tree.results.exists() or not any(tree.results.iterdir())
 
 
 def benchguard(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:

@@ -203,12 +203,7 @@ def prepare_run(
         raise BadInputError(f"pre-flight refused the batch: {exc}") from None
     _warn_unprotected(request.sandbox, request.audit, notify, confined=confinement.active)
     if cluster is not None and cluster.scheduler and not cluster.scheduler.startswith("tls://"):
-        notify(
-            "warning",
-            f"--scheduler {cluster.scheduler} is not a tls:// address: any process that can "
-            "reach it, an agent on a worker machine included, can have the workers run its "
-            "code outside Landlock and the audit; use a TLS cluster (docs/distributed-runs.md)",
-        )
+        _check_plain_scheduler(cluster.scheduler, request.sandbox, notify)
     for task in loaded.tasks:
         for passing in home_checks_passing_before(task, home_dir):
             notify(
@@ -387,3 +382,28 @@ def _judge(provider: str | None, notify: Notify) -> Judge | None:
     if reason:
         notify("warning", reason)
     return chosen
+
+
+# The operator's explicit acceptance of a scheduler without TLS for agents that have the
+# network (an environment variable, so a config file copied around cannot carry it).
+INSECURE_SCHEDULER_ENV = "BENCHGUARD_INSECURE_SCHEDULER"
+
+
+def _check_plain_scheduler(address: str, sandbox: str, notify: Notify) -> None:
+    """A scheduler without TLS runs any caller's code on the workers (a red team's agent
+    reached one from its run and read every batch's tasks). Agents in the bubblewrap
+    sandbox have no network, so it is a warning there; otherwise a refusal unless the
+    operator accepts the risk in ``BENCHGUARD_INSECURE_SCHEDULER=1``."""
+    risk = (
+        f"--scheduler {address} is not a tls:// address: any process that can reach it, an "
+        "agent on a worker machine included, can have the workers run its code outside "
+        "Landlock and the audit"
+    )
+    if sandbox == "bwrap" or os.environ.get(INSECURE_SCHEDULER_ENV) == "1":
+        notify("warning", f"{risk}; use a TLS cluster (docs/distributed-runs.md)")
+        return
+    raise BadInputError(
+        f"{risk}, and without --sandbox bwrap the agents have the network. Use a TLS "
+        "cluster (docs/distributed-runs.md), run with --sandbox bwrap, or accept the risk "
+        f"with {INSECURE_SCHEDULER_ENV}=1"
+    )
