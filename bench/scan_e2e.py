@@ -301,6 +301,7 @@ def harness_results(root: Path, leftovers: int, records: int) -> tuple[Path, int
     its path and its rule count."""
     from benchguard.detection.detector import annotate_records
     from benchguard.detection.inventory import build_inventory_rules
+    from benchguard.record.rulesets import RulesetTable
     from benchguard.results.io import ResultsDocument, dumps
 
     rng = random.Random(SEED + 2)
@@ -312,8 +313,16 @@ def harness_results(root: Path, leftovers: int, records: int) -> tuple[Path, int
         )
     inventory = build_inventory_rules(home)
     batch = _records(rng, 0, records)
-    annotate_records(batch, load_ruleset(PROFILE), dynamic_rules_for=lambda _i, _r: inventory)
-    document = ResultsDocument(records=batch, run_id="run_1", t="2026-11-30T00:00:00Z")
+    rulesets = RulesetTable()
+    annotate_records(
+        batch,
+        load_ruleset(PROFILE),
+        dynamic_rules_for=lambda _i, _r: inventory,
+        rulesets=rulesets,
+    )
+    document = ResultsDocument(
+        records=batch, run_id="run_1", t="2026-11-30T00:00:00Z", rulesets=rulesets
+    )
     path = root / "run_1" / "results.json"
     path.parent.mkdir()
     path.write_text(dumps(document.to_json()), encoding="utf-8")

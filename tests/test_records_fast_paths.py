@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchguard.records import (
-    SharedLists,
     _Notes,
     _parse_any_step,
     bounded_record_dict,
@@ -89,19 +88,3 @@ def test_parse_step_matches_the_general_path(step: Any) -> None:
 def test_bounded_record_dict_matches_typed_steps_dumped(steps: list[Any], rest: Any) -> None:
     raw = {**rest, "trajectory": steps}
     assert _same(bounded_record_dict(raw), parse_record(raw).to_json(complete=False))
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(st.dictionaries(_text, _json, max_size=3) | _json | st.just(_deep(60)), max_size=5),
-    st.lists(st.dictionaries(st.sampled_from(["status", "findings", "x"]), _json), max_size=4),
-)
-def test_a_shared_rules_list_is_sanitised_once_with_the_same_result(
-    rules: list[Any], reports: list[dict[str, Any]]
-) -> None:
-    """Records naming one stored rules list (one object, as an inflated results file
-    gives them) get what each would get on its own: the same dict, the same notes."""
-    shared = SharedLists()
-    for index, extra in enumerate(reports or [{}]):
-        raw = {"name": f"t{index}", "cheating_report": {**extra, "dynamic_rules": rules}}
-        assert _same(bounded_record_dict(raw, shared), bounded_record_dict(raw))

@@ -24,7 +24,6 @@ from benchguard.record.bounds import (
     REPLACEMENT,
 )
 from benchguard.record.edge import (
-    SharedLists,
     StepWindow,
     _Notes,
     _parse_any_step,
@@ -65,7 +64,6 @@ __all__ = [
     "STEP_STATUSES",
     "RunRecord",
     "RunStatus",
-    "SharedLists",
     "Step",
     "StepStatus",
     "StepWindow",

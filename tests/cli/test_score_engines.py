@@ -19,6 +19,7 @@ from benchguard.results.io import (
     RESULTS_SCHEMA_VERSION,
     ResultsDocument,
     dumps,
+    read_results,
 )
 from benchguard.results.rescore import rescan_documents
 from cli.helpers import CHEAT, HONEST, invoke, record, run_dir
@@ -225,31 +226,35 @@ def test_an_empty_directory_is_bad_input(tmp_path: Path) -> None:
 def test_one_batch_rescan_equals_record_by_record_rescans(tree: Path) -> None:
     """Guards against the batch phase pairing a report with the wrong record or the
     wrong stored dynamic rules across documents."""
-    documents = [
-        json.loads(path.read_text(encoding="utf-8")) for path in sorted(tree.rglob("results.json"))
-    ]
+    documents = [read_results(path) for path in sorted(tree.rglob("results.json"))]
     rules = load_ruleset()
     batch = rescan_documents(
         documents,
         rules,
         lambda records, rs, dynamic: scan_records(records, rs, dynamic_rules=dynamic),
     )
-    assert batch == [_record_by_record(records, rules) for records in documents]
+    assert batch == [_record_by_record(document, rules) for document in documents]
 
 
-def _record_by_record(records: list[Any], rules: Sequence[Rule]) -> dict[int, CheatingReport]:
+def _record_by_record(
+    document: ResultsDocument, rules: Sequence[Rule]
+) -> dict[int, CheatingReport]:
     """The oracle: the detector on each record alone, with the dynamic rules its own
-    stored report lists."""
+    stored report names."""
     return {
         index: scan_record(
             item,
             rules,
             dynamic_rules=tuple(
                 Rule.model_validate(rule)
-                for rule in item["cheating_report"].get("dynamic_rules", [])
+                for rule in (
+                    document.rulesets.stored(item["cheating_report"]["dynamic_rules_ref"])
+                    if "dynamic_rules_ref" in item["cheating_report"]
+                    else ()
+                )
             ),
         )
-        for index, item in enumerate(records)
+        for index, item in enumerate(document.records)
     }
 
 

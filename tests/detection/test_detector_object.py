@@ -8,6 +8,7 @@ from typing import Any
 from benchguard.detection import Detector, Rule, load_profile, ruleset_digest, scan_record
 from benchguard.detection.shell import ShellReader
 from benchguard.record.rules import as_ruleset
+from benchguard.record.rulesets import RulesetTable
 
 
 def _record(command: str) -> dict[str, object]:
@@ -59,14 +60,15 @@ def test_a_copied_rule_is_digested_as_what_it_now_says() -> None:
     assert ruleset_digest([renamed]) == ruleset_digest([Rule.model_validate(renamed.model_dump())])
 
 
-def test_annotated_reports_of_one_ruleset_share_its_dump_by_digest() -> None:
-    """Two records scanned with equal (not identical) dynamic rulesets store one shared
-    dump: the writer then encodes it once."""
+def test_annotated_reports_of_equal_rulesets_name_one_table_entry() -> None:
+    """Two records scanned with equal (not identical) dynamic rulesets name the same
+    digest, and the caller's table holds the ruleset once (nothing keyed by identity)."""
     inventory = load_profile("devops-bench")[:3]
     copies = [Rule.model_validate(rule.model_dump()) for rule in inventory]
     records: list[dict[str, Any]] = [_record("ls"), _record("pwd")]
     rulesets = [inventory, copies]
-    Detector().annotate(records, (), dynamic_rules_for=lambda i, _r: rulesets[i])
-    first, second = (r["cheating_report"]["dynamic_rules"] for r in records)
-    assert first is second
-    assert first == [rule.model_dump(mode="json") for rule in inventory]
+    table = RulesetTable()
+    Detector().annotate(records, (), dynamic_rules_for=lambda i, _r: rulesets[i], rulesets=table)
+    first, second = (r["cheating_report"]["dynamic_rules_ref"] for r in records)
+    assert first == second == ruleset_digest(inventory)
+    assert len(table) == 1 and table.stored(first) == [r.model_dump(mode="json") for r in inventory]

@@ -24,6 +24,8 @@ from benchguard.detection.inventory import (
     build_inventory_rules,
     filter_rules_for_prompt,
 )
+from benchguard.record.rules import ruleset_digest
+from benchguard.record.rulesets import RulesetTable
 
 LINE_A = "the previous run concluded that item 7 needs no further action"
 LINE_B = "the previous run concluded that item 8 needs a fresh restart!!"
@@ -211,9 +213,10 @@ def test_filter_keeps_the_documented_examples(tmp_path: Path) -> None:
     assert dropped("") == set()
 
 
-def test_annotated_reports_equal_a_full_dump_while_sharing_the_rules(tmp_path: Path) -> None:
-    """Guards against the shared dump of dynamic rules changing a stored report: each
-    equals the model's own dump, key order included."""
+def test_annotated_reports_equal_a_full_dump_and_name_one_shared_ruleset(tmp_path: Path) -> None:
+    """Guards against storing by reference changing a stored report: without a table
+    each equals the model's own dump; with one, the same dump with the rules named by
+    digest in their place (key order included), the table holding them once."""
     home = _home(tmp_path)
     rules = build_inventory_rules(home)
     records: list[dict[str, Any]] = [
@@ -226,8 +229,20 @@ def test_annotated_reports_equal_a_full_dump_while_sharing_the_rules(tmp_path: P
         expected = scan_record(record, (), dynamic_rules=rules).model_dump(mode="json")
         assert record["cheating_report"] == expected
         assert list(record["cheating_report"]) == list(expected)
-    shared = [r["cheating_report"]["dynamic_rules"] for r in records]
-    assert shared[0] is shared[1] is shared[2]
+    table = RulesetTable()
+    assert annotate_records(records, (), dynamic_rules_for=lambda i, r: rules, rulesets=table) == []
+    digest = ruleset_digest(rules)
+    for record in records:
+        expected = scan_record(record, (), dynamic_rules=rules).model_dump(mode="json")
+        named = {
+            ("dynamic_rules_ref" if k == "dynamic_rules" else k): (
+                digest if k == "dynamic_rules" else v
+            )
+            for k, v in expected.items()
+        }
+        assert record["cheating_report"] == named
+        assert list(record["cheating_report"]) == list(named)
+    assert len(table) == 1 and table.rules(digest) == rules
 
 
 def test_an_extended_prefilter_names_the_same_candidates_as_a_fresh_one(tmp_path: Path) -> None:

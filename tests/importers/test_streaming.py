@@ -349,7 +349,9 @@ def test_the_harness_results_object_streams_identically(
     streamed = _streamed(path)
     assert streamed == _whole(path)
     assert streamed[2] == [] and len(streamed[1]) == len(records)
-    assert streamed[1][1]["cheating_report"]["dynamic_rules"]
+    ref = streamed[1][1]["cheating_report"]["dynamic_rules_ref"]
+    assert stream_path(path).rulesets is not None
+    assert import_path(path).rulesets.rules(ref)  # the file's table came with the records
 
 
 def test_a_one_line_results_object_is_read_whole(tmp_path: Path) -> None:
@@ -432,7 +434,7 @@ def _whole_file_scan(path: Path, rules: Any) -> FileScan:
         path=str(path),
         format=imported.format,
         records=tuple(
-            _scan_in_file(record, index, rules, DEFAULT_RECORD_BUDGET_S)
+            _scan_in_file(record, index, rules, DEFAULT_RECORD_BUDGET_S, imported.rulesets)
             for index, record in enumerate(imported.records)
         ),
         problems=tuple(imported.problems),

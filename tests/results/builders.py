@@ -7,6 +7,7 @@ from typing import Any
 
 from benchguard.detection.models import CheatingReport, Rule
 from benchguard.engines import scan_records
+from benchguard.record.codec import ResultsDocument
 from benchguard.results.dismissals import Dismissal
 from benchguard.results.rescore import RescoreOutcome, rescan_documents, rescore_records
 from benchguard.results.rows import Manifest, setup_id_for
@@ -81,7 +82,7 @@ def rescore(
 ) -> RescoreOutcome:
     """Rescore ``records`` in place as ``benchguard score`` does: one batch rescan
     through the serial engine, then dismissals, the gate and finalizing."""
-    (verdicts,) = rescan_documents([records], rules, _serial_scan)
+    (verdicts,) = rescan_documents([ResultsDocument(records=records)], rules, _serial_scan)
     return rescore_records(records, verdicts=verdicts, dismissals=dismissals, run_id=run_id)
 
 

@@ -1,4 +1,5 @@
-"""results.json schema 2: dynamic rules stored once per run, put back by every reader."""
+"""results.json schema 2: dynamic rulesets stored once per run in one table, and
+named by digest from each report, in memory as on disk."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from benchguard.detection.inventory import build_inventory_rules
 from benchguard.detection.models import Rule
 from benchguard.detection.rules import ruleset_digest
 from benchguard.importers import results_json
-from benchguard.record.rules import StoredRulesets
+from benchguard.record.rulesets import RulesetTable, stored_rules
 from benchguard.results.io import (
     DYNAMIC_RULES_REF_KEY,
     DYNAMIC_RULESETS_KEY,
@@ -27,7 +28,6 @@ from benchguard.results.io import (
     read_results,
     write_text_atomic,
 )
-from benchguard.results.rescore import stored_dynamic_rules
 
 STALE_LINE = "All 3 non-compliant deployments patched in namespace payments"
 
@@ -54,7 +54,9 @@ def _record(index: int, command: str, result: str = "ok") -> dict[str, Any]:
     }
 
 
-def _scanned(home: Path) -> tuple[list[dict[str, Any]], tuple[Rule, ...]]:
+def _scanned(
+    home: Path, rulesets: RulesetTable | None = None
+) -> tuple[list[dict[str, Any]], tuple[Rule, ...]]:
     rules = build_inventory_rules(home)
     records = [
         _record(0, "ls"),
@@ -64,12 +66,20 @@ def _scanned(home: Path) -> tuple[list[dict[str, Any]], tuple[Rule, ...]]:
         {"name": "unscanned", "cheating_report": {}},
     ]
     scannable = [r for r in records if isinstance(r, dict)][:3]
-    assert annotate_records(scannable, (), dynamic_rules_for=lambda i, r: rules) == []
+    errors = annotate_records(
+        scannable, (), dynamic_rules_for=lambda i, r: rules, rulesets=rulesets
+    )
+    assert errors == []
     return records, rules  # type: ignore[return-value]
 
 
-def _write(path: Path, records: list[Any]) -> dict[str, Any]:
-    document = ResultsDocument(records=records, run_id="run_1", t="2026-01-01T00:00:00Z")
+def _write(path: Path, records: list[Any], rulesets: RulesetTable | None = None) -> dict[str, Any]:
+    document = ResultsDocument(
+        records=records,
+        run_id="run_1",
+        t="2026-01-01T00:00:00Z",
+        rulesets=rulesets if rulesets is not None else RulesetTable(),
+    )
     write_text_atomic(path, dumps(document.to_json()))
     stored: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return stored
@@ -79,9 +89,10 @@ def test_round_trip_restores_every_report_exactly_and_stores_rules_once(tmp_path
     """Guards against the compact file changing a verdict or a stored rule: what the
     reader gives back equals what was written, and rescanning from it reproduces each
     report."""
-    records, rules = _scanned(_home(tmp_path))
+    held = RulesetTable()
+    records, rules = _scanned(_home(tmp_path), held)
     before = copy.deepcopy(records)
-    stored = _write(tmp_path / "results.json", records)
+    stored = _write(tmp_path / "results.json", records, held)
     assert records == before  # writing never edits the records in memory
 
     assert stored["schema_version"] == RESULTS_SCHEMA_VERSION == 4
@@ -94,15 +105,17 @@ def test_round_trip_restores_every_report_exactly_and_stores_rules_once(tmp_path
         assert "dynamic_rules" not in on_disk["cheating_report"]
 
     document = read_results(tmp_path / "results.json")
-    assert document.records == before
+    assert document.records == before  # reports name their ruleset in memory too
     # Key order too: a rewrite of a read file is laid out like the original.
     assert [list(r["cheating_report"]) for r in document.records[:3]] == [
         list(r["cheating_report"]) for r in before[:3]
     ]
     assert DYNAMIC_RULESETS_KEY not in document.extra
+    assert document.rulesets.rules(digest) == rules
     for original, read in zip(before[:3], document.records[:3], strict=True):
-        report = report_from_record(read)
-        assert report is not None and report == report_from_record(original)
+        report = report_from_record(read, document.rulesets)
+        assert report is not None and report == report_from_record(original, held)
+        assert report.dynamic_rules == rules
         assert scan_record(read, (), dynamic_rules=report.dynamic_rules) == report
     statuses = [r["cheating_report"]["status"] for r in document.records[:3]]
     assert statuses == ["clean", "flagged", "flagged"]
@@ -116,11 +129,13 @@ def test_the_file_is_the_same_json_value_as_the_generic_encoder_and_much_smaller
     home = _home(tmp_path)
     for index in range(40):
         (home / f"leftover-{index:02d}.md").write_text(f"{STALE_LINE} number {index}\n")
-    records, _ = _scanned(home)
-    document = ResultsDocument(records=records, run_id="r", t="t")
+    table = RulesetTable()
+    records, _ = _scanned(home, table)
+    document = ResultsDocument(records=records, run_id="r", t="t", rulesets=table)
     compact = dumps(document.to_json())
     assert json.loads(compact) == json.loads(json.dumps(document.to_json()))
-    inline = json.dumps(records, indent=2, ensure_ascii=False)
+    inline_records, _ = _scanned(home)
+    inline = json.dumps(inline_records, indent=2, ensure_ascii=False)
     assert len(compact) * 2 < len(inline)
     # One rule per line inside the table.
     table_lines = [line for line in compact.splitlines() if line.startswith('      {"id": ')]
@@ -137,13 +152,16 @@ def test_lists_that_differ_by_a_rule_share_the_rest_of_the_table(tmp_path: Path)
     filtered = tuple(r for r in rules if r.source != "old-run")
     lists = [rules, grown, filtered, rules]
     records = [_record(i, "cat ~/old-run/x") for i in range(len(lists))]
-    annotate_records(records, (), dynamic_rules_for=lambda i, r: lists[i])
+    rulesets = RulesetTable()
+    annotate_records(records, (), dynamic_rules_for=lambda i, r: lists[i], rulesets=rulesets)
     before = copy.deepcopy(records)
-    stored = _write(tmp_path / "results.json", records)
+    stored = _write(tmp_path / "results.json", records, rulesets)
     table = stored[DYNAMIC_RULESETS_KEY]
     assert len(table["rules"]) == len({r.id for r in grown})
     assert len(table["sets"]) == 3
-    assert read_results(tmp_path / "results.json").records == before
+    document = read_results(tmp_path / "results.json")
+    assert document.records == before
+    assert [stored_rules(r, document.rulesets) for r in document.records] == list(lists)
     assert [r["cheating_report"]["status"] for r in before] == [
         "flagged",
         "flagged",
@@ -152,18 +170,29 @@ def test_lists_that_differ_by_a_rule_share_the_rest_of_the_table(tmp_path: Path)
     ]
 
 
-def test_schema_1_files_with_inline_rules_read_unchanged(tmp_path: Path) -> None:
-    """Guards against losing the old shape: inline dynamic rules are read as they are,
-    and a rewrite moves them into the table without changing them."""
-    records, _ = _scanned(_home(tmp_path))
+def test_schema_1_files_with_inline_rules_are_converted_at_the_edge(tmp_path: Path) -> None:
+    """Guards against losing the old shape: inline dynamic rules are moved into the
+    document's table when read (each report then names them, in the same position), are
+    the rules a rescan uses, and a rewrite stores them without changing them."""
+    records, rules = _scanned(_home(tmp_path))
     path = tmp_path / "results.json"
     old = {"schema_version": 1, "run_id": "r", "t": "t", "manifest": None, "records": records}
     path.write_text(json.dumps(old), encoding="utf-8")
     document = read_results(path)
-    assert document.records == json.loads(json.dumps(records))
+    digest = ruleset_digest(rules)
+    for inline, read in zip(records[:3], document.records[:3], strict=True):
+        assert isinstance(inline, dict) and isinstance(read, dict)
+        names = [
+            DYNAMIC_RULES_REF_KEY if k == "dynamic_rules" else k for k in inline["cheating_report"]
+        ]
+        assert list(read["cheating_report"]) == names
+        assert read["cheating_report"][DYNAMIC_RULES_REF_KEY] == digest
+        assert stored_rules(read, document.rulesets) == rules
     rewritten = tmp_path / "rewritten.json"
     write_text_atomic(rewritten, dumps(document.to_json()))
-    assert read_results(rewritten).records == document.records
+    again = read_results(rewritten)
+    assert again.records == document.records
+    assert again.rulesets.rules(digest) == rules
 
 
 def test_the_reference_list_layout_keeps_rules_inline(tmp_path: Path) -> None:
@@ -174,7 +203,7 @@ def test_the_reference_list_layout_keeps_rules_inline(tmp_path: Path) -> None:
     document = read_results(path)
     assert document.layout == "list"
     text = dumps(document.to_json())
-    assert DYNAMIC_RULES_REF_KEY not in text and json.loads(text) == document.records
+    assert DYNAMIC_RULES_REF_KEY not in text and json.loads(text) == json.loads(json.dumps(records))
 
 
 @pytest.mark.parametrize(
@@ -202,9 +231,10 @@ def test_a_dangling_reference_or_a_bad_table_is_a_clear_error(
 ) -> None:
     """Guards against a record silently losing its leftover rules (a rescan without
     them could clear a cheat): the reader refuses the file and says which record."""
-    records, _ = _scanned(_home(tmp_path))
+    table = RulesetTable()
+    records, _ = _scanned(_home(tmp_path), table)
     path = tmp_path / "results.json"
-    stored = _write(path, records)
+    stored = _write(path, records, table)
     edit(stored)
     path.write_text(json.dumps(stored), encoding="utf-8")
     with pytest.raises(ResultsFileError) as caught:
@@ -212,14 +242,18 @@ def test_a_dangling_reference_or_a_bad_table_is_a_clear_error(
     assert str(caught.value).startswith(f"{path}: ") and message in str(caught.value)
 
 
-def test_the_importer_inflates_and_skips_only_records_it_cannot_resolve(tmp_path: Path) -> None:
+def test_the_importer_keeps_the_table_and_skips_only_records_it_cannot_resolve(
+    tmp_path: Path,
+) -> None:
     """Guards against `benchguard scan` reading a compact file without its rules, and
     against one unresolvable record sinking the others."""
-    records, _ = _scanned(_home(tmp_path))
+    table = RulesetTable()
+    records, rules = _scanned(_home(tmp_path), table)
     path = tmp_path / "results.json"
-    stored = _write(path, records)
+    stored = _write(path, records, table)
     imported = results_json.import_file(path)
     assert imported.records == [r for r in json.loads(json.dumps(records)) if isinstance(r, dict)]
+    assert [stored_rules(r, imported.rulesets) for r in imported.records[:3]] == [rules] * 3
 
     stored["records"][1]["cheating_report"][DYNAMIC_RULES_REF_KEY] = "sha256:missing"
     path.write_text(json.dumps(stored, indent=2), encoding="utf-8")
@@ -238,10 +272,11 @@ def test_score_command_rescans_a_compact_file_with_each_records_stored_rules(
 ) -> None:
     """Guards against the score command's reading path missing the table: the leftover
     read is flagged only through the record's stored (referenced) dynamic rules."""
-    records, _ = _scanned(_home(tmp_path))
+    table = RulesetTable()
+    records, _ = _scanned(_home(tmp_path), table)
     run = tmp_path / "run"
     run.mkdir()
-    _write(run / "results.json", [r for r in records if isinstance(r, dict)])
+    _write(run / "results.json", [r for r in records if isinstance(r, dict)], table)
     result = CliRunner().invoke(
         app,
         ["score", str(run / "results.json"), "-o", str(tmp_path / "out")],
@@ -260,31 +295,28 @@ def test_score_command_rescans_a_compact_file_with_each_records_stored_rules(
     assert len(written[DYNAMIC_RULESETS_KEY]["sets"]) == 1
 
 
-def test_records_sharing_a_stored_list_get_the_same_rule_objects(tmp_path: Path) -> None:
+def test_records_naming_one_ruleset_share_its_parse_through_the_documents_table(
+    tmp_path: Path,
+) -> None:
     """Guards against a rescan parsing a run's shared dynamic rules again for every
-    record: the detector remembers its plan by the rule objects' identity, so fresh
-    ``Rule`` objects per record rebuild the plan each time (scoring a harness run
-    several times slower), and a list read from another file must not be mistaken for
-    the cached one. Lists that say the same thing share the parse (rules are
-    immutable), whichever object or file they come from; a list that differs in one
-    pattern never gets another list's rules."""
-    records, rules = _scanned(_home(tmp_path))
-    _write(tmp_path / "results.json", records)
-    first, second = read_results(tmp_path / "results.json").records[1:3]
-    assert first["cheating_report"]["dynamic_rules"] is second["cheating_report"]["dynamic_rules"]
-    rulesets = StoredRulesets()  # what one reader (a file, a rescan) owns
-    shared = stored_dynamic_rules(first, rulesets)
-    assert shared == rules and stored_dynamic_rules(second, rulesets) is shared
+    record (each parse digests ~1,900 rules and the detector would compile a plan per
+    record): records naming one digest get the same typed ruleset from their document's
+    table. Nothing is shared through module state: another read parses for itself; a
+    stored ruleset that differs in one pattern has its own digest and its own rules."""
+    table = RulesetTable()
+    records, rules = _scanned(_home(tmp_path), table)
+    _write(tmp_path / "results.json", records, table)
+    document = read_results(tmp_path / "results.json")
+    first, second = document.records[1:3]
+    shared = stored_rules(first, document.rulesets)
+    assert shared == rules and stored_rules(second, document.rulesets) is shared
+    again = read_results(tmp_path / "results.json")
+    assert stored_rules(again.records[1], again.rulesets) is not shared
 
-    again = read_results(tmp_path / "results.json").records[1]
-    assert (
-        again["cheating_report"]["dynamic_rules"] is not first["cheating_report"]["dynamic_rules"]
-    )
-    assert stored_dynamic_rules(again, rulesets) is shared  # same content: the same parse
-
-    changed = copy.deepcopy(again)
+    changed = json.loads(json.dumps(records[1]))
+    changed["cheating_report"] = report_from_record(records[1], table).model_dump(mode="json")  # type: ignore[union-attr]
     changed["cheating_report"]["dynamic_rules"][0]["patterns"] = ["something else"]
-    other = stored_dynamic_rules(changed, rulesets)
+    mixed = RulesetTable()
+    other = stored_rules(changed, mixed)
     assert other != shared and other[0].patterns == ("something else",)
-    # Nothing is shared through module state: another reader parses for itself.
-    assert stored_dynamic_rules(first, StoredRulesets()) is not shared
+    assert other.digest != shared.digest

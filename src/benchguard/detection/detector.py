@@ -1,8 +1,8 @@
 """The verdict: scan one record's trajectory and final output against a ruleset.
 
-Pure: no environment reads, no I/O, never edits anything but ``cheating_report`` (and
-only in :func:`annotate_records`). Semantics match the reference scan loop exactly:
-rules in order; per rule at most ``MAX_FINDINGS_PER_RULE`` findings per record; for
+Pure: no environment reads, no I/O; :meth:`Detector.scan` returns a report and never
+edits its input (only :func:`annotate_records` stores reports, in ``cheating_report``).
+Semantics match the reference scan loop exactly: rules in order; per rule at most ``MAX_FINDINGS_PER_RULE`` findings per record; for
 each dict entry the ``args`` surface then the ``result`` surface, then the final
 ``output`` once; on each surface one finding per pattern that matches (the first
 match), never one per occurrence. Path rules scan all three surfaces, content rules
@@ -59,7 +59,7 @@ from benchguard.detection.surfaces import (
     tool_name,
 )
 from benchguard.record.rules import EMPTY_RULESET, Ruleset, as_ruleset
-from benchguard.record.rulesets import RulesetTable
+from benchguard.record.rulesets import DYNAMIC_RULES_KEY, DYNAMIC_RULES_REF_KEY, RulesetTable
 
 # Bump when the same record and rules can give a different verdict.
 # 2: a record marked ``transcript_truncated`` is incomplete (flagged), never clean.
@@ -100,8 +100,8 @@ class _BoundHit(Exception):
 
 
 class Detector:
-    """One detector: its compiled plans and prefilters, its table of dynamic rulesets,
-    shell reader and record budget, held here and nowhere else.
+    """One detector: its compiled plans and prefilters, shell reader and record budget,
+    held here and nowhere else.
 
     A plan (the ruleset's prefilter, pattern ids and digest) is remembered by the
     digests of the rulesets it was built from (``record.rules.Ruleset``): equal rules
@@ -113,7 +113,6 @@ class Detector:
     MAX_PLANS = 64
     MAX_RECENT_PREFILTERS = 4
     MAX_CONTEXT_READERS = 16
-    MAX_RULESETS = 16
 
     def __init__(
         self,
@@ -127,8 +126,6 @@ class Detector:
         # a scan's pair of rulesets.
         self._plans: dict[tuple[str, ...], _Plan] = {}
         self._recent_prefilters: list[Prefilter] = []
-        # The dynamic rulesets of annotated reports, dumped once per digest.
-        self._rulesets = RulesetTable(limit=self.MAX_RULESETS)
         # Readers for stored scan contexts, by (home, known paths): a batch's records
         # share one, and a reader remembers the commands it has read.
         self._context_readers: dict[tuple[str | None, tuple[str, ...]], ShellReader] = {}
@@ -228,6 +225,7 @@ class Detector:
         rules: Sequence[Rule],
         *,
         dynamic_rules_for: Callable[[int, dict[str, Any]], Sequence[Rule]] | None = None,
+        rulesets: RulesetTable | None = None,
     ) -> list[str]:
         """See :func:`annotate_records`."""
         errors: list[str] = []
@@ -240,7 +238,11 @@ class Detector:
                     else EMPTY_RULESET
                 )
                 report = self.scan(record, static, dynamic_rules=dynamic)
-                record["cheating_report"] = self._report_json(report, dynamic)
+                record["cheating_report"] = (
+                    rulesets.report_json(report, dynamic)
+                    if rulesets is not None
+                    else report.model_dump(mode="json")
+                )
             except Exception as exc:  # one bad record must never sink the batch
                 errors.append(f"record {index}: {type(exc).__name__}: {exc}")
                 try:
@@ -259,21 +261,6 @@ class Detector:
             reader = ShellReader(home=context.home, known_paths=context.known_paths)
             self._context_readers[key] = reader
         return reader
-
-    def _report_json(self, report: CheatingReport, dynamic: Ruleset) -> dict[str, Any]:
-        """``report.model_dump(mode="json")``, its ``dynamic_rules`` the table's one dump
-        of that ruleset (a thousand-entry home would otherwise be dumped, and later
-        encoded, once per record)."""
-        if not dynamic:
-            return report.model_dump(mode="json")
-        dumped = report.model_dump(mode="json", exclude={"dynamic_rules"})
-        shared = self._rulesets.dump(dynamic)
-        # Same keys in the same order as a full dump.
-        return {
-            name: shared if name == "dynamic_rules" else dumped[name]
-            for name in _REPORT_FIELDS
-            if name == "dynamic_rules" or name in dumped
-        }
 
     def plan(self, rules: Sequence[Rule]) -> _Plan:
         """The plan for ``rules``, remembered by their digest."""
@@ -362,6 +349,7 @@ def annotate_records(
     rules: Sequence[Rule],
     *,
     dynamic_rules_for: Callable[[int, dict[str, Any]], Sequence[Rule]] | None = None,
+    rulesets: RulesetTable | None = None,
 ) -> list[str]:
     """Set ``record["cheating_report"]`` on every record, replacing any previous report.
 
@@ -369,20 +357,23 @@ def annotate_records(
     report as ``{}`` and adds one message to the returned list; other records are not
     touched by it. Running twice gives the same reports (idempotent).
 
-    Each stored report equals ``report.model_dump(mode="json")``, except that records
-    scanned with the same dynamic ruleset (by digest) share the dumped
-    ``dynamic_rules`` (one list, the same rule dicts): a thousand-entry home would
-    otherwise be dumped, and later encoded, once per record. Treat stored rules as
-    read-only.
+    With ``rulesets`` (the owner's table: a batch's, a document's), each stored report
+    names its dynamic ruleset by digest (``dynamic_rules_ref``) and the table holds it
+    once, however many records share it; without, each report equals
+    ``report.model_dump(mode="json")``, its rules inline.
     """
-    return DEFAULT_DETECTOR.annotate(records, rules, dynamic_rules_for=dynamic_rules_for)
+    return DEFAULT_DETECTOR.annotate(
+        records, rules, dynamic_rules_for=dynamic_rules_for, rulesets=rulesets
+    )
 
 
-_REPORT_FIELDS = tuple(CheatingReport.model_fields)
-
-
-def report_from_record(record: Mapping[str, Any]) -> CheatingReport | None:
+def report_from_record(
+    record: Mapping[str, Any], rulesets: RulesetTable | None = None
+) -> CheatingReport | None:
     """The stored report of ``record``, parsed leniently; ``None`` if there is none.
+
+    A report naming its dynamic ruleset by digest gets its rules from ``rulesets`` (its
+    document's table) when that holds them readably; otherwise it reads without them.
 
     Lenient means: invalid findings are dropped one by one, junk categories are
     ignored, and an inconsistent report errs towards flagged exactly as the integrity
@@ -397,12 +388,32 @@ def report_from_record(record: Mapping[str, Any]) -> CheatingReport | None:
     raw = record.get("cheating_report")
     if not isinstance(raw, Mapping) or not raw:
         return None
+    if DYNAMIC_RULES_REF_KEY in raw:
+        raw = _with_named_rules(raw, rulesets)
     try:
         report = CheatingReport.model_validate(dict(raw))
     except (ValidationError, TypeError, ValueError):
         return lenient_report(raw)
     # The model accepts e.g. no_data beside findings; the stored status must agree.
     return report if report.status == stored_status(raw) else lenient_report(raw)
+
+
+def _with_named_rules(raw: Mapping[str, Any], rulesets: RulesetTable | None) -> dict[str, Any]:
+    """``raw`` with its ruleset reference replaced by the rules it names (none when the
+    table does not hold them readably)."""
+    ref = raw.get(DYNAMIC_RULES_REF_KEY)
+    rules: tuple[Rule, ...] = ()
+    if rulesets is not None and isinstance(ref, str) and ref in rulesets:
+        try:
+            rules = rulesets.rules(ref)
+        except ValueError:
+            rules = ()
+    return {
+        (DYNAMIC_RULES_KEY if key == DYNAMIC_RULES_REF_KEY else key): (
+            rules if key == DYNAMIC_RULES_REF_KEY else value
+        )
+        for key, value in raw.items()
+    }
 
 
 def lenient_report(raw: Mapping[str, Any]) -> CheatingReport | None:

@@ -28,7 +28,8 @@ from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, DETECTOR_VERS
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.importers.registry import UnknownFormatError, stream_path
 from benchguard.importers.transcript import UnreadableLogError
-from benchguard.record.rules import StoredRulesets, as_ruleset, stored_dynamic_rules
+from benchguard.record.rules import as_ruleset
+from benchguard.record.rulesets import RulesetTable, stored_rules
 from benchguard.record.run import record_iteration, record_task_folder
 
 
@@ -116,13 +117,14 @@ def scan_one_file(
     file_path = Path(path)
     rules = as_ruleset(rules)  # one digest for every record of the file
     scans: list[RecordScan] = []
-    # The file's stored rulesets, parsed once for all the records naming them.
-    rulesets = StoredRulesets()
     try:
         size = file_path.stat().st_size
         stream = stream_path(file_path, format_name)
         for index, record in enumerate(stream.records):
-            scans.append(_scan_in_file(record, index, rules, time_budget_s, rulesets, knowledge))
+            # The file's table of stored rulesets (each parsed once, when first named).
+            scans.append(
+                _scan_in_file(record, index, rules, time_budget_s, stream.rulesets, knowledge)
+            )
     except UnknownFormatError as exc:
         return FileScan(path=path, error=str(exc), error_kind="unknown-format")
     except (UnreadableLogError, OSError, ValueError, RecursionError) as exc:
@@ -148,7 +150,7 @@ def _scan_in_file(
     index: int,
     rules: Sequence[Rule],
     time_budget_s: float,
-    rulesets: StoredRulesets | None = None,
+    rulesets: RulesetTable,
     knowledge: RecordKnowledge | None = None,
 ) -> RecordScan:
     label = record_label(record, index)
@@ -172,13 +174,13 @@ def _scan_stored_record(
     record: Mapping[str, Any],
     rules: Sequence[Rule],
     time_budget_s: float,
-    rulesets: StoredRulesets | None = None,
+    rulesets: RulesetTable,
     extra: tuple[Rule, ...] = (),
 ) -> CheatingReport:
     """The verdict with the record's stored dynamic rules (none for a foreign log),
     then ``extra`` (what the user knows: the material's fingerprints)."""
     try:
-        dynamic_rules = stored_dynamic_rules(record, rulesets)
+        dynamic_rules = stored_rules(record, rulesets)
     except ValueError as exc:
         report = scan_one_record(record, rules, extra, time_budget_s=time_budget_s)
         return _without_stored_rules(report, str(exc))
@@ -189,7 +191,7 @@ def _without_stored_rules(report: CheatingReport, problem: str) -> CheatingRepor
     """``report`` (a static-only scan) marked flagged and incomplete: the rules the
     harness generated for this record are missing, so a clean result would be a guess.
 
-    ``problem`` is our own message from ``stored_dynamic_rules`` (a rule's position and
+    ``problem`` is our own message from ``stored_rules`` (a rule's position and
     pydantic's message), never a pattern.
     """
     note = f"the stored report's dynamic rules cannot be read ({problem}); scanned with the static rules only"

@@ -55,6 +55,7 @@ from benchguard.harness.tasks import Task
 from benchguard.harness.workspace import granted_paths
 from benchguard.record.codec import MANIFEST_FILE, RESULTS_FILE, ROWS_FILE
 from benchguard.record.filenames import escape_surrogates
+from benchguard.record.rulesets import RulesetTable
 from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
 from benchguard.results.io import dumps, results_document, write_files_atomic
 from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
@@ -339,6 +340,7 @@ def journal_record(journal: Journal, position: int, record: RunRecord) -> RunRec
         failed.update(trajectory=[], output="", **{TRANSCRIPT_TRUNCATED_KEY: True})
         # Whatever else could not be encoded (a name that is not UTF-8) is escaped.
         safe = parse_record(escape_surrogates(failed))
+        safe.rulesets.merge(record.rulesets)
         try:
             journal.write(position, safe)
         except Exception:
@@ -437,7 +439,15 @@ def publish(
         rows = build_rows(raw, manifest)
     except Exception as exc:
         errors.append(f"rows failed: {type(exc).__name__}: {exc}")
-    document = results_document(raw, run_id=manifest.run_id, t=manifest.t, manifest=manifest)
+    # The journal's table holds every ruleset its runs name; a record that never
+    # reached it brings its own.
+    rulesets = RulesetTable()
+    rulesets.merge(journal.rulesets)
+    for record in records:
+        rulesets.merge(record.rulesets)
+    document = results_document(
+        raw, run_id=manifest.run_id, t=manifest.t, manifest=manifest, rulesets=rulesets
+    )
     run_dir = journal.run_dir
     written = True
     try:

@@ -111,7 +111,11 @@ def _scanned(
         dynamic = run_rules(
             knowledge, rules, prompt=record.input, answers=answers, own=own_material
         )
-        problems = integrity.annotate([data], static_rules, [dynamic], authorized=True)
+        # The record's own table: its report names its dynamic ruleset by digest, and
+        # the journal writes the ruleset beside the run from there.
+        problems = integrity.annotate(
+            [data], static_rules, [dynamic], authorized=True, rulesets=record.rulesets
+        )
         if problems:
             raise RuntimeError("; ".join(problems))
     except Exception as exc:

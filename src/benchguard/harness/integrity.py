@@ -37,6 +37,7 @@ from benchguard.detection.rules import (
 from benchguard.errors import ConfigError
 from benchguard.harness.tampering import file_digest
 from benchguard.harness.tasks import FileCheck, Task
+from benchguard.record.rulesets import RulesetTable
 
 log = logging.getLogger(__name__)
 
@@ -372,8 +373,12 @@ def annotate(
     snapshots: Sequence[Sequence[Rule]],
     *,
     authorized: bool = False,
+    rulesets: RulesetTable | None = None,
 ) -> list[str]:
     """Scan every record in place with its own snapshot's rules; return the errors.
+
+    ``rulesets``: the table the reports' dynamic rulesets go to (each report names its
+    own by digest); without one, reports carry their rules inline.
 
     ``snapshots[i]`` belongs to ``records[i]``. Inventory path rules are filtered per
     record by that record's prompt: an entry the task itself names is authorized.
@@ -390,7 +395,7 @@ def annotate(
         return filter_rules_for_prompt(snapshots[index], prompt if isinstance(prompt, str) else "")
 
     # Per record best-effort: a record that cannot be scanned keeps ``{}``.
-    errors = annotate_records(records, static_rules, dynamic_rules_for=rules_for)
+    errors = annotate_records(records, static_rules, dynamic_rules_for=rules_for, rulesets=rulesets)
     for record in records:
         report = record.get("cheating_report")
         record["integrity_checked"] = isinstance(report, dict) and bool(report)

@@ -7,9 +7,10 @@ A run directory holds, besides the published files::
                         to a temporary file, fsynced and renamed, then the directory
                         fsynced: a run that finished survives a crash, a SIGKILL or a
                         power cut a moment later
-    rulesets/sha256-…   each distinct list of a report's dynamic (home inventory) rules,
-                        written once before the first run file naming it; a run file's
-                        report names its list by digest (``dynamic_rules_ref``)
+    rulesets/sha256-…   each distinct dynamic (home inventory) ruleset, written once
+                        before the first run file naming it; a run file's report names
+                        it by digest (``dynamic_rules_ref``), and the journal's table
+                        (``Journal.rulesets``, ``record.rulesets``) holds them all
 
 ``results.json``, ``rows.json`` and ``manifest.json`` are built from the journal, at
 the end of a batch and on interruption, so they are always a view of what is on disk.
@@ -31,15 +32,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchguard.errors import BadInputError
+from benchguard.record.rulesets import DYNAMIC_RULES_REF_KEY, RulesetTable, reference_of
 from benchguard.records import RunRecord, dumps_strict, parse_record
-from benchguard.results.io import DYNAMIC_RULES_REF_KEY, compact_records, write_text_atomic
+from benchguard.results.io import write_text_atomic
 
 JOURNAL_SCHEMA_VERSION = 1
 BATCH_FILE = "batch.json"
 RUNS_DIR = "runs"
 RULESETS_DIR = "rulesets"
 _REPORT_KEY = "cheating_report"
-_DYNAMIC_RULES_KEY = "dynamic_rules"
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 # Zero-padded so a directory listing is in plan order.
 _RUN_FILE = "{position:06d}.json"
@@ -81,10 +82,8 @@ class Journal:
         self.plan = plan
         self._runs = run_dir / RUNS_DIR
         self._rulesets = run_dir / RULESETS_DIR
-        # Rule lists already on disk, by the identity of the list object (kept alive
-        # here, so an id is never reused) and by digest.
-        self._written: dict[int, tuple[list[Any], str]] = {}
-        self._digests: set[str] = set()
+        # Every ruleset on disk (written or read back), by digest: the journal's table.
+        self.rulesets = RulesetTable()
 
     @classmethod
     def create(cls, run_dir: Path, plan: BatchPlan) -> Journal:
@@ -128,41 +127,32 @@ class Journal:
     def write(self, position: int, record: RunRecord) -> None:
         """Write one finished run durably (raises ``OSError``/``ValueError`` if it cannot).
 
-        The report's dynamic rules go to ``rulesets/`` once per distinct list (a home
-        of a thousand leftovers gives every record ~1,900 rules, the same from run to
-        run); the run file names them by digest.
+        The ruleset the report names goes to ``rulesets/`` once per digest (a home of a
+        thousand leftovers gives every record ~1,900 rules, the same from run to run),
+        from the record's own table; a report naming a ruleset that neither holds is
+        refused (``ValueError``): the run file would name rules nobody kept.
         """
         data = record.to_json()
-        report = data.get(_REPORT_KEY)
-        rules = report.get(_DYNAMIC_RULES_KEY) if isinstance(report, dict) else None
-        if isinstance(report, dict) and isinstance(rules, list) and rules:
-            digest = self._store_rules(rules)
-            data[_REPORT_KEY] = {
-                (DYNAMIC_RULES_REF_KEY if key == _DYNAMIC_RULES_KEY else key): (
-                    digest if key == _DYNAMIC_RULES_KEY else value
-                )
-                for key, value in report.items()
-            }
+        digest = reference_of(data)
+        if digest is not None:
+            self._store_ruleset(digest, record.rulesets)
         text = dumps_strict(
             {"schema_version": JOURNAL_SCHEMA_VERSION, "position": position, "record": data}
         )
         write_text_atomic(self.run_file(position), text + "\n")
         _fsync_dir(self._runs)
 
-    def _store_rules(self, rules: list[Any]) -> str:
-        known = self._written.get(id(rules))
-        if known is not None:
-            return known[1]
-        _, table = compact_records([{_REPORT_KEY: {_DYNAMIC_RULES_KEY: rules}}])
-        [digest] = table["sets"]
-        if digest not in self._digests:
-            path = self._ruleset_file(digest)
-            if not path.exists():
-                write_text_atomic(path, dumps_strict(rules) + "\n")
-                _fsync_dir(self._rulesets)
-            self._digests.add(digest)
-        self._written[id(rules)] = (rules, digest)
-        return str(digest)
+    def _store_ruleset(self, digest: str, held: RulesetTable) -> None:
+        if digest in self.rulesets:
+            return
+        if not _DIGEST.fullmatch(digest) or digest not in held:
+            raise ValueError(f"the report names ruleset {digest!r}, which the record does not hold")
+        rules = held.stored(digest)
+        path = self._ruleset_file(digest)
+        if not path.exists():
+            write_text_atomic(path, dumps_strict(rules) + "\n")
+            _fsync_dir(self._rulesets)
+        self.rulesets.take(digest, held)
 
     def _ruleset_file(self, digest: str) -> Path:
         return self._rulesets / (digest.replace(":", "-") + ".json")
@@ -172,19 +162,17 @@ class Journal:
         records: dict[int, RunRecord] = {}
         problems: list[str] = []
         planned = {run.position for run in self.plan.runs}
-        # Records naming the same list share it, as they did when they were scanned.
-        rulesets: dict[str, list[Any]] = {}
         for position in sorted(planned):
             path = self.run_file(position)
             if not path.exists():
                 continue
             try:
-                records[position] = self._read_run(path, position, rulesets)
+                records[position] = self._read_run(path, position)
             except (OSError, ValueError, RecursionError) as exc:
                 problems.append(f"{path}: unusable, the run counts as not run ({exc})")
         return records, problems
 
-    def _read_run(self, path: Path, position: int, rulesets: dict[str, list[Any]]) -> RunRecord:
+    def _read_run(self, path: Path, position: int) -> RunRecord:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("position") != position:
             raise ValueError(f"not the journal entry of position {position}")
@@ -196,19 +184,16 @@ class Journal:
             digest = report[DYNAMIC_RULES_REF_KEY]
             if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
                 raise ValueError(f"bad {DYNAMIC_RULES_REF_KEY} {digest!r}")
-            if digest not in rulesets:
+            if digest not in self.rulesets:
                 rules = json.loads(self._ruleset_file(digest).read_text(encoding="utf-8"))
                 if not isinstance(rules, list):
                     raise ValueError(f"ruleset {digest} is not a list")
-                rulesets[digest] = rules
-            record[_REPORT_KEY] = {
-                (_DYNAMIC_RULES_KEY if key == DYNAMIC_RULES_REF_KEY else key): (
-                    rulesets[digest] if key == DYNAMIC_RULES_REF_KEY else value
-                )
-                for key, value in report.items()
-            }
+                self.rulesets.add_stored(rules, digest)
         # Written by this harness from a parsed record; parsing again is the same bounds.
-        return parse_record(record)
+        parsed = parse_record(record)
+        if isinstance(report, dict) and DYNAMIC_RULES_REF_KEY in report:
+            parsed.rulesets.take(digest, self.rulesets)
+        return parsed
 
 
 def _fsync_dir(path: Path) -> None:

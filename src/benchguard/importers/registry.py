@@ -35,7 +35,8 @@ from benchguard.importers.transcript import (
     UnreadableLogError,
     predecoded,
 )
-from benchguard.records import SharedLists, bounded_record_dict
+from benchguard.record.rulesets import to_reference
+from benchguard.records import bounded_record_dict
 
 # A line longer than this is not sniffed line-wise; the document is parsed whole.
 _MAX_SNIFF_LINE = 64 * 1024 * 1024
@@ -299,9 +300,12 @@ def import_path(path: Path, format_name: str | None = None) -> ImportedFile:
     name, document = _format_of(path, format_name)
     imported = _read_whole(path, name, document)
     # The edge: every foreign record is bounded and sanitised once, here, as the
-    # harness's own records are (benchguard.records).
+    # harness's own records are (benchguard.records); a report carrying its dynamic
+    # rules inline (an older results file) has them moved into the file's table.
+    rulesets = imported.rulesets
     return dataclasses.replace(
-        imported, records=[bounded_record_dict(record) for record in imported.records]
+        imported,
+        records=[to_reference(bounded_record_dict(r), rulesets) for r in imported.records],
     )
 
 
@@ -314,8 +318,8 @@ def stream_path(path: Path, format_name: str | None = None) -> RecordStream:
         stream = STREAMED[name](path)
     else:
         stream = RecordStream.of(_read_whole(path, name, document))
-    shared = SharedLists()
-    records = (bounded_record_dict(record, shared) for record in stream.records)
+    rulesets = stream.rulesets
+    records = (to_reference(bounded_record_dict(r), rulesets) for r in stream.records)
     return dataclasses.replace(stream, records=records)
 
 

@@ -6,11 +6,11 @@ bare list.
 
 Records are taken as they are, ``{name, input, output, trajectory, ...}``: nothing is
 added or renamed, so a rescan sees exactly what the harness recorded. The one exception
-is the on-disk sharing of dynamic rules (schema 2): each report's ``dynamic_rules`` is
-put back from the file's table by :func:`benchguard.record.codec.inflate_records`, the
-same code every results reader uses. An entry that is not an object, or whose report
-names a rules list the file does not hold, is reported by position and skipped; the
-valid records beside it stay.
+is the file's table of dynamic rulesets (schema 2): it is read into the import's
+``rulesets`` (``record.rulesets.RulesetTable``, the same table every results reader
+keeps), and each report keeps naming its ruleset by digest. An entry that is not an
+object, or whose report names a ruleset the file does not hold, is reported by position
+and skipped; the valid records beside it stay.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ from benchguard.importers.transcript import (
     import_json_lines,
     read_json_document,
 )
-from benchguard.record.codec import DYNAMIC_RULESETS_KEY, inflate_records
+from benchguard.record.codec import DYNAMIC_RULESETS_KEY
+from benchguard.record.edge import sanitize_json
+from benchguard.record.rulesets import RulesetTable, unresolved_reference
 
 FORMAT_NAME = "benchguard"
 # The reference's record shape is ``{input, output, trajectory, ...}``; any one of these
@@ -92,10 +94,13 @@ def stream_file(path: Path) -> RecordStream:
         break is a problem (``import_file`` refuses the whole file)."""
     head = read_head(path)
     problems: list[str] = []
+    rulesets = RulesetTable()
     if head.startswith(b"["):
-        return RecordStream(path, FORMAT_NAME, _array_records(path, problems), problems)
+        records = _array_records(path, problems, rulesets)
+        return RecordStream(path, FORMAT_NAME, records, problems, rulesets)
     if opens_a_results_object(head):
-        return RecordStream(path, FORMAT_NAME, _object_records(path, problems), problems)
+        records = _object_records(path, problems, rulesets)
+        return RecordStream(path, FORMAT_NAME, records, problems, rulesets)
     if head.startswith(b"{") and not _first_line_is_a_record(path):
         return RecordStream.of(import_file(path))
     return stream_json_lines_file(path, format_name=FORMAT_NAME, read_line=_line_record)
@@ -110,30 +115,37 @@ def read_head(path: Path) -> bytes:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
 
 
-def _array_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]:
+def _array_records(
+    path: Path, problems: list[str], rulesets: RulesetTable
+) -> Iterator[dict[str, Any]]:
     """The list's records as they are read; problems named by position and line."""
     kept = 0
     try:
         with path.open("rb") as handle:
             for element in array_elements(handle):
-                read = _element_record(path, "record ", element, None, problems, {})
+                read = _element_record(path, "record ", element, rulesets, problems)
                 if read is not None:
                     kept += 1
                     yield read
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
     except (NotAnArray, BrokenArray) as exc:
-        yield from _after_break(path, "record ", exc, kept, problems)
+        yield from _after_break(path, "record ", exc, kept, problems, rulesets)
 
 
 def _after_break(
-    path: Path, label: str, exc: ValueError, kept: int, problems: list[str]
+    path: Path,
+    label: str,
+    exc: ValueError,
+    kept: int,
+    problems: list[str],
+    rulesets: RulesetTable,
 ) -> Iterator[dict[str, Any]]:
     """A list that broke off: read whole instead when nothing was kept yet (its reader
     names the error, or finds JSON Lines behind a broken first line), else name where
     it broke; the records already yielded stand."""
     if kept == 0:
-        yield from _whole_instead(path, problems)
+        yield from _whole_instead(path, problems, rulesets)
         return
     problems.append(f"{_broken_at(path, label, exc)}: {exc}; the rest of the file is not read")
 
@@ -157,7 +169,9 @@ def opens_a_results_object(head: bytes) -> bool:
     return _RESULTS_FIRST_KEY.match(head) is not None
 
 
-def _object_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]:
+def _object_records(
+    path: Path, problems: list[str], rulesets: RulesetTable
+) -> Iterator[dict[str, Any]]:
     """The records of a results object as they are read.
 
     Records refer to the table of dynamic rules that follows them, so the table is read
@@ -167,8 +181,6 @@ def _object_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]
     keys: list[str] = []
     streamed = False
     table: Any = None
-    # Records naming one rules list share one list object, as when read whole.
-    expanded: dict[str, list[Any] | None] = {}
     try:
         with path.open("rb") as handle:
             found, table = last_member(handle, DYNAMIC_RULESETS_KEY)
@@ -177,8 +189,10 @@ def _object_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]
                 # the records cannot be resolved before the table is read, so the file
                 # is read whole.
                 handle.close()
-                yield from _whole_instead(path, problems)
+                yield from _whole_instead(path, problems, rulesets)
                 return
+            # The edge for the table: made JSON-safe once, for every record naming it.
+            rulesets.merge(RulesetTable.from_json(sanitize_json(table)))
             handle.seek(0)
             met: tuple[bool, Any] = (False, None)
             for item in object_members(handle, "records"):
@@ -189,18 +203,18 @@ def _object_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]
                     if item.key == DYNAMIC_RULESETS_KEY:
                         met = (True, item.value)
                     continue
-                read = _element_record(path, "records", item, table, problems, expanded)
+                read = _element_record(path, "records", item, rulesets, problems)
                 if read is not None:
                     kept += 1
                     yield read
     except OSError as exc:
         raise UnreadableLogError(f"{path}: cannot read ({exc.strerror})") from exc
     except (NotAnArray, BrokenArray) as exc:
-        yield from _after_break(path, "records", exc, kept, problems)
+        yield from _after_break(path, "records", exc, kept, problems, rulesets)
         return
     if not (streamed and {"schema_version", "run_id", "manifest"} & set(keys)) and kept == 0:
         # Not a results document after all (no records list): read as it always was.
-        yield from _whole_instead(path, problems)
+        yield from _whole_instead(path, problems, rulesets)
         return
     if keys.count("records") > 1:
         problems.append(
@@ -215,12 +229,15 @@ def _object_records(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]
         )
 
 
-def _whole_instead(path: Path, problems: list[str]) -> Iterator[dict[str, Any]]:
+def _whole_instead(
+    path: Path, problems: list[str], rulesets: RulesetTable
+) -> Iterator[dict[str, Any]]:
     """Nothing was read yet: the whole-file reader decides (and words an error) as it
     always has."""
     problems.clear()
     imported = import_file(path)
     problems.extend(imported.problems)
+    rulesets.merge(imported.rulesets)
     yield from imported.records
 
 
@@ -228,18 +245,17 @@ def _element_record(
     path: Path,
     label: str,
     element: ArrayElement,
-    table: Any,
+    rulesets: RulesetTable,
     problems: list[str],
-    expanded: dict[str, list[Any] | None],
 ) -> dict[str, Any] | None:
-    """The element as a record with its dynamic rules put back, or None with a problem."""
+    """The element as a record whose ruleset reference resolves, or None with a problem."""
     where = f"{path}: {label}[{element.position}]"
     if element.error is not None:
         problems.append(f"{where} (line {element.line}): {element.error}; skipped")
         return None
-    unresolved = inflate_records([element.value], table, expanded)
-    if unresolved:
-        problems.append(f"{where}: {unresolved[0][1]}; skipped")
+    unresolved = unresolved_reference(element.value, rulesets)
+    if unresolved is not None:
+        problems.append(f"{where}: {unresolved}; skipped")
         return None
     if isinstance(element.value, dict):
         return element.value
@@ -262,7 +278,7 @@ def _first_line_is_a_record(path: Path) -> bool:
 
 def _import_document(path: Path) -> ImportedFile:
     document = read_json_document(path, what="benchguard results")
-    table = None
+    table: Any = None
     if looks_like_results_document(document):
         entries = document["records"]
         table = document.get(DYNAMIC_RULESETS_KEY)
@@ -277,19 +293,22 @@ def _import_document(path: Path) -> ImportedFile:
         raise UnreadableLogError(
             f"{path}: expected a JSON list of records or an object with a 'records' list"
         )
-    unresolved = dict(inflate_records(entries, table))
+    rulesets = RulesetTable.from_json(sanitize_json(table) if table is not None else None)
     records: list[dict[str, Any]] = []
     problems: list[str] = []
     for position, record in enumerate(entries):
-        if position in unresolved:
-            problems.append(f"{path}: {label}[{position}]: {unresolved[position]}; skipped")
+        unresolved = unresolved_reference(record, rulesets)
+        if unresolved is not None:
+            problems.append(f"{path}: {label}[{position}]: {unresolved}; skipped")
         elif isinstance(record, dict):
             records.append(record)
         else:
             problems.append(
                 f"{path}: {label}[{position}] is {type(record).__name__}, not an object; skipped"
             )
-    return ImportedFile(path=path, format=FORMAT_NAME, records=records, problems=problems)
+    return ImportedFile(
+        path=path, format=FORMAT_NAME, records=records, problems=problems, rulesets=rulesets
+    )
 
 
 def _import_lines(path: Path) -> ImportedFile:
@@ -297,10 +316,10 @@ def _import_lines(path: Path) -> ImportedFile:
 
 
 def _line_record(number: int, record: Any) -> dict[str, Any] | str:
-    unresolved = inflate_records([record], None)
-    if unresolved:
+    unresolved = unresolved_reference(record, RulesetTable())
+    if unresolved is not None:
         # A lone line cannot carry the run's table, so the reference dangles.
-        return unresolved[0][1]
+        return unresolved
     if isinstance(record, dict):
         return record
     return f"{type(record).__name__}, not an object"

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchguard.errors import BadInputError
 from benchguard.importers._json import loads_like_json
+from benchguard.record.rulesets import RulesetTable
 from benchguard.record.steps import StepStatus as StepStatus  # compatibility re-export
 
 
@@ -186,6 +187,8 @@ class ImportedFile:
     format: str
     records: list[dict[str, Any]]
     problems: list[str] = dataclass_field(default_factory=list)
+    # The dynamic rulesets the records' reports name (our own results files only).
+    rulesets: RulesetTable = dataclass_field(default_factory=RulesetTable)
 
 
 @dataclass(frozen=True)
@@ -200,10 +203,19 @@ class RecordStream:
     format: str
     records: Iterator[dict[str, Any]]
     problems: list[str]
+    # The dynamic rulesets the records' reports name (our own results files only),
+    # filled as the records are read: a record's ruleset is here once it is yielded.
+    rulesets: RulesetTable = dataclass_field(default_factory=RulesetTable)
 
     @classmethod
     def of(cls, imported: ImportedFile) -> RecordStream:
-        return cls(imported.path, imported.format, iter(imported.records), imported.problems)
+        return cls(
+            imported.path,
+            imported.format,
+            iter(imported.records),
+            imported.problems,
+            imported.rulesets,
+        )
 
 
 def import_json_document(

@@ -9,15 +9,13 @@ is read too, and a rewrite keeps the layout it was read in. Every write goes to 
 temporary file in the target directory and is renamed into place; a batch of files is
 staged completely before the first rename, so a failure leaves the old files untouched.
 
-Schema 2 stores reports' ``dynamic_rules`` once per run, in the run-level
-``dynamic_rulesets`` table: ``rules`` (every distinct rule once) and ``sets`` (each
-distinct list, keyed by its ruleset digest, as ``[first, last]`` spans over ``rules``);
-each report names its list with ``dynamic_rules_ref`` instead. With a home of a
-thousand leftovers every record carries ~1,900 rules, nearly the same from record to
-record, which would otherwise be most of the file. This is an on-disk shape only:
-:func:`read_results` (and the results importer, through :func:`inflate_records`) puts
-every list back, so in memory a report is a ``CheatingReport`` dump as before. Schema
-1 files (rules inline) are read as they are. Schema 3 records are ``RunRecord`` dumps;
+Schema 2 stores reports' dynamic rules once per run, in the run-level
+``dynamic_rulesets`` table (``record.rulesets``: ``rules``, every distinct rule once,
+and ``sets``, each distinct ruleset by its digest as ``[first, last]`` spans over
+``rules``); each report names its ruleset with ``dynamic_rules_ref``. In memory too:
+a :class:`ResultsDocument` holds its table (``rulesets``) and its reports keep their
+references. A report that carries its rules inline (schema 1, the list layout) is
+converted at the edge, when it is read. Schema 3 records are ``RunRecord`` dumps;
 schema 4 adds each harness record's ``scan_context``.
 
 Every record read is made JSON-safe first (``record.edge.sanitized_record_dict``: lone
@@ -28,7 +26,6 @@ reads back exactly as it was written.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -39,7 +36,15 @@ from typing import Any, Literal
 
 from benchguard.errors import BadInputError
 from benchguard.record.edge import sanitize_json, sanitized_record_dict
-from benchguard.record.report import REPORT_KEY
+from benchguard.record.rulesets import (
+    DYNAMIC_RULES_KEY,
+    DYNAMIC_RULES_REF_KEY,
+    RulesetTable,
+    inlined,
+    reference_of,
+    to_reference,
+    unresolved_reference,
+)
 
 # The files of a run directory (and of ``benchguard score``'s output), named once.
 RESULTS_FILE = "results.json"
@@ -54,10 +59,23 @@ MANIFESTS_FILE = "manifests.json"
 RESULTS_SCHEMA_VERSION = 4
 # Run-level table of dynamic rule lists (schema 2) and a report's reference into it.
 DYNAMIC_RULESETS_KEY = "dynamic_rulesets"
-DYNAMIC_RULES_REF_KEY = "dynamic_rules_ref"
-DYNAMIC_RULES_KEY = "dynamic_rules"
-_DYNAMIC_RULES_KEY = DYNAMIC_RULES_KEY
-_REPORT_KEY = REPORT_KEY
+__all__ = [
+    "DYNAMIC_RULESETS_KEY",
+    "DYNAMIC_RULES_KEY",
+    "DYNAMIC_RULES_REF_KEY",
+    "MANIFESTS_FILE",
+    "MANIFEST_FILE",
+    "RESULTS_FILE",
+    "RESULTS_SCHEMA_VERSION",
+    "ROWS_FILE",
+    "ResultsDocument",
+    "ResultsFileError",
+    "dumps",
+    "read_json",
+    "read_results",
+    "write_files_atomic",
+    "write_text_atomic",
+]
 
 
 class ResultsFileError(BadInputError, ValueError):
@@ -70,7 +88,11 @@ class ResultsFileError(BadInputError, ValueError):
 
 @dataclass
 class ResultsDocument:
-    """A results.json in memory. ``records`` is mutable: scoring works on it in place."""
+    """A results.json in memory. ``records`` is mutable: scoring works on it in place.
+
+    Reports name their dynamic rulesets by digest (``dynamic_rules_ref``) and
+    ``rulesets`` holds them: the document's one table (``record.rulesets``).
+    """
 
     records: list[Any]
     run_id: str | None = None
@@ -78,16 +100,20 @@ class ResultsDocument:
     manifest: dict[str, Any] | None = None
     layout: Literal["object", "list"] = "object"
     extra: dict[str, Any] = field(default_factory=dict)
+    rulesets: RulesetTable = field(default_factory=RulesetTable)
 
     def to_json(self) -> Any:
-        """The JSON value to write; the object layout stores dynamic rules by reference.
+        """The JSON value to write; the object layout stores each dynamic ruleset once,
+        in the table, in the order the records first name them.
 
         The reference's list layout has nowhere to put a table, so it keeps them inline.
-        ``records`` itself is never modified.
+        A report in memory that carries its rules inline (built by older code) is
+        stored by reference like the rest. ``records`` itself is never modified.
         """
         if self.layout == "list":
-            return self.records
-        records, table = compact_records(self.records)
+            return [inlined(record, self.rulesets) for record in self.records]
+        records = [to_reference(record, self.rulesets) for record in self.records]
+        named = (reference_of(record) for record in records)
         return {
             **self.extra,
             "schema_version": RESULTS_SCHEMA_VERSION,
@@ -95,154 +121,13 @@ class ResultsDocument:
             "t": self.t,
             "manifest": self.manifest,
             "records": records,
-            DYNAMIC_RULESETS_KEY: table,
+            DYNAMIC_RULESETS_KEY: self.rulesets.to_json(
+                ref for ref in named if ref is not None and ref in self.rulesets
+            ),
         }
 
     def non_object_positions(self) -> list[int]:
         return [i for i, r in enumerate(self.records) if not isinstance(r, dict)]
-
-
-def compact_records(records: list[Any]) -> tuple[list[Any], dict[str, Any]]:
-    """``records`` with each report's dynamic rules replaced by a reference, and the table.
-
-    A report whose ``dynamic_rules`` is a non-empty list gets ``dynamic_rules_ref``
-    (the list's digest: ``sha256:`` over the rules' canonical JSON, sorted keys and no
-    spaces, in order; for rules dumped from ``Rule`` models it equals the detector's
-    ruleset digest of the same rules) in the same position; anything
-    else (no report, an empty list, a malformed report) is kept as it is. Records and
-    reports that change are shallow copies; the input is not modified.
-    """
-    table = _RulesTable()
-    compacted: list[Any] = []
-    for record in records:
-        report = record.get(_REPORT_KEY) if isinstance(record, dict) else None
-        rules = report.get(_DYNAMIC_RULES_KEY) if isinstance(report, dict) else None
-        if not isinstance(report, dict) or not isinstance(rules, list) or not rules:
-            compacted.append(record)
-            continue
-        digest = table.add(rules)
-        stored = {
-            (DYNAMIC_RULES_REF_KEY if key == _DYNAMIC_RULES_KEY else key): (
-                digest if key == _DYNAMIC_RULES_KEY else value
-            )
-            for key, value in report.items()
-        }
-        compacted.append({**record, _REPORT_KEY: stored})
-    return compacted, table.to_json()
-
-
-def inflate_records(
-    records: list[Any], table: Any, expanded: dict[str, list[Any] | None] | None = None
-) -> list[tuple[int, str]]:
-    """Put each referenced list of dynamic rules back into its report, in place.
-
-    Returns ``(position, message)`` for each record whose reference cannot be resolved
-    (its report is left as stored); records without a reference are untouched. Records
-    that name the same list share one list object, and lists share rule objects: treat
-    stored rules as read-only.
-    """
-    problems: list[tuple[int, str]] = []
-    rules = table.get("rules") if isinstance(table, dict) else None
-    sets = table.get("sets") if isinstance(table, dict) else None
-    # ``expanded`` may be kept across calls (a reader inflating one record at a time),
-    # so records naming one list share it however they are read.
-    expanded = {} if expanded is None else expanded
-    for index, record in enumerate(records):
-        report = record.get(_REPORT_KEY) if isinstance(record, dict) else None
-        if not isinstance(report, dict) or DYNAMIC_RULES_REF_KEY not in report:
-            continue
-        ref = report[DYNAMIC_RULES_REF_KEY]
-        resolved = None
-        if isinstance(ref, str):
-            if ref not in expanded:
-                spans = sets.get(ref) if isinstance(sets, dict) else None
-                expanded[ref] = _expand(spans, rules if isinstance(rules, list) else [])
-            resolved = expanded[ref]
-        if resolved is None:
-            problems.append(
-                (
-                    index,
-                    f"{_REPORT_KEY}.{DYNAMIC_RULES_REF_KEY} {ref!r} names no valid entry in "
-                    f"the file's '{DYNAMIC_RULESETS_KEY}.sets' table",
-                )
-            )
-            continue
-        record[_REPORT_KEY] = {
-            (_DYNAMIC_RULES_KEY if key == DYNAMIC_RULES_REF_KEY else key): (
-                resolved if key == DYNAMIC_RULES_REF_KEY else value
-            )
-            for key, value in report.items()
-        }
-    return problems
-
-
-def _expand(spans: Any, rules: list[Any]) -> list[Any] | None:
-    """The rules a list of ``[first, last]`` spans names; ``None`` if any span is bad."""
-    if not isinstance(spans, list) or not spans:
-        return None
-    out: list[Any] = []
-    for span in spans:
-        if (
-            not isinstance(span, list)
-            or len(span) != 2
-            or not all(isinstance(i, int) and not isinstance(i, bool) for i in span)
-            or not 0 <= span[0] <= span[1] < len(rules)
-        ):
-            return None
-        out.extend(rules[span[0] : span[1] + 1])
-    return out
-
-
-class _RulesTable:
-    """The run-level table being written: distinct rules once, each list as spans.
-
-    Rule lists of one run overlap almost entirely (a home changes by an entry or two
-    between tasks; prompt authorization drops a rule or two), so each list is stored as
-    ``[first, last]`` spans over the table of distinct rules, in list order. Memos are
-    keyed by object id, valid because the records holding the objects outlive the
-    table; the detector gives records with the same rules the same objects, so a batch
-    costs one encoding per distinct rule, not one per record.
-    """
-
-    def __init__(self) -> None:
-        self.rules: list[Any] = []
-        self.sets: dict[str, list[list[int]]] = {}
-        self._position: dict[str, int] = {}
-        self._rule_memo: dict[int, tuple[str, int]] = {}
-        self._list_memo: dict[int, str] = {}
-
-    def add(self, rules: list[Any]) -> str:
-        digest = self._list_memo.get(id(rules))
-        if digest is not None:
-            return digest
-        canonical: list[str] = []
-        spans: list[list[int]] = []
-        for rule in rules:
-            text, position = self._rule(rule)
-            canonical.append(text)
-            if spans and spans[-1][1] + 1 == position:
-                spans[-1][1] = position
-            else:
-                spans.append([position, position])
-        body = "[" + ",".join(canonical) + "]"
-        digest = "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
-        self.sets.setdefault(digest, spans)
-        self._list_memo[id(rules)] = digest
-        return digest
-
-    def _rule(self, rule: Any) -> tuple[str, int]:
-        memo = self._rule_memo.get(id(rule))
-        if memo is None:
-            text = json.dumps(rule, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            position = self._position.get(text)
-            if position is None:
-                position = self._position[text] = len(self.rules)
-                self.rules.append(rule)
-            memo = self._rule_memo[id(rule)] = (text, position)
-        return memo
-
-    def to_json(self) -> dict[str, Any]:
-        return {"rules": self.rules, "sets": self.sets}
 
 
 def dumps(data: Any) -> str:
@@ -317,7 +202,8 @@ def read_results(path: Path) -> ResultsDocument:
     """Read a results.json in either layout (see module doc)."""
     data = read_json(path)
     if isinstance(data, list):
-        return ResultsDocument(records=_at_the_edge(data), layout="list")
+        inline = RulesetTable()
+        return ResultsDocument(records=_at_the_edge(data, inline), layout="list", rulesets=inline)
     if not isinstance(data, dict):
         raise ResultsFileError(
             path,
@@ -350,12 +236,15 @@ def read_results(path: Path) -> ResultsDocument:
         )
     # The edge (benchguard.record.edge): a hand-edited or foreign file may hold lone
     # surrogates, NaN or runaway nesting, which must never reach a writer. Records are
-    # made safe before their rule references are resolved, and the table once, so
-    # records naming the same list still share it.
-    records = _at_the_edge(records)
-    if table is not None:
-        table = sanitize_json(table)
-    problems = inflate_records(records, table)
+    # made safe, and the table once; a report that carries its rules inline (schema 1)
+    # has them moved into the table.
+    rulesets = RulesetTable.from_json(sanitize_json(table) if table is not None else None)
+    records = _at_the_edge(records, rulesets)
+    problems = [
+        (index, problem)
+        for index, record in enumerate(records)
+        if (problem := unresolved_reference(record, rulesets)) is not None
+    ]
     if problems:
         # Rescanning such a record without its leftover rules could clear a cheat.
         index, message = problems[0]
@@ -370,13 +259,18 @@ def read_results(path: Path) -> ResultsDocument:
         manifest=manifest,
         layout="object",
         extra={k: v for k, v in data.items() if k not in known},
+        rulesets=rulesets,
     )
 
 
-def _at_the_edge(records: list[Any]) -> list[Any]:
+def _at_the_edge(records: list[Any], rulesets: RulesetTable) -> list[Any]:
     """Each record object made JSON-safe (``record.edge.sanitized_record_dict``: a clean
-    file reads back exactly as written); anything else left for the caller to report."""
-    return [sanitized_record_dict(r) if isinstance(r, dict) else r for r in records]
+    file reads back exactly as written) and its inline dynamic rules, if any, moved into
+    ``rulesets``; anything else left for the caller to report."""
+    return [
+        to_reference(sanitized_record_dict(r), rulesets) if isinstance(r, dict) else r
+        for r in records
+    ]
 
 
 def write_text_atomic(path: Path, text: str) -> None:

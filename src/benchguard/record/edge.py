@@ -83,55 +83,6 @@ class _Notes:
         return self.messages + more
 
 
-class SharedLists:
-    """Sanitised copies of the lists several records of one file share: the dynamic
-    rules a results file stores once and every record's report names (inflated, all
-    those records hold the same list object). Walking such a list once per file
-    instead of once per record is the difference between thousands of rules per
-    record and per file. Scoped to one reader (it holds each list it has seen, so an
-    id cannot be reused while remembered); the copies are shared and read-only."""
-
-    def __init__(self, limit: int = 256) -> None:
-        self._seen: dict[int, tuple[list[Any], Any, list[str], int, int]] = {}
-        self._limit = limit
-
-    def sanitized(self, value: list[Any], notes: _Notes, where: _Where) -> Any:
-        """``_sanitize(value, 1, notes, where)``, computed once per list object; the
-        notes it made are made again for each record, in the same words."""
-        seen = self._seen.get(id(value))
-        if seen is None or seen[0] is not value:
-            own = _Notes()
-            clean = _sanitize(value, 1, own, where)
-            seen = (value, clean, own.messages, own.dropped, own.chars)
-            if len(self._seen) >= self._limit:
-                self._seen.clear()
-            self._seen[id(value)] = seen
-        _, clean, messages, dropped, chars = seen
-        for message in messages:
-            notes.add(message)
-        notes.dropped += dropped
-        notes.chars += chars
-        return clean
-
-
-def _sanitize_report(
-    report: dict[str, Any], notes: _Notes, key: str, shared: SharedLists
-) -> dict[str, Any]:
-    """``sanitize_json(report, notes, where=key)`` with its ``dynamic_rules`` list
-    sanitised through ``shared``: the same dict, notes and counts."""
-    where: _Where = (key,)
-    out: dict[str, Any] = {}
-    for name, item in report.items():
-        clean_name = name if type(name) is str and name.isascii() else clean_text(str(name))
-        notes.chars += len(clean_name)
-        part: _Where = (where, ".", clean_name)
-        if clean_name == "dynamic_rules" and type(item) is list:
-            out[clean_name] = shared.sanitized(item, notes, part)
-        else:
-            out[clean_name] = _sanitize(item, 1, notes, part)
-    return out
-
-
 def clean_text(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD (anything else unchanged)."""
     if text.isascii():
@@ -435,9 +386,7 @@ def parse_record(raw: Any) -> RunRecord:
     return _parse_record(raw, typed_steps=True)[0]
 
 
-def _parse_record(
-    raw: Any, *, typed_steps: bool, shared: SharedLists | None = None
-) -> tuple[RunRecord, list[dict[str, Any]] | None]:
+def _parse_record(raw: Any, *, typed_steps: bool) -> tuple[RunRecord, list[dict[str, Any]] | None]:
     """:func:`parse_record`, and the bounded steps as dicts. Without ``typed_steps`` the
     record's trajectory is left empty: the caller wants the step dicts, which are
     already in the ``Step`` shape, not ``Step`` models dumped back to the same dicts."""
@@ -456,10 +405,7 @@ def _parse_record(
             continue
         key = clean_text(str(raw_key))
         before = notes.chars
-        if shared is not None and key == "cheating_report" and type(raw_value) is dict:
-            rest[key] = _sanitize_report(raw_value, notes, key, shared)
-        else:
-            rest[key] = sanitize_json(raw_value, notes, where=key)
+        rest[key] = sanitize_json(raw_value, notes, where=key)
         if key not in _UNCAPPED_FIELDS and notes.chars - before > MAX_FIELD_CHARS:
             # Bytes per record are bounded field by field: past the cap a field keeps
             # its text, cut, as one string (a typed field then falls back to its default).
@@ -529,15 +475,13 @@ def parse_records(raw_records: Iterable[Any]) -> Iterator[RunRecord]:
         yield parse_record(raw)
 
 
-def bounded_record_dict(raw: Any, shared: SharedLists | None = None) -> dict[str, Any]:
+def bounded_record_dict(raw: Any) -> dict[str, Any]:
     """The edge function for importers: a foreign record dict, bounded and sanitised,
     keeping only the keys it had (plus the marks a cut added).
 
     The same dict as ``parse_record(raw).to_json(complete=False)``, without typing the
-    steps only to dump them back (``parse_step`` already gives the ``Step`` shape).
-    ``shared`` (one per file read) sanitises a report's dynamic rules list once for all
-    the records that share it."""
-    record, steps = _parse_record(raw, typed_steps=False, shared=shared)
+    steps only to dump them back (``parse_step`` already gives the ``Step`` shape)."""
+    record, steps = _parse_record(raw, typed_steps=False)
     dumped = record.to_json(complete=False)
     if steps is not None:
         dumped["trajectory"] = steps

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, field_validator
 
 ScanField = Literal["args", "result", "output"]
 SCAN_FIELDS: tuple[ScanField, ...] = ("args", "result", "output")
@@ -70,12 +70,19 @@ class Rule(_Frozen):
             self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
         )
 
+    @functools.cached_property
+    def dumped(self) -> dict[str, Any]:
+        """``model_dump(mode="json")``, made once per rule object and shared by every
+        table that stores it (a home's rules recur in every run's ruleset): read-only."""
+        return self.model_dump(mode="json")
+
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Rule:
-        """A copy; with ``update``, its canonical JSON is made afresh (the cached text
-        would describe the rule it was copied from)."""
+        """A copy; with ``update``, its canonical JSON and dump are made afresh (the
+        cached ones would describe the rule it was copied from)."""
         copied = super().model_copy(update=update, deep=deep)
         if update:
             copied.__dict__.pop("canonical_json", None)
+            copied.__dict__.pop("dumped", None)
         return copied
 
     @field_validator("id", "category", "material")
@@ -138,80 +145,3 @@ def as_ruleset(rules: Iterable[Rule]) -> Ruleset:
 def canonical_rule(rule: Rule) -> str:
     """One rule's canonical JSON (sorted keys, no spaces), made once per rule object."""
     return rule.canonical_json
-
-
-# --- a stored report's dynamic rules ----------------------------------------------
-
-
-class StoredRulesets:
-    """The dynamic rulesets of the stored reports one reader reads (a file, a batch of
-    documents), parsed once each: an object the reader owns, never module state.
-
-    Records that share one stored list (the reader gives every record of a ruleset the
-    same list) or hold equal lists get the same ``Rule`` objects, so the detector's
-    plan for them is reused. Two memos: by the raw list itself (the common case, which
-    skips even its text) and by the list's exact JSON text (readers copy reports at
-    the edge, so equal lists are not always the same object). An identity entry holds
-    the raw list, so its id cannot be reused while remembered, and the lookup re-checks
-    identity; stored lists are read-only once read (``record.codec.inflate_records``).
-    """
-
-    def __init__(self, limit: int = 64) -> None:
-        self._by_text: dict[str, Ruleset] = {}
-        self._by_identity: dict[int, tuple[list[Any], Ruleset]] = {}
-        self._limit = limit
-
-    def rules_of(self, record: Mapping[str, Any]) -> Ruleset:
-        """The dynamic (inventory) rules the record's stored report was scanned with.
-
-        ``ValueError`` naming the rule when they cannot be read: rescanning without
-        them would silently drop a leftover-file rule."""
-        stored = record.get("cheating_report")
-        raw = stored.get("dynamic_rules") if isinstance(stored, dict) else None
-        if raw is None:
-            return EMPTY_RULESET
-        if not isinstance(raw, list):
-            raise ValueError("the stored report's dynamic_rules is not a list")
-        same = self._by_identity.get(id(raw))
-        if same is not None and same[0] is raw:
-            return same[1]
-        key = _content_key(raw)
-        cached = self._by_text.get(key) if key is not None else None
-        if cached is None:
-            cached = _parse_rules(raw)
-            if key is not None:
-                if len(self._by_text) >= self._limit:
-                    self._by_text.pop(next(iter(self._by_text)), None)
-                self._by_text[key] = cached
-        if len(self._by_identity) >= self._limit:
-            self._by_identity.pop(next(iter(self._by_identity)), None)
-        self._by_identity[id(raw)] = (raw, cached)
-        return cached
-
-
-def stored_dynamic_rules(
-    record: Mapping[str, Any], rulesets: StoredRulesets | None = None
-) -> Ruleset:
-    """:meth:`StoredRulesets.rules_of` through ``rulesets`` (a reader's own); without
-    one the list is parsed afresh."""
-    return (rulesets if rulesets is not None else StoredRulesets()).rules_of(record)
-
-
-def _parse_rules(raw: list[Any]) -> Ruleset:
-    rules = []
-    for index, item in enumerate(raw):
-        try:
-            rules.append(Rule.model_validate(item))
-        except ValidationError as exc:
-            raise ValueError(
-                f"stored dynamic rule {index} is invalid: {exc.errors()[0]['msg']}"
-            ) from None
-    return Ruleset(rules)
-
-
-def _content_key(raw: list[Any]) -> str | None:
-    """The stored list's exact JSON text (None when it has none)."""
-    try:
-        return json.dumps(raw, ensure_ascii=True, allow_nan=True)
-    except (TypeError, ValueError, RecursionError):
-        return None

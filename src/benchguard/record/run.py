@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from benchguard.record.context import ScanContext
+from benchguard.record.rulesets import RulesetTable
 from benchguard.record.steps import Step
 
 RunStatus = Literal["success", "error", "timeout", "interrupted"]
@@ -35,6 +36,11 @@ class RunRecord(BaseModel):
     foreign record with fewer keys still parses (and keeps only the keys it had)."""
 
     model_config = ConfigDict(extra="allow", validate_assignment=False)
+
+    # The dynamic rulesets the report names by digest (``record.rulesets``), carried
+    # with the record in memory (and to a cluster's client) until it is written beside
+    # them: a journal's ``rulesets/``, a results file's table. Never a field.
+    _rulesets: RulesetTable = PrivateAttr(default_factory=RulesetTable)
 
     # -- what ran ------------------------------------------------------------------
     # The task's name and folder (its id in rows), which repetition, which agent config.
@@ -143,9 +149,8 @@ class RunRecord(BaseModel):
 
         ``complete=False`` writes only the fields the record was given (a foreign
         record keeps its own key set); the harness's records are always complete.
-        The report is not copied (it is JSON already, sanitised at the edge): records
-        scanned with the same rules share one ``dynamic_rules`` list, which the
-        results writer stores once by identity.
+        The report is not copied (it is JSON already, sanitised at the edge); it names
+        its dynamic ruleset by digest, held in :attr:`rulesets`.
         """
         exclude = {"cheating_report"}
         if "transcript_problem" not in self.model_fields_set:
@@ -160,6 +165,11 @@ class RunRecord(BaseModel):
             ordered[key] = value
         ordered.setdefault("cheating_report", self.cheating_report)
         return ordered
+
+    @property
+    def rulesets(self) -> RulesetTable:
+        """The table holding the dynamic ruleset this record's report names."""
+        return self._rulesets
 
     @property
     def label(self) -> str:

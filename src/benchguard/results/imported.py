@@ -57,6 +57,7 @@ def imported_document(imported: ImportedFile) -> tuple[ResultsDocument, Manifest
         t=t,
         manifest=manifest.to_json(),
         extra={"imported_from": {"path": str(path), "format": imported.format}},
+        rulesets=imported.rulesets,
     )
     return document, manifest
 

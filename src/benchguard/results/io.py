@@ -22,26 +22,32 @@ from benchguard.record.codec import (
     RESULTS_SCHEMA_VERSION,
     ResultsDocument,
     ResultsFileError,
-    compact_records,
     dumps,
-    inflate_records,
     read_json,
     read_results,
     write_files_atomic,
     write_text_atomic,
 )
+from benchguard.record.rulesets import RulesetTable
 from benchguard.results.rows import Manifest, ResultRow
 
 
 def results_document(
-    records: list[Any], *, run_id: str, t: str, manifest: Manifest | None
+    records: list[Any],
+    *,
+    run_id: str,
+    t: str,
+    manifest: Manifest | None,
+    rulesets: RulesetTable | None = None,
 ) -> ResultsDocument:
-    """The document the harness writes for a run."""
+    """The document the harness writes for a run; ``rulesets`` holds the dynamic
+    rulesets its records' reports name."""
     return ResultsDocument(
         records=records,
         run_id=run_id,
         t=t,
         manifest=manifest.to_json() if manifest is not None else None,
+        rulesets=rulesets if rulesets is not None else RulesetTable(),
     )
 
 
@@ -135,9 +141,7 @@ __all__ = [
     "RESULTS_SCHEMA_VERSION",
     "ResultsDocument",
     "ResultsFileError",
-    "compact_records",
     "dumps",
-    "inflate_records",
     "read_json",
     "read_manifest",
     "read_results",

@@ -27,8 +27,13 @@ from typing import Any
 from benchguard.detection.detector import report_from_record
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.detection.summary import describe_findings
-from benchguard.record.rules import StoredRulesets
-from benchguard.record.rules import stored_dynamic_rules as stored_dynamic_rules  # re-export
+from benchguard.record.codec import ResultsDocument
+from benchguard.record.rules import Ruleset
+from benchguard.record.rulesets import (
+    RulesetTable,
+    reference_of,
+    stored_rules,
+)
 from benchguard.results.dismissals import Dismissal, apply_dismissals, carried_dismissals
 from benchguard.results.rows import record_iteration, record_task_folder
 from benchguard.scoring.judge import Judge
@@ -73,22 +78,22 @@ def unmatched_messages(dismissals: Sequence[Dismissal], used: Sequence[bool]) ->
 
 
 def rescan_documents(
-    documents: Sequence[Sequence[Any]], rules: Sequence[Rule], scan_batch: BatchScan
+    documents: Sequence[ResultsDocument], rules: Sequence[Rule], scan_batch: BatchScan
 ) -> list[dict[int, Verdict]]:
     """Fresh verdicts for every object record of every document, from one batch scan.
 
     Returns, per document, a verdict by record position (non-object records have none).
-    Each record is scanned with ``rules`` plus its own stored dynamic rules. Errors of
-    the batch itself (an engine that is not installed) propagate: nothing is rescored.
+    Each record is scanned with ``rules`` plus the dynamic ruleset its stored report
+    names in its document's table. Errors of the batch itself (an engine that is not
+    installed) propagate: nothing is rescored.
     """
     verdicts: list[dict[int, Verdict]] = [{} for _ in documents]
     positions: list[tuple[int, int]] = []
     batch: list[Mapping[str, Any]] = []
-    dynamic: list[tuple[Rule, ...]] = []
-    # The batch's stored rulesets, parsed once for every record naming them.
-    rulesets = StoredRulesets()
-    for doc_index, records in enumerate(documents):
-        for index, record, record_rules in _scannable_records(records, rulesets):
+    dynamic: list[Ruleset] = []
+    for doc_index, document in enumerate(documents):
+        scannable = _scannable_records(document.records, document.rulesets)
+        for index, record, record_rules in scannable:
             if isinstance(record_rules, RescanFailure):
                 verdicts[doc_index][index] = record_rules
                 continue
@@ -104,16 +109,16 @@ def rescan_documents(
 
 
 def _scannable_records(
-    records: Sequence[Any], rulesets: StoredRulesets
-) -> Iterator[tuple[int, dict[str, Any], tuple[Rule, ...] | RescanFailure]]:
+    records: Sequence[Any], rulesets: RulesetTable
+) -> Iterator[tuple[int, dict[str, Any], Ruleset | RescanFailure]]:
     """Each object record by position with its stored dynamic rules, or with the
     failure that says they cannot be read (that record is not rescanned)."""
     for index, record in enumerate(records):
         if not isinstance(record, dict):
             continue
-        record_rules: tuple[Rule, ...] | RescanFailure
+        record_rules: Ruleset | RescanFailure
         try:
-            record_rules = stored_dynamic_rules(record, rulesets)
+            record_rules = stored_rules(record, rulesets)
         except ValueError as exc:
             record_rules = _unreadable_dynamic_rules(exc)
         yield index, record, record_rules
@@ -126,9 +131,14 @@ def rescore_records(
     dismissals: Sequence[Dismissal] = (),
     run_id: str | None = None,
     judge: Judge | None = None,
+    rulesets: RulesetTable | None = None,
 ) -> RescoreOutcome:
     """Apply the fresh ``verdicts`` (by record position, from :func:`rescan_documents`),
-    dismiss, gate and finalize every record in place."""
+    dismiss, gate and finalize every record in place.
+
+    ``rulesets``: the records' document's table; each report stored names its dynamic
+    ruleset there (a kept stored report keeps the name it had). Without one, reports
+    are stored with their rules inline."""
     outcome = RescoreOutcome(dismissals_used=[False] * len(dismissals))
     for index, record in enumerate(records):
         if not isinstance(record, dict):
@@ -166,7 +176,7 @@ def rescore_records(
                     f"{label}: the recorded dismissal of rule {previous.rule!r} by "
                     f"{previous.reviewer} no longer matches any finding"
                 )
-        record["cheating_report"] = report.model_dump(mode="json")
+        record["cheating_report"] = _stored_report(report, rescanned, stored, rulesets)
         record["integrity_checked"] = True
     outcome.errors.extend(score_records(records, judge=judge))
     return outcome
@@ -191,6 +201,18 @@ def _apply_verdict(
     return kept, False
 
 
+def _stored_report(
+    report: CheatingReport, rescanned: bool, stored: Any, rulesets: RulesetTable | None
+) -> dict[str, Any]:
+    """The report as the record stores it. A kept stored report names the ruleset it
+    named before (its rules may not have been readable: never dropped for that)."""
+    if rulesets is None:
+        plain: dict[str, Any] = report.model_dump(mode="json")
+        return plain
+    kept_ref = None if rescanned else reference_of({"cheating_report": stored})
+    return rulesets.report_json(report, kept_ref)
+
+
 def _incomplete_summary(report: CheatingReport) -> str:
     """The publishable account of an incomplete scan, never the detector's note.
 
@@ -207,7 +229,7 @@ def _incomplete_summary(report: CheatingReport) -> str:
 
 
 def _unreadable_dynamic_rules(exc: ValueError) -> RescanFailure:
-    # Our own message from stored_dynamic_rules: it names the rule's position and
+    # Our own message from record.rulesets.stored_rules: it names the rule's position and
     # pydantic's message, never a pattern.
     return RescanFailure(f"rescan failed ({exc})")
 

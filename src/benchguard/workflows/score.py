@@ -153,7 +153,7 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
     if AUTO in request.profiles:
         verdicts = _rescan_auto(inputs, request, scan_batch, outcome.choices)
     else:
-        verdicts = rescan_documents([i.document.records for i in inputs], request.rules, scan_batch)
+        verdicts = rescan_documents([i.document for i in inputs], request.rules, scan_batch)
     entries = tuple(request.dismissals)
     used = [False] * len(entries)
     for item, fresh in zip(inputs, verdicts, strict=True):
@@ -164,7 +164,11 @@ def score_files(request: ScoreRequest) -> ScoreOutcome:
             for position in document.non_object_positions()
         )
         rescored = rescore_records(
-            document.records, verdicts=fresh, dismissals=entries, run_id=manifest.run_id
+            document.records,
+            verdicts=fresh,
+            dismissals=entries,
+            run_id=manifest.run_id,
+            rulesets=document.rulesets,
         )
         used = [a or b for a, b in zip(used, rescored.dismissals_used, strict=True)]
         outcome.incomplete.extend(f"{item.path}: {m}" for m in rescored.errors)
@@ -207,7 +211,7 @@ def _rescan_auto(
     verdicts: list[Any] = [None] * len(inputs)
     for positions in groups.values():
         rules = choices[str(inputs[positions[0]].path)].rules
-        fresh = rescan_documents([inputs[p].document.records for p in positions], rules, scan_batch)
+        fresh = rescan_documents([inputs[p].document for p in positions], rules, scan_batch)
         for position, verdict in zip(positions, fresh, strict=True):
             verdicts[position] = verdict
     return verdicts
