@@ -10,7 +10,8 @@ that):
   problems, evidence sources); ``context``: the scan context (:class:`ScanContext`);
 - ``report``: the cheating report and its findings, and :func:`stored_status`, the one
   fail-closed reading of a stored report;
-- ``rules``: rules and rulesets with their digest;
+- ``rules``: rules and rulesets (:class:`~benchguard.record.rules.Ruleset`) with their
+  digest; ``rulesets``: the one table of rulesets by digest that reports name theirs in;
 - ``scores``: score entries and the score keys;
 - ``bounds``: every bound the edge enforces; ``edge``: the one lenient edge parser;
 - ``codec``: the results-file codec, with the file names defined once.
