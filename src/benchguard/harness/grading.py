@@ -25,7 +25,8 @@ standard library and pytest uncached too: 4x the check's time). A pytest check
 runs with its hooks off: ``-c /dev/null`` (no ini file from the copy), ``--noconftest``,
 ``-p no:cacheprovider``, plugin autoloading disabled, ``--rootdir`` the copy,
 ``--import-mode=append`` (the standard library and installed packages win over any
-module in the copy), and its JUnit report written to the report directory
+module in the copy), only the modules its tests import served from the copy, and only
+after pytest is imported (:mod:`benchguard.harness.deliverable_imports`), and its JUnit report written to the report directory
 (:mod:`benchguard.harness.junit` reads it). The grader never imports anything from the
 workspace: a ``conftest.py``, ``sitecustomize.py``, ``usercustomize.py`` or ``.pth`` file
 left there is inert (they are listed for review, :func:`hook_files`).
@@ -57,6 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchguard.harness.check_programs import PytestRun, normalise
+from benchguard.harness.deliverable_imports import imported_names
 from benchguard.harness.workspace import remove_tree
 
 BOX_PREFIX = "bg-grade-"
@@ -70,12 +72,25 @@ MAX_BOX_DEPTH = 64
 HOOK_NAMES = ("conftest.py", "sitecustomize.py", "usercustomize.py")
 HOOK_SUFFIXES = (".pth",)
 MAX_LISTED_HOOKS = 100
-# The one program the box runs for a pytest check: the box's copy is appended to the
-# end of sys.path (deliverables import; nothing in the copy shadows an installed
-# module), then pytest runs with the grader's own arguments.
-PYTEST_BOOTSTRAP = (
-    "import sys; sys.path.append(sys.argv[1]); import pytest; sys.exit(pytest.main(sys.argv[2:]))"
-)
+# The one program the box runs for a pytest check. pytest is imported first, with
+# nothing of the workspace reachable; then a finder is added at the end of sys.meta_path
+# (installed modules win) that serves from the box's copy only the top-level names the
+# tests import (harness.deliverable_imports): a module there that something merely
+# probes for (pickle probes for Jython's ``org``) is never found, so it never runs.
+PYTEST_BOOTSTRAP = """\
+import sys
+root, names, args = sys.argv[1], frozenset(sys.argv[2].split(",")) - {""}, sys.argv[3:]
+import importlib.machinery
+import pytest
+class Deliverables:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if path is None and name in names:
+            return importlib.machinery.PathFinder.find_spec(name, [root])
+        return None
+sys.meta_path.append(Deliverables)
+sys.exit(pytest.main(args))
+"""
 JUNIT_FILE = "junit.xml"
 STREAM_PLUGIN = "benchguard.harness.pytest_stream"
 BYTECODE_CACHE = "__pycache__"
@@ -180,6 +195,7 @@ def pytest_argv(run: PytestRun, check_run: CheckRun) -> list[str]:
         "-c",
         PYTEST_BOOTSTRAP,
         work,
+        ",".join(imported_names(check_run.work, run.operands)),
         "-c",
         os.devnull,
         f"--rootdir={work}",
