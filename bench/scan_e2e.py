@@ -363,8 +363,10 @@ def child_main(mode: str, path: Path) -> None:
         records = len(scan_one_file(str(path), rules).records)
     else:
         # The old path: the whole file decoded, then every record bounded, then scanned.
-        whole = import_path(path).records
-        records = len([_scan_stored_record(r, rules, 10.0) for r in whole])
+        imported = import_path(path)
+        records = len(
+            [_scan_stored_record(r, rules, 10.0, imported.rulesets) for r in imported.records]
+        )
     peak = _rss("VmHWM")
     print(json.dumps({"base": base, "peak": peak, "records": records}))
 
