@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from benchguard.harness.audit import ProtectedSet, protected_set, strace_prefix, summarise
@@ -145,3 +146,35 @@ def test_a_shell_process_substitution_reopens_a_pipe_and_stays_complete(
     assert [(a["path"], a["operation"]) for a in summary["accesses"]] == [
         (str(tasks / "task.yaml"), "opened")
     ]
+
+
+UNTRACED_CHILD = """\
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+SIGCHLD, CLONE_UNTRACED = 17, 0x00800000
+pid = libc.syscall(56, SIGCHLD | CLONE_UNTRACED, 0, 0, 0, 0)  # clone, x86_64
+if pid == 0:
+    libc.syscall(60, 0)  # exit at once: the child runs no Python
+os.waitpid(pid, 0)
+"""
+
+
+def test_a_child_made_untraced_makes_the_audit_incomplete(tmp_path: Path) -> None:
+    """Guards against a child strace never attaches to (CLONE_UNTRACED; a red team then
+    traced it itself and read every task through it) leaving a complete, clean audit.
+    The log is the real strace's, of a real clone."""
+    if os.uname().machine != "x86_64":
+        raise AssertionError("the raw clone above is x86_64's syscall number")
+    script = tmp_path / "untraced.py"
+    script.write_text(UNTRACED_CHILD, "utf-8")
+    log = tmp_path / "strace.log"
+    subprocess.run(
+        [*strace_prefix("strace", log), sys.executable, "-I", str(script)],
+        cwd=tmp_path,
+        check=True,
+        timeout=60,
+    )
+    assert "CLONE_UNTRACED" in log.read_text("utf-8")
+    summary = summarise(log, _protected(tmp_path), start_cwd=tmp_path)
+    assert summary["complete"] is False, summary
+    assert "clone(CLONE_UNTRACED)" in summary["uninterpreted_calls"]

@@ -51,7 +51,8 @@ AUDIT_MODES: tuple[AuditMode, ...] = ("fanotify", "strace", "none")
 # cannot follow; a successful one makes the audit incomplete (strace_log).
 TRACE_SET = (
     "%file,clone,clone3,fork,vfork,execve,execveat,getdents,getdents64,fchdir,"
-    "open_by_handle_at,pidfd_getfd,io_uring_setup,fsopen,fsmount"
+    "open_by_handle_at,pidfd_getfd,io_uring_setup,fsopen,fsmount,"
+    "ptrace,process_vm_readv,process_vm_writev"
 )
 # The log is read up to this size; a larger log makes the audit incomplete.
 MAX_LOG_BYTES = 256 << 20

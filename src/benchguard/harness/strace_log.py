@@ -131,8 +131,15 @@ UNINTERPRETABLE = frozenset(
         "mount_setattr",
         "chroot",
         "pivot_root",
+        # Another process's memory or syscalls, which this log does not show: a red team
+        # traced a child it had made untraced and read every task through it.
+        "ptrace",
+        "process_vm_readv",
+        "process_vm_writev",
     }
 )
+# A child made with this flag is never attached by strace -f: what it does is unseen.
+_UNTRACED = "CLONE_UNTRACED"
 # File calls that reach no file content and make nothing the log must follow.
 _HARMLESS = frozenset(
     {"getcwd", "umount", "umount2", "swapoff", "acct", "quotactl", "uselib", "swapon"}
@@ -339,6 +346,9 @@ class _Parser:
         value, ret_path, errno = int(ret.group(1)), ret.group(2), ret.group(3)
         result = _result(value, errno)
         if name in _FORKS:
+            if _UNTRACED in " ".join(args) and result == "ok" and not self._wrapper(pid):
+                key = f"{name}({_UNTRACED})"
+                self.uninterpreted[key] = self.uninterpreted.get(key, 0) + 1
             translated = _TRANSLATED.search(returned)
             if translated is not None:
                 value = int(translated.group(1))  # the child's pid as the log names it
