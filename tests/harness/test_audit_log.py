@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from benchguard.harness.audit import ProtectedSet, protected_set, strace_prefix, summarise
@@ -178,3 +179,19 @@ def test_a_child_made_untraced_makes_the_audit_incomplete(tmp_path: Path) -> Non
     summary = summarise(log, _protected(tmp_path), start_cwd=tmp_path)
     assert summary["complete"] is False, summary
     assert "clone(CLONE_UNTRACED)" in summary["uninterpreted_calls"]
+
+
+def test_another_runs_grading_box_is_protected(tmp_path: Path) -> None:
+    """Guards against an agent at -j 2 reading or rewriting a sibling run's grading box
+    (its tests, the deliverable under grade) unseen: the box is the harness's record."""
+    box = os.path.join(os.path.realpath(tempfile.gettempdir()), "bg-grade-x1y2")
+    log = tmp_path / "strace.log"
+    log.write_text(
+        f'100 openat(AT_FDCWD</work/ws>, "{box}/pristine/tests/test_stats.py", '
+        f"O_WRONLY|O_TRUNC) = 3<{box}/pristine/tests/test_stats.py>\n",
+        "utf-8",
+    )
+    summary = summarise(log, _protected(tmp_path), start_cwd=Path("/work/ws"))
+    assert [(a["category"], a["material"]) for a in summary["accesses"]] == [
+        ("harness-record", "another run's grading box")
+    ]

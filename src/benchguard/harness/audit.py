@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchguard.errors import BadInputError
+from benchguard.harness.grading import BOX_PREFIX
 from benchguard.harness.transcript_channel import RECORD_DIR_PREFIX
 from benchguard.harness.workspace import SCRATCH_PREFIX
 
@@ -237,12 +238,19 @@ def protected_set(
             own=own_scratch.name,
         )
     )
-    for private in (AUDIT_DIR_PREFIX, RECORD_DIR_PREFIX):
+    for private, material in (
+        (AUDIT_DIR_PREFIX, "the harness's own record of a run"),
+        (RECORD_DIR_PREFIX, "the harness's own record of a run"),
+        # Another run's grading box (built once its agent ended, while this one runs at
+        # -j 2): its tests and the deliverables under grade (a red team's unconfined
+        # agent rewrote a sibling's box tests).
+        (BOX_PREFIX, "another run's grading box"),
+    ):
         roots.append(
             ProtectedRoot(
                 os.path.realpath(tempfile.gettempdir()),
                 "harness-record",
-                "the harness's own record of a run",
+                material,
                 prefix=private,
             )
         )
