@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -12,7 +13,9 @@ from typing import Any
 from typer.testing import CliRunner
 
 from benchguard.cli import app
+from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.process import read_process
+from benchguard.harness.verification import CheckSandbox
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -126,3 +129,15 @@ def eventually_gone(pid: int) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def box_sandbox(sandbox: str, workspace: Path) -> CheckSandbox | None:
+    """The grading box's sandbox for ``sandbox`` ("none" or "bwrap"), as the harness
+    makes it: in bubblewrap as the agent uid when the tests run as root, the workspace
+    handed to that uid."""
+    if sandbox != "bwrap":
+        return None
+    identity = AgentIdentity(65534, 65534) if os.geteuid() == 0 else None
+    if identity is not None:
+        hand_over(identity, workspace)
+    return CheckSandbox("bwrap", identity)

@@ -9,17 +9,15 @@ the host and in bubblewrap (as the agent uid when root)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from benchguard.harness.deliverable_imports import imported_names
-from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.tasks import load_task
-from benchguard.harness.verification import CheckSandbox, grade
-from harness.helpers import EXAMPLES
+from benchguard.harness.verification import grade
+from harness.helpers import EXAMPLES, box_sandbox
 
 FIX_TOTAL = EXAMPLES / "graded-tasks" / "fix-total"
 
@@ -53,12 +51,7 @@ def _graded(tmp_path: Path, planted: str | None, sandbox: str) -> dict[str, obje
     if planted is not None:
         (workspace / planted).mkdir()
         (workspace / planted / "__init__.py").write_text(PROBED_MODULE, "utf-8")
-    check_sandbox = None
-    if sandbox == "bwrap":
-        identity = AgentIdentity(65534, 65534) if os.geteuid() == 0 else None
-        if identity is not None:
-            hand_over(identity, workspace)
-        check_sandbox = CheckSandbox("bwrap", identity)
+    check_sandbox = box_sandbox(sandbox, workspace)
     grading = grade(task, workspace=workspace, home=home, sandbox=check_sandbox)
     [check] = [c for c in grading.report if c["name"] == "tests-pass"]
     return check

@@ -9,7 +9,6 @@ named as forged; an honest deliverable must still pass.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -17,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.tasks import Task, load_task
-from benchguard.harness.verification import CheckSandbox, Grading, grade
-from harness.helpers import EXAMPLES
+from benchguard.harness.verification import Grading, grade
+from harness.helpers import EXAMPLES, box_sandbox
 
 ADVERSARY = Path(__file__).with_name("adversaries") / "report_forge.py"
 FIX_TOTAL = EXAMPLES / "graded-tasks" / "fix-total"
@@ -52,12 +50,7 @@ def _grade(
         )
     else:
         (workspace / "stats.py").write_text(stats, "utf-8")
-    check_sandbox = None
-    if sandbox == "bwrap":
-        identity = AgentIdentity(65534, 65534) if os.geteuid() == 0 else None
-        if identity is not None:
-            hand_over(identity, workspace)
-        check_sandbox = CheckSandbox("bwrap", identity)
+    check_sandbox = box_sandbox(sandbox, workspace)
     return grade(task, workspace=workspace, home=home, sandbox=check_sandbox)
 
 
