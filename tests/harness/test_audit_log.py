@@ -130,8 +130,10 @@ def test_a_shell_process_substitution_reopens_a_pipe_and_stays_complete(
     log = tmp_path / "strace.log"
     command = f"cat <(echo honest) > /dev/null; cat <(cat {tasks / 'task.yaml'}) > /dev/null"
     subprocess.run(
-        [*strace_prefix("strace", log), "bash", "-c", command],
+        [*strace_prefix("strace", log), "/bin/bash", "-c", command],
         cwd=workspace,
+        # Not the test's PATH: a venv inside the checkout is the harness's own tree.
+        env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
         check=True,
         timeout=60,
     )
@@ -195,3 +197,25 @@ def test_another_runs_grading_box_is_protected(tmp_path: Path) -> None:
     assert [(a["category"], a["material"]) for a in summary["accesses"]] == [
         ("harness-record", "another run's grading box")
     ]
+
+
+def test_a_childs_calls_printed_before_its_clone_returns_are_read_as_its_parents_child(
+    tmp_path: Path,
+) -> None:
+    """Guards against strace -f's order (a child's first calls printed before its
+    parent's clone returns) costing the child its parent's standing: the harness's own
+    wrapper's mounts read as the agent's, and an honest run gated incomplete (seen on
+    CI). The same log from an agent's process still makes the audit incomplete."""
+    log = tmp_path / "strace.log"
+    log.write_text(
+        '100 execve("/usr/bin/unshare", ["unshare"], 0x7ffd /* 5 vars */) = 0\n'
+        "100 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n"
+        '101 mount("none", "/home/agent", "overlay", 0, "lowerdir=/x") = 0\n'
+        "100 <... clone resumed>) = 101\n",
+        "utf-8",
+    )
+    start = Path("/work/ws")
+    wrapper = summarise(log, _protected(tmp_path), start_cwd=start, wrapped=True)
+    assert wrapper["complete"] is True and wrapper["uninterpreted_calls"] == {}, wrapper
+    agent = summarise(log, _protected(tmp_path), start_cwd=start, wrapped=False)
+    assert agent["complete"] is False and "mount" in agent["uninterpreted_calls"], agent

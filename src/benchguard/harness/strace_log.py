@@ -116,6 +116,8 @@ _CHANGE: dict[str, tuple[tuple[int | None, int], ...]] = {
     "lremovexattr": ((None, 0),),
 }
 _FORKS = frozenset({"clone", "clone3", "fork", "vfork"})
+# Calls held for processes not yet known to the log (see _Parser.unborn).
+MAX_UNBORN = 200_000
 # Calls after which the log no longer says what a descriptor or path reaches.
 UNINTERPRETABLE = frozenset(
     {
@@ -245,6 +247,13 @@ class _Parser:
     leader: int | None = None
     wrappers: set[int] = field(default_factory=set)
     parents: dict[int, int] = field(default_factory=dict)
+    # Calls of a process whose creation the log has not shown yet: with -f a child's
+    # first calls are often printed before its parent's clone returns, and until then
+    # neither its working directory nor whether it is a harness wrapper is known (an
+    # honest run read as incomplete for the launcher's own mounts). Held, then replayed
+    # once the clone returns (or at the end of the log), within a bound.
+    unborn: dict[int, list[tuple[str, list[str], str]]] = field(default_factory=dict)
+    unborn_calls: int = 0
 
     def _cell(self, pid: int) -> _Cell:
         cell = self.cwd.get(pid)
@@ -283,7 +292,22 @@ class _Parser:
             self.leader = pid
             if self.wrapped:
                 self.wrappers.add(pid)
-        self._syscall(pid, call.group(1), split_args(call.group(2)), call.group(3))
+        name, args, returned = call.group(1), split_args(call.group(2)), call.group(3)
+        if pid != self.leader and pid not in self.parents and self.unborn_calls < MAX_UNBORN:
+            self.unborn.setdefault(pid, []).append((name, args, returned))
+            self.unborn_calls += 1
+            return
+        self._syscall(pid, name, args, returned)
+
+    def flush(self) -> None:
+        """Replay the calls of processes whose creation the log never showed."""
+        for pid in sorted(self.unborn):
+            for name, args, returned in self.unborn.pop(pid):
+                self._syscall(pid, name, args, returned)
+
+    def _born(self, pid: int) -> None:
+        for name, args, returned in self.unborn.pop(pid, []):
+            self._syscall(pid, name, args, returned)
 
     def _wrapper(self, pid: int) -> bool:
         return pid in self.wrappers
@@ -359,6 +383,7 @@ class _Parser:
                 self.parents[value] = pid
                 if self._wrapper(pid):
                     self.wrappers.add(value)
+                self._born(value)
             return
         if name in _EXEC and result == "ok":
             index = 1 if name == "execveat" else 0
@@ -624,6 +649,7 @@ def summarise_log(
             parser.feed(line)
     except OSError as exc:
         summary["incomplete_reason"] = f"audit log unreadable ({exc.strerror or exc})"
+    parser.flush()
     parser.by_identity()
     accesses = sorted(parser.found.values(), key=lambda a: (a["path"], a["operation"], a["result"]))
     named = dict(sorted(parser.uninterpreted.items())[:_MAX_NAMED])
