@@ -213,8 +213,17 @@ def _parsed_yaml(text: str) -> Any:
     """A built-in profile's YAML, parsed once per text: ``--profile auto`` loads the
     profiles again for every input, and the pure-Python YAML parser dominated a scan
     of many small files. Keyed by the file's text, so an edited profile is parsed
-    again; callers get a deep copy."""
-    return yaml.safe_load(text)
+    again; callers get a deep copy.
+
+    libyaml's safe loader when PyYAML has it (ten times faster, and part of start-up:
+    a scan loads its profiles first); tests/detection/test_profile_yaml_loaders.py
+    holds every built-in profile to the same data under both loaders. Users' files keep
+    the pure-Python loader (``yamlfile``), whose errors the messages quote."""
+    return yaml.load(text, Loader=_SAFE_LOADER)
+
+
+# PyYAML built without libyaml has no CSafeLoader.
+_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _read_profile_document(name_or_path: str) -> tuple[str, Any]:
