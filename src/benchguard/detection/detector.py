@@ -34,6 +34,7 @@ from benchguard.detection._patterns import exact_pattern, is_trusted, pattern_pr
 from benchguard.detection._prefilter import Prefilter, build_prefilter
 from benchguard.detection.context import ScanContext, stored_context
 from benchguard.detection.decoding import decoded_views
+from benchguard.detection.glob_reach import default_roots
 from benchguard.detection.harness_evidence import harness_evidence
 from benchguard.detection.material import CATEGORY as MATERIAL_CATEGORY
 from benchguard.detection.models import (
@@ -75,7 +76,10 @@ from benchguard.record.rulesets import DYNAMIC_RULES_KEY, DYNAMIC_RULES_REF_KEY,
 #    files the prompt names is not evidence (an eval dataset the task says to edit).
 # 10: a /home/<user>/... or /root/... path written anywhere in a command (a string in
 #     interpreter code, not only a shell word) is read as ``~/...`` when no home is known.
-DETECTOR_VERSION = 10
+# 11: with no disk known, a glob or a ``find`` that can name a profile's material root
+#     reads as naming it (glob_reach); leftovers, shell histories and agent session
+#     stores in the home are generic families.
+DETECTOR_VERSION = 11
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -120,7 +124,9 @@ class Detector:
         reader: ShellReader | None = None,
         time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
     ) -> None:
-        self.reader = reader if reader is not None else ShellReader()
+        # Without a reader, no disk is known (imported logs): globs and `find` are read
+        # against where the shipped profiles keep their material (glob_reach).
+        self.reader = reader if reader is not None else ShellReader(roots=default_roots())
         self.time_budget_s = time_budget_s
         # By (ruleset digest,) for :meth:`plan`, by (static digest, dynamic digest) for
         # a scan's pair of rulesets.

@@ -34,6 +34,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchguard.detection.glob_reach import find_reach, glob_reach
+
 MAX_COMMAND_CHARS = 20_000
 MAX_BRACE_WORDS = 64
 MAX_DECODED_CHARS = 4096
@@ -81,6 +83,10 @@ class ShellReader:
 
     home: str | None = None
     known_paths: tuple[str, ...] = ()
+    # Where benchmarks keep their material (``~/...`` or absolute), for a reader that
+    # knows no paths of the disk (imported logs): a glob or a ``find`` that can name
+    # one of them reads as naming it (``detection.glob_reach``).
+    roots: tuple[str, ...] = ()
     _known_sorted: tuple[str, ...] = field(default=(), init=False, repr=False)
     _cache: dict[tuple[str, str | None], tuple[list[str], str | None]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
@@ -178,7 +184,13 @@ class ShellReader:
                     state.cwd = target
             previous = token if command_start else previous
             command_start = False
+        if self.roots and "find" in text:
+            out.extend(find_reach(tokens, lambda word: self._root_spelled(word, state), self.roots))
         return out
+
+    def _root_spelled(self, word: str, state: ShellState) -> str | None:
+        path = self._absolute(word, state)
+        return None if path is None else self._spelled(path)
 
     def _expand_vars(self, word: str, variables: dict[str, str], state: ShellState) -> str:
         def value(match: re.Match[str]) -> str:
@@ -203,6 +215,8 @@ class ShellReader:
         found = [self._spelled(path)]
         if _GLOB_CHARS.search(path):
             found.extend(self._spelled(match) for match in self._glob(path))
+            if self.roots:
+                found.extend(glob_reach(found[0], self.roots))
         return found
 
     def _absolute(self, word: str, state: ShellState) -> str | None:

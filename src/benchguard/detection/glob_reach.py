@@ -1,0 +1,151 @@
+"""Globs and ``find`` expressions that reach a benchmark's material, with no disk known.
+
+A scan of someone else's log has no listing of the agent's home: a glob such as
+``~/b*/t*/*/t*.yaml`` or ``find ~ -path '*controls*' | xargs cat`` resolves against
+nothing, so no path rule sees what it named. What the detector does know is where the
+benchmarks it has profiles for keep their material (every profile's ``material:``
+list, data). This module answers one question for each glob word and each ``find``:
+could it name one of those roots? If so, the root (and the rest of the glob below it)
+is appended to the args surface as a canonical path, and the profile's path rules
+judge it like a typed one.
+
+A glob reaches a root only when it discriminates: the glob's components that match the
+root's must carry at least one literal character beyond the home (``~/*/results`` names
+a results tree; ``ls ~/*`` names every home entry and is not a reach). A ``find``
+reaches a root under its start directory when its ``-path``/``-wholename`` pattern
+matches the root (or a directory above it), or its ``-name`` pattern (no leading
+wildcard, at least three literal characters) matches one of the root's components.
+
+Pure and bounded: at most :data:`MAX_REACHED` paths per word.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+from collections.abc import Callable, Sequence
+
+MAX_REACHED = 16
+_WILDCARDS = frozenset("*?[]!")
+_FIND_PATH_TESTS = frozenset({"-path", "-ipath", "-wholename", "-iwholename"})
+_FIND_NAME_TESTS = frozenset({"-name", "-iname"})
+_MIN_NAME_LITERALS = 3
+
+
+@functools.lru_cache(maxsize=1)
+def default_roots() -> tuple[str, ...]:
+    """Every shipped profile's material roots, spelled ``~/...`` or absolute, sorted."""
+    from benchguard.detection.rules import RulesetError, load_profile_spec, profile_names
+
+    roots: set[str] = set()
+    for name in profile_names():
+        try:
+            roots.update(load_profile_spec(name).material)
+        except RulesetError:
+            continue  # a broken profile is reported where it is used
+    return tuple(sorted(root.rstrip("/") for root in roots if root.strip("/~")))
+
+
+def _literal(component: str) -> bool:
+    return any(ch not in _WILDCARDS for ch in component)
+
+
+def _globbed(component: str) -> bool:
+    return any(ch in "*?[" for ch in component)
+
+
+def glob_reach(pattern: str, roots: Sequence[str]) -> list[str]:
+    """Roots (or the directories above them) the glob ``pattern`` can name, each
+    followed by the glob's components below it. ``pattern`` is spelled like the roots
+    (``~/...`` inside the home, absolute elsewhere)."""
+    parts = pattern.rstrip("/").split("/")
+    if not any(_globbed(part) for part in parts):
+        return []
+    found: list[str] = []
+    for root in roots:
+        root_parts = root.split("/")
+        depth = min(len(parts), len(root_parts))
+        head = parts[:depth]
+        if head[0] != root_parts[0] or not any(_globbed(part) for part in head):
+            continue
+        if not any(_literal(part) for part in head[1:]):
+            continue  # `~/*`, `/*/*`: every entry, not this one
+        if not all(fnmatch.fnmatchcase(root_parts[i], head[i]) for i in range(1, depth)):
+            continue
+        reached = "/".join([*root_parts[:depth], *parts[depth:]])
+        if reached not in found:
+            found.append(reached)
+            if len(found) >= MAX_REACHED:
+                break
+    return found
+
+
+def find_reach(
+    tokens: Sequence[str],
+    absolute: Callable[[str], str | None],
+    roots: Sequence[str],
+) -> list[str]:
+    """Roots a ``find`` command among ``tokens`` can reach: under one of its start
+    directories (``absolute`` spells a word as the roots are spelled, or ``None``) and
+    matched by one of its ``-path`` or ``-name`` tests."""
+    found: list[str] = []
+    for start in range(len(tokens)):
+        if tokens[start].rsplit("/", 1)[-1] != "find":
+            continue
+        starts: list[str] = []
+        tests: list[tuple[str, str]] = []
+        position = start + 1
+        while position < len(tokens) and not tokens[position].startswith("-"):
+            if tokens[position] == ";":
+                break
+            spelled = absolute(tokens[position])
+            if spelled is not None:
+                starts.append(spelled.rstrip("/") or "/")
+            position += 1
+        while position + 1 < len(tokens) and tokens[position] != ";":
+            if tokens[position] in _FIND_PATH_TESTS | _FIND_NAME_TESTS:
+                tests.append((tokens[position], tokens[position + 1]))
+                position += 1
+            position += 1
+        for root in roots:
+            if not any(_under(root, base) for base in starts):
+                continue
+            hit = _tested(root, [base for base in starts if _under(root, base)], tests)
+            if hit is not None and hit not in found:
+                found.append(hit)
+                if len(found) >= MAX_REACHED:
+                    return found
+    return found
+
+
+def _under(root: str, base: str) -> bool:
+    return base == "/" or root == base or root.startswith(base + "/")
+
+
+def _tested(root: str, bases: Sequence[str], tests: Sequence[tuple[str, str]]) -> str | None:
+    """The root, or the directory above it, that one of ``tests`` matches."""
+    parts = root.split("/")
+    for test, value in tests:
+        fold = test.startswith("-i")
+        for depth in range(len(parts), 0, -1):
+            prefix = "/".join(parts[:depth])
+            if not any(_under(prefix, base) and prefix != base for base in bases):
+                continue
+            if test in _FIND_PATH_TESTS:
+                if not _literal(value):
+                    continue
+                if _match(prefix, value, fold) or _match(prefix + "/", value, fold):
+                    return prefix
+            else:
+                literals = sum(1 for ch in value if ch not in _WILDCARDS)
+                if value[:1] in "*?[" or literals < _MIN_NAME_LITERALS:
+                    continue
+                if _match(parts[depth - 1], value, fold):
+                    return prefix
+    return None
+
+
+def _match(text: str, pattern: str, fold: bool) -> bool:
+    if fold:
+        return fnmatch.fnmatchcase(text.lower(), pattern.lower())
+    return fnmatch.fnmatchcase(text, pattern)
