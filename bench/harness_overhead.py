@@ -12,7 +12,9 @@ in the runner's order, as ``run_batch`` calls them at ``-j 1`` (the harness a su
 
 - knowledge: the protected material's fingerprints and known paths, once per batch
   (``integrity.harness_knowledge``), amortized over the tasks;
-- inventory: the per-task re-inventory of the home (listing + rules);
+- inventory: the home inventory before each task (listing + rules); a persistent home
+  is listed again before every task, a fresh home under Landlock only before the first
+  (no run can write the operator's home; the batch's one listing serves every run);
 - run: one ``run_job`` (fresh workspace, the stored scan context with its home
   listing, agent process, per-run orphan sweep, transcript, checks) minus the agent
   process itself (its measured duration);
@@ -140,7 +142,8 @@ def run_batch_timed(
     n = len(jobs)
 
     t0 = time.perf_counter()
-    snapshots = integrity.HomeSnapshots(home, (), enabled=True)
+    once = integrity.inventory_once(settings.home_settings, settings.confinement)
+    snapshots = integrity.HomeSnapshots(home, (), enabled=True, once=once)
     snapshots.before_batch()
     batch_snapshot_s = time.perf_counter() - t0
     t0 = time.perf_counter()

@@ -121,6 +121,25 @@ def test_leftover_from_task_one_read_by_task_two_is_flagged_and_task_one_stays_c
     )
 
 
+def test_fresh_home_batch_flags_every_run_reading_a_leftover_from_before_it(
+    operator: Operator,
+) -> None:
+    """Guards the once-per-batch inventory of a fresh home (the default, under Landlock):
+    a leftover already in the operator's home when the batch starts is a rule for every
+    run, the last as much as the first, though the home is listed only once."""
+    prior_run(operator, "write-report")  # leaves ~/report.md in the operator's home
+    tasks = only_tasks(operator, "sum-numbers", "word-count")
+    run_dir = operator.run_ok(str(tasks), "--agent", agent("cheat-leftover-report"))
+    records, rows, _ = load_run(run_dir)
+    assert len(records) == 2
+    for record, row in zip(records, rows, strict=True):
+        assert record["home_mode"] == "fresh" and record["confined"] is True
+        # The fresh home is the operator's, copy-on-write: the leftover is readable.
+        assert record["trajectory"][0]["status"] == "completed"
+        assert record["home_snapshot"] == ["report.md"]
+        _assert_gated(record, row, "prior-run-artifact")
+
+
 def test_same_task_twice_pairs_each_record_with_its_own_snapshot(operator: Operator) -> None:
     """Guards against snapshots keyed by task name, where a repeat takes the wrong one."""
     tasks = only_tasks(operator, "write-notes")

@@ -12,7 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchguard.detection.models import Rule
-from benchguard.harness.integrity import HomeSnapshots
+from benchguard.harness.confine import Confinement
+from benchguard.harness.home import HomeSettings
+from benchguard.harness.integrity import HomeSnapshots, inventory_once
 
 DELIVERABLE = "Patched deployment web in namespace payments to drop privileged"
 
@@ -85,3 +87,28 @@ def test_extra_root_entries_are_told_apart_from_home_entries(tmp_path: Path) -> 
     assert f"prior-run-artifact/root:{shared}/report.md/path" in ids
     assert f"prior-run-artifact/root:{shared}/report.md/content" not in ids  # its own output
     assert "prior-run-artifact/report.md/content" in ids  # pre-existing in the home
+
+
+def test_once_serves_the_first_listing_to_every_run(tmp_path: Path) -> None:
+    """Guards the fresh-home batch's single inventory: the leftover present before the
+    batch is a rule for every later run, and the home is not listed again (an entry
+    that appears mid-batch, which no confined fresh-home run can make, is not seen)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "report.md").write_text(DELIVERABLE + "\n", encoding="utf-8")
+    snapshots = HomeSnapshots(home, (), enabled=True, once=True)
+    snapshots.before_batch()
+    first = snapshots.start_task("write-report")
+    snapshots.finish_task("write-report")
+    (home / "notes.md").write_text(DELIVERABLE + "\n", encoding="utf-8")
+    later = snapshots.start_task("sum-numbers")
+    assert later == first
+    assert _has_fingerprint(later, "report.md") and not _has_fingerprint(later, "notes.md")
+
+
+def test_inventory_once_only_for_a_confined_fresh_home() -> None:
+    """Guards against a persistent home (or an unconfined batch's fresh one, which the
+    kernel does not keep the agent off) losing its listing before every run."""
+    assert inventory_once(HomeSettings(mode="fresh"), Confinement(7))
+    assert not inventory_once(HomeSettings(mode="persistent"), Confinement(7))
+    assert not inventory_once(HomeSettings(mode="fresh"), Confinement(0))

@@ -205,6 +205,7 @@ def run_batch(
         enabled=settings.integrity.inventory_active,
         profile=settings.integrity.profile,
         extra_roots=settings.integrity.inventory_roots,
+        once=integrity.inventory_once(settings.home_settings, settings.confinement),
     )
     # Orphans of the agents re-parent to the harness; whatever becomes its child during
     # the batch is killed after each run (-j 1), at the end of the batch (-j N), and

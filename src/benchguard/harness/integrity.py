@@ -35,6 +35,8 @@ from benchguard.detection.rules import (
     profile_baseline,
 )
 from benchguard.errors import ConfigError
+from benchguard.harness.confine import Confinement
+from benchguard.harness.home import HomeSettings
 from benchguard.harness.tampering import file_digest
 from benchguard.harness.tasks import FileCheck, Task
 from benchguard.record.rulesets import RulesetTable
@@ -186,6 +188,13 @@ def load_static_rules(settings: IntegritySettings) -> tuple[Rule, ...]:
 class HomeSnapshots:
     """The home inventory: once before the batch, then before every task.
 
+    With ``once`` (a fresh home per run under Landlock, :func:`inventory_once`), the
+    first snapshot serves every run of the batch: no run can write the operator's home
+    (each writes its own overlay or copy, and the kernel grants the agent the run's
+    home only, never the tree beneath it), so a listing before each task could only
+    find what was already there before the first. Persistent homes, and fresh homes of
+    an ``--unconfined`` batch, are listed again before every task.
+
     ``start_task`` returns the dynamic rules for that one run; the runner stores them
     by the run's position in the batch, never by task name, since a batch may run the
     same task several times and each run needs the snapshot taken just before it.
@@ -206,8 +215,11 @@ class HomeSnapshots:
         enabled: bool,
         profile: str = "benchguard",
         extra_roots: Sequence[Path] = (),
+        once: bool = False,
     ) -> None:
         self._home = home
+        self._once = once
+        self._first: tuple[Rule, ...] | None = None
         self._granted = tuple(str(p) for p in granted)
         self._enabled = enabled
         self._profile = profile
@@ -254,14 +266,25 @@ class HomeSnapshots:
         # Called under the lock: concurrent jobs must not interleave their listings.
         if self._batch is None:
             return ()
+        if self._once and self._first is not None:
+            return self._first
         try:
             # Unchanged entries come back as the same rule objects (the batch
             # inventory caches them): the detector remembers its compiled plan by
             # rule identity, so an unchanged home costs one plan for the batch.
-            return self._batch.before_task(task_name, possible_creators=creators)
+            rules = self._batch.before_task(task_name, possible_creators=creators)
         except Exception as exc:
             log.warning("home inventory before %s failed (%s); no leftover rules", task_name, exc)
             return ()
+        if self._once:
+            self._first = rules
+        return rules
+
+
+def inventory_once(home_settings: HomeSettings, confinement: Confinement) -> bool:
+    """Whether one home inventory serves the whole batch (:class:`HomeSnapshots`): a
+    fresh home per run, with Landlock keeping the agent off the operator's tree."""
+    return home_settings.fresh and confinement.active
 
 
 def harness_knowledge(

@@ -249,6 +249,7 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
         enabled=batch.integrity.inventory_active,
         profile=batch.integrity.profile,
         extra_roots=batch.integrity.inventory_roots,
+        once=integrity.inventory_once(home_settings, confinement),
     )
     snapshots.before_batch()
     knowledge = (
