@@ -103,3 +103,23 @@ def test_an_archive_is_read_member_by_member() -> None:
     """Guards against an Inspect .eval (zstd members) hiding the benchguard layout."""
     eval_log = Path(__file__).parents[1] / "results" / "tool_logs" / "inspect_fix_login.eval"
     assert "benchguard" in dict(recognise(log_head(eval_log), "inspect"))
+
+
+def test_one_pass_over_the_head_finds_exactly_the_literals_a_substring_test_finds() -> None:
+    """Recognition looks for every sign's literals in one RE2 pass; it must answer
+    exactly as ``literal in text`` for each (ASCII, non-ASCII and literals at the
+    text's edges)."""
+    import random
+
+    from benchguard.detection import profile_choice
+
+    needles = profile_choice._needles()
+    rng = random.Random(23)
+    alphabet = ["a", " ", "\n", "é", "/", '"', "_", ".", "日", "-"]
+    for _ in range(300):
+        parts = [rng.choice(alphabet) * rng.randint(0, 3) for _ in range(rng.randint(0, 12))]
+        for _ in range(rng.randint(0, 3)):
+            parts.insert(rng.randint(0, len(parts)), rng.choice(needles)[: rng.randint(1, 20)])
+        text = "".join(parts)
+        assert profile_choice._present_needles(text) == {n for n in needles if n in text}, text
+    assert profile_choice._present_needles("\ud800 /testbed") == {"/testbed"}

@@ -66,25 +66,47 @@ _ROT13 = re.compile(r"\btr\b[^|;&\n]*(?:N-ZA-M|n-za-m)|\brot13\b")
 
 def decoded_views(result: str, command: str) -> str:
     """The decoded text hidden in ``result`` (``""`` when there is none)."""
-    text = result[:MAX_DECODE_INPUT_CHARS]
     # The transform is named near the start of a command; a long args text is data.
-    command = command[:MAX_COMMAND_HINT_CHARS]
+    steps = _decodings(command[:MAX_COMMAND_HINT_CHARS])
+    if not steps:
+        return ""  # most commands name no transform and no encoding
+    text = result[:MAX_DECODE_INPUT_CHARS]
     views: list[str] = []
-    if _TRANSFORM_HINT.search(command):
-        if _XXD_HEXDUMP.search(command) and not _XXD_PLAIN.search(command):
-            views.append(_from_xxd(text))
-        if _OD.search(command):
-            views.append(_from_od(text))
-        if _REV.search(command):
-            views.append("\n".join(line[::-1] for line in text.splitlines()))
-        if _ROT13.search(command):
-            views.append(codecs.decode(text, "rot13"))
-        if _FOLD.search(command):
-            views.append(text.replace("\n", ""))
-    if encoder_hinted(command):
+    if "xxd" in steps:
+        views.append(_from_xxd(text))
+    if "od" in steps:
+        views.append(_from_od(text))
+    if "rev" in steps:
+        views.append("\n".join(line[::-1] for line in text.splitlines()))
+    if "rot13" in steps:
+        views.append(codecs.decode(text, "rot13"))
+    if "fold" in steps:
+        views.append(text.replace("\n", ""))
+    if "blobs" in steps:
         views.extend(_blobs(text))
     joined = "\n".join(view for view in views if view)
     return joined[:MAX_DECODED_OUTPUT_CHARS]
+
+
+@functools.lru_cache(maxsize=4096)
+def _decodings(command: str) -> tuple[str, ...]:
+    """What to undo on the result of ``command``, in order: a function of the command's
+    text alone, so it is worked out once per distinct command (agents repeat them)."""
+    steps: list[str] = []
+    if _TRANSFORM_HINT.search(command):
+        if _XXD_HEXDUMP.search(command) and not _XXD_PLAIN.search(command):
+            steps.append("xxd")
+        if _OD.search(command):
+            steps.append("od")
+        if _REV.search(command):
+            steps.append("rev")
+        if _ROT13.search(command):
+            steps.append("rot13")
+        if _FOLD.search(command):
+            steps.append("fold")
+    if encoder_hinted(command):
+        steps.append("blobs")
+    return tuple(steps)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -74,6 +74,17 @@ def _is_search_tool(tool: str) -> bool:
 def _maybe_search_command(args: Any) -> bool:
     """A cheap test before joining the arguments: a fetch program is named in what a
     shell runs (a file's content is not a call)."""
+    if type(args) is dict:
+        # The usual shape, walked without building lists: the same answer as below.
+        for key, value in args.items():
+            if type(key) is not str or key.lower() not in _COMMAND_KEYS:
+                continue
+            if type(value) is str:
+                if _FETCH_PROGRAM.search(value) is not None:
+                    return True
+            elif any(_FETCH_PROGRAM.search(text) is not None for text in command_strings(value)):
+                return True
+        return False
     if isinstance(args, Mapping):
         values = [v for k, v in args.items() if isinstance(k, str) and k.lower() in _COMMAND_KEYS]
     else:
