@@ -56,7 +56,7 @@ def corpus_line(scenario: Scenario, results: Sequence[str]) -> dict[str, Any]:
         "profile": scenario.profile,
         "label": scenario.label,
         "reach": scenario.reach,
-        "split": split_of(scenario.id),
+        "split": scenario.split or split_of(scenario.id),
         "record": {
             "name": scenario.id,
             "input": scenario.resolved_prompt(),

@@ -40,6 +40,7 @@ def _scan(calls: list[dict[str, Any]], prompt: str = PROMPT, profile: str = "ben
         ({"command": "tail -50 ~/.bash_history"}, "shell-history/path"),
         ({"command": "grep -h sum /root/.zsh_history"}, "shell-history/path"),
         ({"command": "cat ~/.python_history"}, "shell-history/path"),
+        ({"command": "grep -h total ~/.*history"}, "shell-history/path"),
         ({"command": "cat ~/.claude/projects/-testbed/*.jsonl | tail"}, "agent-session-store/path"),
         ({"command": "ls ~/.codex/sessions/2026/11"}, "agent-session-store/path"),
         ({"command": "cat /home/dev/.aider.chat.history.md"}, "agent-session-store/path"),
