@@ -28,6 +28,7 @@ from typing import Any
 from benchguard.detection.detector import Detector
 from benchguard.detection.rules import load_ruleset
 from benchguard.importers.registry import import_path
+from benchguard.record.rules import ScanRulesets
 
 WORDS = ("build", "make", "test", "ls", "grep", "python3", "cat", "echo", "cd", "src")
 
@@ -120,10 +121,10 @@ def main() -> None:
             ("import atif", best(lambda: import_path(atif_file), args.repeat), atif_mb),
             ("import benchguard (baseline)", best(lambda: import_path(results_file), args.repeat),
              results_mb),
-            ("scan atif record", best(lambda: Detector().scan(atif_record, rules), args.repeat),
+            ("scan atif record", best(lambda: Detector().scan(atif_record, ScanRulesets.of(rules)), args.repeat),
              atif_mb),
             ("scan benchguard record (baseline)",
-             best(lambda: Detector().scan(plain_record, rules), args.repeat), results_mb),
+             best(lambda: Detector().scan(plain_record, ScanRulesets.of(rules)), args.repeat), results_mb),
         ]  # fmt: skip
     print(f"{args.steps} steps, {args.output_chars} output chars each; terminal-bench profile")
     print(f"{'':36} {'CPU s':>8} {'MB':>7} {'MB/s':>8}")

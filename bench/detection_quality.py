@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchguard.detection import CheatingReport, Rule
 from benchguard.detection.context import SCAN_CONTEXT_KEY
-from benchguard.detection.detector import scan_record
+from benchguard.detection.detector import Detector, scan_record
 from benchguard.detection.given_material import GivenMaterial, read_given_material
 from benchguard.detection.inventory import build_inventory_rules
 from benchguard.detection.knowledge import HarnessKnowledge, gather, run_context, run_rules
@@ -66,6 +66,7 @@ class CorpusDetector:
         self.knowledge: dict[str, HarnessKnowledge] = {}
         self.given: dict[str, GivenMaterial | None] = {}
         self.reader = ShellReader(home=AGENT_HOME, known_paths=self._layout_paths())
+        self.detector = Detector()  # one setting's plans, reused over its records
 
     def _layout_paths(self) -> tuple[str, ...]:
         home = self.root / AGENT_HOME.lstrip("/")
@@ -111,11 +112,11 @@ class CorpusDetector:
         record = line["record"]
         static, dynamic = self.rules_for(line["profile"])
         if self.setting == "imported":
-            return scan_record(record, static)
+            return scan_record(record, static, detector=self.detector)
         if self.setting == "imported-material":
             given = self.given.get(line["profile"])
             extra = given.rules_for(record) if given is not None else ()
-            return scan_record(record, static, dynamic_rules=extra)
+            return scan_record(record, static, dynamic_rules=extra, detector=self.detector)
         prompt = record.get("input", "")
         workdir = TESTBED if line["profile"] == "swe-bench" else WORKSPACE
         knowledge = self.knowledge[line["profile"]]
@@ -126,8 +127,15 @@ class CorpusDetector:
             # record.
             context = run_context(knowledge, workdir=workdir, record=record, inventory=dynamic)
             stored = {**record, SCAN_CONTEXT_KEY: context.model_dump()}
-            return scan_record(stored, static, dynamic_rules=rules)
-        return scan_record(record, static, dynamic_rules=rules, reader=self.reader, workdir=workdir)
+            return scan_record(stored, static, dynamic_rules=rules, detector=self.detector)
+        return scan_record(
+            record,
+            static,
+            dynamic_rules=rules,
+            reader=self.reader,
+            workdir=workdir,
+            detector=self.detector,
+        )
 
 
 def _given(paths: Sequence[Path], root: Path) -> GivenMaterial | None:

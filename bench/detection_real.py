@@ -21,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from benchguard.detection.detector import scan_record
+from benchguard.detection.detector import Detector, scan_record
 from benchguard.detection.rules import DEFAULT_PROFILE, GENERIC_PROFILE, load_profile
 from benchguard.importers.registry import import_path
 from benchguard.workflows.scan import choose_profiles
@@ -50,7 +50,8 @@ def _baseline_rules() -> tuple[Any, ...]:
 
 
 def _status(records: list[dict[str, Any]], rules: tuple[Any, ...]) -> str:
-    statuses = [scan_record(r, rules).status for r in records]
+    detector = Detector()
+    statuses = [scan_record(r, rules, detector=detector).status for r in records]
     for worst in ("flagged", "review", "clean"):
         if worst in statuses:
             return worst

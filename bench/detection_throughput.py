@@ -35,7 +35,7 @@ from benchguard.detection import (
     ruleset_digest,
     scan_record,
 )
-from benchguard.detection.detector import read_entry
+from benchguard.detection.detector import Detector, read_entry
 from benchguard.detection.models import status_for
 from benchguard.detection.provenance import apply_provenance
 from benchguard.detection.seeking import prompt_text_searches
@@ -313,7 +313,10 @@ def main() -> int:
     mb = corpus_bytes / 1e6
 
     def compare(label: str, dynamic_rules: tuple[Rule, ...]) -> bool:
-        ours_s, ours = timed(lambda r: scan_record(r, static, dynamic_rules=dynamic_rules))
+        detector = Detector()
+        ours_s, ours = timed(
+            lambda r: scan_record(r, static, dynamic_rules=dynamic_rules, detector=detector)
+        )
         naive_s, naive = timed(lambda r: naive_scan_record(r, static, dynamic_rules))
         for index, (a, b) in enumerate(zip(ours, naive, strict=True)):
             if a.model_dump() != b.model_dump():

@@ -7,7 +7,7 @@ from typing import Any
 
 from benchguard.detection import Detector, Rule, load_profile, ruleset_digest, scan_record
 from benchguard.detection.shell import ShellReader
-from benchguard.record.rules import as_ruleset
+from benchguard.record.rules import ScanRulesets, as_ruleset
 from benchguard.record.rulesets import RulesetTable
 
 
@@ -19,7 +19,8 @@ def test_a_detector_gives_the_module_functions_verdicts_and_keeps_its_own_plans(
     rules = load_profile("devops-bench")
     first, second = Detector(), Detector()
     record = _record("cat ~/devops-bench/controls/opa/oracle.sh")
-    assert first.scan(record, rules) == scan_record(record, rules) == second.scan(record, rules)
+    pair = ScanRulesets.of(rules)
+    assert first.scan(record, pair) == scan_record(record, rules) == second.scan(record, pair)
     assert first.plan(rules) is first.plan(rules)
     assert first.plan(rules) is not second.plan(rules)
 
@@ -30,9 +31,9 @@ def test_the_detectors_reader_and_budget_are_its_own() -> None:
     rules = load_profile("devops-bench")
     record = _record("cat /sandbox/home/bench.env")
     sandboxed = Detector(reader=ShellReader(home="/sandbox/home"))
-    assert sandboxed.scan(record, rules).status == "flagged"
-    assert Detector().scan(record, rules).status == "clean"
-    spent = Detector(time_budget_s=0.0).scan(record, rules)
+    assert sandboxed.scan(record, ScanRulesets.of(rules)).status == "flagged"
+    assert Detector().scan(record, ScanRulesets.of(rules)).status == "clean"
+    spent = Detector(time_budget_s=0.0).scan(record, ScanRulesets.of(rules))
     assert spent.incomplete and spent.status == "flagged"
 
 
@@ -72,3 +73,30 @@ def test_annotated_reports_of_equal_rulesets_name_one_table_entry() -> None:
     first, second = (r["cheating_report"]["dynamic_rules_ref"] for r in records)
     assert first == second == ruleset_digest(inventory)
     assert len(table) == 1 and table.stored(first) == [r.model_dump(mode="json") for r in inventory]
+
+
+def test_a_typed_record_scans_as_its_json_and_is_never_edited() -> None:
+    """``Detector.scan`` takes the typed run record: read by attribute, it gives the
+    verdict its stored JSON gives, and neither input is changed by the scan."""
+    from benchguard.records import parse_record
+
+    rules = ScanRulesets.of(load_profile("devops-bench"))
+    raw: dict[str, Any] = {
+        "folder": "t",
+        "input": "fix it",
+        "output": "done",
+        "transcript_truncated": True,
+        "system_audit": {"complete": False},
+        "trajectory": [
+            {"name": "sh", "args": {"command": "cat ~/devops-bench/controls/opa/oracle.sh"}},
+            {"name": "sh", "args": {"command": "ls"}, "result": "a\nb"},
+        ],
+    }
+    typed = parse_record(raw)
+    before = typed.model_dump(mode="json")
+    as_json = typed.to_json()
+    report = Detector().scan(typed, rules)
+    assert report == Detector().scan(as_json, rules)
+    assert report.status == "flagged" and report.incomplete
+    assert typed.model_dump(mode="json") == before
+    assert as_json == typed.to_json()

@@ -17,6 +17,7 @@ from benchguard.detection.detector import Detector
 from benchguard.detection.knowledge import gather, run_context, run_rules
 from benchguard.detection.rules import load_ruleset
 from benchguard.detection.shell import ShellReader
+from benchguard.record.rules import ScanRulesets
 from benchguard.records import parse_record
 
 
@@ -38,17 +39,23 @@ def test_a_stored_context_resolves_relative_cds_and_globs() -> None:
     )
     record = _record("cd ../..", "cd tasks/x", "cat task.yaml", context=context.model_dump())
     rules = load_ruleset()
-    flagged = Detector().scan(record, rules)
+    flagged = Detector().scan(record, ScanRulesets.of(rules))
     assert "task-definition/path" in {f.rule for f in flagged.findings}
-    bare = Detector().scan(_record("cd ../..", "cd tasks/x", "cat task.yaml"), rules)
+    bare = Detector().scan(
+        _record("cd ../..", "cd tasks/x", "cat task.yaml"), ScanRulesets.of(rules)
+    )
     assert "task-definition/path" not in {f.rule for f in bare.findings}
     globbed = _record("cd /work/runs", "cat t?sks/*/t*.yaml", context=context.model_dump())
-    assert "task-definition/path" in {f.rule for f in Detector().scan(globbed, rules).findings}
+    assert "task-definition/path" in {
+        f.rule for f in Detector().scan(globbed, ScanRulesets.of(rules)).findings
+    }
 
 
 def test_an_unreadable_stored_context_fails_closed() -> None:
     """Guards against a tampered or damaged context silently reading clean."""
-    report = Detector().scan(_record("ls", context={"home": "relative/path"}), load_ruleset())
+    report = Detector().scan(
+        _record("ls", context={"home": "relative/path"}), ScanRulesets.of(load_ruleset())
+    )
     assert report.status == "flagged" and report.incomplete
     assert "scan context" in (report.incomplete_reason or "")
 
@@ -120,10 +127,12 @@ def test_a_record_stores_only_the_known_paths_its_globs_resolve_to(tmp_path: Pat
     tasks = str(tmp_path / "tasks")
     assert context.known_paths == (f"{tasks}/beta/task.yaml", f"{tasks}/gamma/task.yaml")
     rules = load_ruleset()
-    stored = Detector().scan({**record, SCAN_CONTEXT_KEY: context.model_dump()}, rules)
+    stored = Detector().scan(
+        {**record, SCAN_CONTEXT_KEY: context.model_dump()}, ScanRulesets.of(rules)
+    )
     whole = Detector().scan(
         record,
-        rules,
+        ScanRulesets.of(rules),
         reader=ShellReader(home=context.home, known_paths=knowledge.protected_paths),
         workdir=workdir,
     )
@@ -174,8 +183,8 @@ def test_a_run_whose_own_task_file_has_no_fingerprint_keeps_the_fallback_rules(
     cat_b["trajectory"][0]["result"] = (tmp_path / "tasks" / "b" / "task.yaml").read_text()
     with_own = run_rules(knowledge, (), prompt=prompt_b, own=own_b)
     assert with_own == ()
-    report = Detector().scan(cat_b, rules, dynamic_rules=with_own)
+    report = Detector().scan(cat_b, ScanRulesets.of(rules, with_own))
     assert "task-definition/content" in {f.rule for f in report.findings}
     without = run_rules(knowledge, (), prompt=prompt_b)
     assert without
-    assert Detector().scan(cat_b, rules, dynamic_rules=without).status == "clean"
+    assert Detector().scan(cat_b, ScanRulesets.of(rules, without)).status == "clean"

@@ -59,8 +59,11 @@ from benchguard.detection.surfaces import (
     output_surface,
     tool_name,
 )
-from benchguard.record.rules import EMPTY_RULESET, Ruleset, as_ruleset
+from benchguard.record.context import SCAN_CONTEXT_KEY
+from benchguard.record.evidence import SYSTEM_AUDIT_KEY, TAMPERING_KEY, TRANSCRIPT_PROBLEM_KEY
+from benchguard.record.rules import EMPTY_RULESET, Ruleset, ScanRulesets, as_ruleset
 from benchguard.record.rulesets import DYNAMIC_RULES_KEY, DYNAMIC_RULES_REF_KEY, RulesetTable
+from benchguard.record.run import RunRecord
 
 # Bump when the same record and rules can give a different verdict.
 # 2: a record marked ``transcript_truncated`` is incomplete (flagged), never clean.
@@ -110,8 +113,10 @@ class Detector:
     A plan (the ruleset's prefilter, pattern ids and digest) is remembered by the
     digests of the rulesets it was built from (``record.rules.Ruleset``): equal rules
     share a plan however their objects were made. Two detectors share no state, so a
-    scan is reproducible from its inputs alone; the module functions
-    :func:`scan_record` and :func:`annotate_records` use one default detector.
+    scan is reproducible from its inputs alone. There is no default detector: whoever
+    scans many records holds one (a batch, an engine's worker, a rescore) and passes
+    it; the module functions :func:`scan_record` and :func:`annotate_records` take one,
+    or make a fresh one for the call.
     """
 
     MAX_PLANS = 64
@@ -138,18 +143,20 @@ class Detector:
 
     def scan(
         self,
-        record: Mapping[str, Any],
-        rules: Sequence[Rule],
+        record: RunRecord | Mapping[str, Any],
+        rulesets: ScanRulesets,
         *,
-        dynamic_rules: Sequence[Rule] = (),
         time_budget_s: float | None = None,
         reader: ShellReader | None = None,
         workdir: str | None = None,
     ) -> CheatingReport:
-        """Scan ``record`` with the static ``rules`` then ``dynamic_rules`` (in order).
+        """Scan ``record`` with ``rulesets.static`` then ``rulesets.dynamic`` (in order).
 
-        Pass each as a ``record.rules.Ruleset`` where the same rules scan many records:
-        its digest, which keys the compiled plan, is then computed once.
+        ``record`` is the typed run (``record.run.RunRecord``: the harness's) or a record
+        as the edge left it on the scan path (a results file's or an import's bounded
+        JSON object, ``record.edge``), read as stored and fail closed; neither is edited
+        (:func:`scan_view` is the one reading of both). Each ruleset's digest, which keys
+        the compiled plan, is computed once per ``Ruleset`` object.
 
         ``reader`` (default: the detector's) reads each step's arguments as the agent's
         shell would (the home as the agent sees it, the paths the harness knows, for
@@ -160,12 +167,11 @@ class Detector:
         an absolute ``cd``. The report stores the dynamic rules and the digest of the
         full ruleset, so a later rescan with the same inputs reproduces the verdict.
         """
-        if not isinstance(record, Mapping):
-            raise TypeError(f"a record must be a JSON object, got {type(record).__name__}")
+        record = scan_view(record)
         budget = self.time_budget_s if time_budget_s is None else time_budget_s
         deadline = time.monotonic() + max(0.0, budget)
-        dynamic = as_ruleset(dynamic_rules)
-        plan = self._plan_for(as_ruleset(rules), dynamic)
+        dynamic = rulesets.dynamic
+        plan = self._plan_for(rulesets.static, dynamic)
         digest = plan.digest
         entries = dict_entries(record)
         output = output_surface(record)
@@ -243,7 +249,7 @@ class Detector:
                     if dynamic_rules_for
                     else EMPTY_RULESET
                 )
-                report = self.scan(record, static, dynamic_rules=dynamic)
+                report = self.scan(record, ScanRulesets(static, dynamic))
                 record["cheating_report"] = (
                     rulesets.report_json(report, dynamic)
                     if rulesets is not None
@@ -326,23 +332,50 @@ class Detector:
 
 
 def scan_record(
-    record: Mapping[str, Any],
+    record: RunRecord | Mapping[str, Any],
     rules: Sequence[Rule],
     *,
     dynamic_rules: Sequence[Rule] = (),
     time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
     reader: ShellReader | None = None,
     workdir: str | None = None,
+    detector: Detector | None = None,
 ) -> CheatingReport:
-    """:meth:`Detector.scan` on the default detector (see there)."""
-    return DEFAULT_DETECTOR.scan(
+    """:meth:`Detector.scan` with the rules as two sequences, on ``detector`` (a fresh
+    one when None: no plan outlives the call, so a caller scanning many records passes
+    its own detector, which remembers the plans)."""
+    return (detector if detector is not None else Detector()).scan(
         record,
-        rules,
-        dynamic_rules=dynamic_rules,
+        ScanRulesets.of(rules, dynamic_rules),
         time_budget_s=time_budget_s,
         reader=reader,
         workdir=workdir,
     )
+
+
+def scan_view(record: RunRecord | Mapping[str, Any]) -> Mapping[str, Any]:
+    """What the detector reads of a record, as the mapping its internals walk.
+
+    A ``RunRecord`` is read by attribute, without copying or validating anything: its
+    steps are their own field dicts (``{name, args, result, status}``, read-only), and
+    the evidence fields (kept as stored at the edge, ``record.run``) as they are. A
+    mapping (a stored or imported record) is read as stored: every value is checked
+    where it is read, fail closed. Either way the detector never edits it.
+    """
+    if not isinstance(record, RunRecord):
+        if not isinstance(record, Mapping):
+            raise TypeError(f"a record must be a JSON object, got {type(record).__name__}")
+        return record
+    return {
+        "trajectory": [vars(step) for step in record.trajectory],
+        "input": record.input,
+        "output": record.output,
+        TRANSCRIPT_TRUNCATED_KEY: record.transcript_truncated,
+        SCAN_CONTEXT_KEY: record.scan_context,
+        SYSTEM_AUDIT_KEY: record.system_audit,
+        TRANSCRIPT_PROBLEM_KEY: record.transcript_problem,
+        TAMPERING_KEY: record.tampering,
+    }
 
 
 def is_marked_truncated(record: Mapping[str, Any]) -> bool:
@@ -356,8 +389,10 @@ def annotate_records(
     *,
     dynamic_rules_for: Callable[[int, dict[str, Any]], Sequence[Rule]] | None = None,
     rulesets: RulesetTable | None = None,
+    detector: Detector | None = None,
 ) -> list[str]:
-    """Set ``record["cheating_report"]`` on every record, replacing any previous report.
+    """Set ``record["cheating_report"]`` on every record, replacing any previous report,
+    with ``detector`` (a fresh one for this batch when None).
 
     A failure on one record (including in ``dynamic_rules_for``) leaves that record's
     report as ``{}`` and adds one message to the returned list; other records are not
@@ -368,7 +403,7 @@ def annotate_records(
     once, however many records share it; without, each report equals
     ``report.model_dump(mode="json")``, its rules inline.
     """
-    return DEFAULT_DETECTOR.annotate(
+    return (detector if detector is not None else Detector()).annotate(
         records, rules, dynamic_rules_for=dynamic_rules_for, rulesets=rulesets
     )
 
@@ -805,11 +840,7 @@ def _build_plan(rules: Ruleset, prefilter_for: Callable[[tuple[str, ...]], Prefi
     )
 
 
-DEFAULT_DETECTOR = Detector()
-
-
 __all__ = [
-    "DEFAULT_DETECTOR",
     "DEFAULT_RECORD_BUDGET_S",
     "DETECTOR_VERSION",
     "MAX_FINDINGS_PER_RULE",
@@ -822,4 +853,5 @@ __all__ = [
     "read_entry",
     "report_from_record",
     "scan_record",
+    "scan_view",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from benchguard.detection.detector import Detector
 from benchguard.detection.models import CheatingReport, Rule
 from benchguard.engines.work import FileScan, RecordKnowledge, scan_one_file, scan_one_record
 
@@ -15,8 +16,9 @@ def scan_records_serial(
     dynamic_rules: Sequence[Sequence[Rule]],
     time_budget_s: float,
 ) -> list[CheatingReport]:
+    detector = Detector()  # this scan's plans, shared by its records
     return [
-        scan_one_record(record, rules, dynamic, time_budget_s)
+        scan_one_record(record, rules, dynamic, time_budget_s, detector)
         for record, dynamic in zip(records, dynamic_rules, strict=True)
     ]
 
@@ -29,4 +31,8 @@ def scan_files_serial(
     knowledge: RecordKnowledge | None = None,
 ) -> list[FileScan]:
     # One file in memory at a time: the corpus may be far larger than RAM.
-    return [scan_one_file(path, rules, format_name, time_budget_s, knowledge) for path in paths]
+    detector = Detector()  # this scan's plans, shared by its files
+    return [
+        scan_one_file(path, rules, format_name, time_budget_s, knowledge, detector)
+        for path in paths
+    ]

@@ -18,17 +18,18 @@ against the real history), in the worker that read the record.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, DETECTOR_VERSION, scan_record
+from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, DETECTOR_VERSION, Detector
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, CheatingReport, Rule
 from benchguard.importers.registry import UnknownFormatError, stream_path
 from benchguard.importers.transcript import UnreadableLogError
-from benchguard.record.rules import as_ruleset
+from benchguard.record.rules import ScanRulesets, as_ruleset
 from benchguard.record.rulesets import RulesetTable, stored_rules
 from benchguard.record.run import record_iteration, record_task_folder
 
@@ -82,15 +83,30 @@ class FileScan(BaseModel):
     bytes: int = 0
 
 
+@functools.cache
+def worker_detector() -> Detector:
+    """This process's detector, for units of work that were given none.
+
+    A process-wide one on purpose: a dask worker process runs task after task of one
+    scan, and only the process outlives a task, so the compiled plans (a few ms per
+    ruleset) live with it rather than being rebuilt per file. Nothing else reads it;
+    the serial engine passes a detector of its own, made per scan.
+    """
+    return Detector()
+
+
 def scan_one_record(
     record: Mapping[str, Any],
     rules: Sequence[Rule],
     dynamic_rules: Sequence[Rule] = (),
     time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
+    detector: Detector | None = None,
 ) -> CheatingReport:
     """The detector's verdict; an unexpected failure is a flagged, incomplete report."""
     try:
-        return scan_record(record, rules, dynamic_rules=dynamic_rules, time_budget_s=time_budget_s)
+        return (detector if detector is not None else worker_detector()).scan(
+            record, ScanRulesets.of(rules, dynamic_rules), time_budget_s=time_budget_s
+        )
     except Exception as exc:  # fail closed: a scan that did not finish never reads clean
         return CheatingReport(
             detector_version=DETECTOR_VERSION,
@@ -107,6 +123,7 @@ def scan_one_file(
     format_name: str | None = None,
     time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
     knowledge: RecordKnowledge | None = None,
+    detector: Detector | None = None,
 ) -> FileScan:
     """Import one file (by content, or ``format_name``) and scan each record in it.
 
@@ -116,6 +133,7 @@ def scan_one_file(
     either way: neither reads clean)."""
     file_path = Path(path)
     rules = as_ruleset(rules)  # one digest for every record of the file
+    detector = detector if detector is not None else worker_detector()
     scans: list[RecordScan] = []
     try:
         size = file_path.stat().st_size
@@ -123,7 +141,9 @@ def scan_one_file(
         for index, record in enumerate(stream.records):
             # The file's table of stored rulesets (each parsed once, when first named).
             scans.append(
-                _scan_in_file(record, index, rules, time_budget_s, stream.rulesets, knowledge)
+                _scan_in_file(
+                    record, index, rules, time_budget_s, stream.rulesets, knowledge, detector
+                )
             )
     except UnknownFormatError as exc:
         return FileScan(path=path, error=str(exc), error_kind="unknown-format")
@@ -151,12 +171,13 @@ def _scan_in_file(
     rules: Sequence[Rule],
     time_budget_s: float,
     rulesets: RulesetTable,
-    knowledge: RecordKnowledge | None = None,
+    knowledge: RecordKnowledge | None,
+    detector: Detector,
 ) -> RecordScan:
     label = record_label(record, index)
     task = record_task_folder(record)
     extra = tuple(knowledge.rules_for(record)) if knowledge is not None else ()
-    report = _scan_stored_record(record, rules, time_budget_s, rulesets, extra)
+    report = _scan_stored_record(record, rules, time_budget_s, rulesets, detector, extra)
     if knowledge is not None:
         report = knowledge.resolve(record, f"{label} {task}", report)
     return RecordScan(
@@ -175,6 +196,7 @@ def _scan_stored_record(
     rules: Sequence[Rule],
     time_budget_s: float,
     rulesets: RulesetTable,
+    detector: Detector,
     extra: tuple[Rule, ...] = (),
 ) -> CheatingReport:
     """The verdict with the record's stored dynamic rules (none for a foreign log),
@@ -182,9 +204,9 @@ def _scan_stored_record(
     try:
         dynamic_rules = stored_rules(record, rulesets)
     except ValueError as exc:
-        report = scan_one_record(record, rules, extra, time_budget_s=time_budget_s)
+        report = scan_one_record(record, rules, extra, time_budget_s, detector)
         return _without_stored_rules(report, str(exc))
-    return scan_one_record(record, rules, (*dynamic_rules, *extra), time_budget_s)
+    return scan_one_record(record, rules, (*dynamic_rules, *extra), time_budget_s, detector)
 
 
 def _without_stored_rules(report: CheatingReport, problem: str) -> CheatingReport:

@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_KEY
+from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_KEY, Detector
 from benchguard.detection.knowledge import HarnessKnowledge
 from benchguard.detection.models import Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
@@ -213,7 +213,9 @@ def run_batch(
     become_subreaper()
     orphans = ChildBaseline.now()
     per_run_orphans = orphans if settings.jobs <= 1 else None
-    lock = threading.Lock()
+    # The batch's detector (its compiled plans, shared by every run) and the lock that
+    # keeps it single-threaded.
+    lock, detector = threading.Lock(), Detector()
     started = time.monotonic()
     knowledge = (
         integrity.harness_knowledge(
@@ -244,6 +246,7 @@ def run_batch(
                 orphans=per_run_orphans,
                 stop=stop.event,
                 lock=lock,
+                detector=detector,
                 cgroups=cgroups,
                 home_evidence_root=(
                     journal.run_dir if settings.home_settings.keep_writes else None
@@ -278,11 +281,13 @@ def run_and_finish(
     orphans: ChildBaseline | None,
     stop: threading.Event,
     lock: threading.Lock,
+    detector: Detector | None = None,
     cgroups: cgroup.BatchCgroups | str | None = None,
     home_evidence_root: Path | None = None,
 ) -> RunRecord:
     """One job end to end, as a local batch and a cluster worker both run it: the home
-    snapshot around the agent, :func:`run_job`, then :func:`finish_run` under ``lock``.
+    snapshot around the agent, :func:`run_job`, then :func:`finish_run` under ``lock``
+    with ``detector`` (the batch's, which ``lock`` guards; a fresh one when None).
     ``cgroups``: the batch's run cgroups (a worker without them uses its process's).
     ``home_evidence_root``: the batch directory the run's home writes are kept under
     (None: not kept)."""
@@ -315,6 +320,7 @@ def run_and_finish(
             knowledge=knowledge,
             answers=integrity.task_answers(job.task),
             own_material=integrity.task_files(job.task),
+            detector=detector,
         )
 
 

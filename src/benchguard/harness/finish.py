@@ -13,11 +13,11 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from benchguard.detection.context import SCAN_CONTEXT_KEY
+from benchguard.detection.detector import Detector, scan_view
 from benchguard.detection.knowledge import HarnessKnowledge, run_context, run_rules
 from benchguard.detection.models import Rule
-from benchguard.harness import integrity
 from benchguard.harness.job import BatchSettings
+from benchguard.record.rules import ScanRulesets, as_ruleset
 from benchguard.records import RunRecord
 from benchguard.scoring.judge import NullJudge
 from benchguard.scoring.keys import OUTCOME_SCORE
@@ -55,79 +55,84 @@ def finish_run(
     knowledge: HarnessKnowledge | None = None,
     answers: Sequence[str] = (),
     own_material: Sequence[str] = (),
+    detector: Detector | None = None,
 ) -> RunRecord:
     """Scan and score one run; a failure in a step marks the run errored, never raises.
 
-    Detection is the per-record half of ``integrity.annotate``, with the run's inventory
-    ``rules`` and the batch's material fingerprints (less what the prompt and the
-    task's ``answers`` contain: ``detection.knowledge.run_rules``); the record's stored
-    scan context is read by the detector itself. Scoring is the whole pipeline
-    (verification scores, judge, gate, outcome) on this record alone.
+    Detection scans the typed record with the batch's static rules, then the run's
+    inventory ``rules`` and the batch's material fingerprints (less what the prompt
+    and the task's ``answers`` contain: ``detection.knowledge.run_rules``), on
+    ``detector`` (the batch's; a fresh one when None); the record's stored scan context
+    is read by the detector itself. Scoring is the whole pipeline (verification scores,
+    judge, gate, outcome) on this record alone.
     """
     record = record.model_copy(
         update={"home_snapshot": sorted({r.source for r in rules if r.source})}
     )
-    # Detection and scoring still read and edit the record's JSON mapping (``data``);
-    # each step returns the record and its mapping, kept in step.
-    data = record.to_json()
-    record, data = _with_known_paths(record, data, knowledge, rules)
+    record = _with_known_paths(record, knowledge, rules)
     if settings.integrity.detect:
-        record, data = _scanned(record, data, static_rules, knowledge, rules, answers, own_material)
-    return _scored(record, data, settings)
+        record = _scanned(
+            record,
+            static_rules,
+            knowledge,
+            rules,
+            answers,
+            own_material,
+            detector if detector is not None else Detector(),
+        )
+    return _scored(record, settings)
 
 
 def _with_known_paths(
-    record: RunRecord,
-    data: dict[str, Any],
-    knowledge: HarnessKnowledge | None,
-    rules: Sequence[Rule],
-) -> tuple[RunRecord, dict[str, Any]]:
+    record: RunRecord, knowledge: HarnessKnowledge | None, rules: Sequence[Rule]
+) -> RunRecord:
     """The record's scan context with the known paths its commands name; on a failure
     the seeded context (home, workdir) is kept."""
     if knowledge is None or record.scan_context is None:
-        return record, data
+        return record
     try:
         context = run_context(
-            knowledge, workdir=record.scan_context.workdir, record=data, inventory=rules
+            knowledge,
+            workdir=record.scan_context.workdir,
+            record=scan_view(record),
+            inventory=rules,
         )
-        record = record.model_copy(update={"scan_context": context})
-        data[SCAN_CONTEXT_KEY] = context.model_dump(mode="json")
+        return record.model_copy(update={"scan_context": context})
     except Exception as exc:
         log.warning("run %s: known paths not stored (%s)", record.label, exc)
-    return record, data
+    return record
 
 
 def _scanned(
     record: RunRecord,
-    data: dict[str, Any],
     static_rules: Sequence[Rule],
     knowledge: HarnessKnowledge | None,
     rules: Sequence[Rule],
     answers: Sequence[str],
     own_material: Sequence[str],
-) -> tuple[RunRecord, dict[str, Any]]:
-    """The report stored on ``data``; a failed scan errors the run and leaves no report."""
+    detector: Detector,
+) -> RunRecord:
+    """The record with its report; a failed scan errors the run and leaves no report."""
     try:
-        dynamic = run_rules(
-            knowledge, rules, prompt=record.input, answers=answers, own=own_material
+        dynamic = as_ruleset(
+            run_rules(knowledge, rules, prompt=record.input, answers=answers, own=own_material)
         )
+        report = detector.scan(record, ScanRulesets(as_ruleset(static_rules), dynamic))
         # The record's own table: its report names its dynamic ruleset by digest, and
         # the journal writes the ruleset beside the run from there.
-        problems = integrity.annotate(
-            [data], static_rules, [dynamic], authorized=True, rulesets=record.rulesets
-        )
-        if problems:
-            raise RuntimeError("; ".join(problems))
+        stored = record.rulesets.report_json(report, dynamic)
     except Exception as exc:
-        record = mark_failed(record, "scanning", exc)
-        data = record.to_json()
-        data["cheating_report"], data["integrity_checked"] = {}, False
-    return record, data
+        log.warning("detection: run %s: %s: %s", record.label, type(exc).__name__, exc)
+        failed = mark_failed(record, "scanning", exc)
+        return failed.model_copy(update={"cheating_report": {}, "integrity_checked": False})
+    return record.model_copy(update={"cheating_report": stored, "integrity_checked": bool(stored)})
 
 
-def _scored(record: RunRecord, data: dict[str, Any], settings: BatchSettings) -> RunRecord:
+def _scored(record: RunRecord, settings: BatchSettings) -> RunRecord:
     """The record with its scores (verification, judge, gate, outcome) and what scoring
     decided; a failure errors the run."""
+    # Scoring still reads and edits the record's JSON mapping in place.
+    data = record.to_json()
     try:
         scores = data["scores"]
         scores.update(verification_scores(data["verification_report"]))

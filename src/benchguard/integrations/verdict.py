@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchguard.detection.detector import DETECTOR_VERSION, scan_record
+from benchguard.detection.detector import DETECTOR_VERSION, Detector
 from benchguard.detection.models import CheatingReport, Rule
 from benchguard.detection.profile_choice import (
     AUTO,
@@ -27,6 +27,7 @@ from benchguard.detection.profile_choice import (
     union_rules,
 )
 from benchguard.detection.rules import load_profile, load_ruleset, ruleset_digest
+from benchguard.record.rules import ScanRulesets
 from benchguard.records import bounded_record_dict
 
 VerdictStatus = Literal["flagged", "review", "clean", "no_data", "not_checked"]
@@ -190,13 +191,17 @@ def scan_run(
     *,
     extra_rules: Sequence[Rule] = (),
     format_name: str | None = None,
+    detector: Detector | None = None,
 ) -> IntegrityVerdict:
     """The verdict on one run given as our record; ``extra_rules`` (an environment's
     own protected paths) are scanned after the profile's. ``format_name`` (the log
-    format the run came as) helps ``auto`` recognise the benchmark."""
+    format the run came as) helps ``auto`` recognise the benchmark. ``detector``: the
+    caller's, when it scans many runs (its plans are reused); else a fresh one."""
     bounded = bounded_record_dict(dict(record))
     name, rules = run_rules(bounded, profile, format_name)
-    report = scan_record(bounded, rules + tuple(extra_rules))
+    report = (detector if detector is not None else Detector()).scan(
+        bounded, ScanRulesets.of(rules + tuple(extra_rules))
+    )
     return verdict_of(report, name)
 
 

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -140,6 +141,26 @@ EMPTY_RULESET = Ruleset()
 def as_ruleset(rules: Iterable[Rule]) -> Ruleset:
     """``rules`` as a :class:`Ruleset` (itself when it is one: its digest is kept)."""
     return rules if type(rules) is Ruleset else Ruleset(rules)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanRulesets:
+    """What one record is scanned with: the static ruleset (a profile, a rules file),
+    then the dynamic one (the run's home inventory and material fingerprints, or what
+    the user knows of a foreign log), in that order.
+
+    Each is a :class:`Ruleset`, so its digest (which keys the detector's compiled plan
+    and names the dynamic ruleset in a stored report) is computed once however many
+    records share it. Build it with :meth:`of` from any sequences of rules.
+    """
+
+    static: Ruleset
+    dynamic: Ruleset = EMPTY_RULESET
+
+    @classmethod
+    def of(cls, static: Iterable[Rule], dynamic: Iterable[Rule] = ()) -> ScanRulesets:
+        """The pair, each as a :class:`Ruleset` (one that already is keeps its digest)."""
+        return cls(as_ruleset(static), as_ruleset(dynamic))
 
 
 def canonical_rule(rule: Rule) -> str:

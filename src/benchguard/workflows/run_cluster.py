@@ -45,6 +45,7 @@ from typing import Any
 from distributed import WorkerPlugin
 
 import benchguard
+from benchguard.detection.detector import Detector
 from benchguard.detection.models import Rule
 from benchguard.engines.dask_jobs import (
     MAX_ATTEMPTS,
@@ -133,6 +134,8 @@ class _WorkerState:
     orphans: ChildBaseline
     stop: threading.Event
     lock: threading.Lock
+    # This worker's detector (its compiled plans, shared by its runs), guarded by lock.
+    detector: Detector
     static_rules: tuple[Rule, ...]
     root: Path
 
@@ -274,6 +277,7 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
         orphans=ChildBaseline.now(),
         stop=threading.Event(),
         lock=threading.Lock(),
+        detector=Detector(),
         static_rules=batch.static_rules,
         root=root,
     )
@@ -311,6 +315,7 @@ def run_on_worker(plugin_name: str, key: str, position: int, folder: str, iterat
         orphans=state.orphans if state.settings.jobs <= 1 else None,
         stop=state.stop,
         lock=state.lock,
+        detector=state.detector,
         home_evidence_root=state.evidence_root,
     )
     if state.stop.is_set() and record.status != "interrupted":
