@@ -376,7 +376,9 @@ def test_sigint_on_the_client_kills_the_workers_agents_and_resume_finishes(
         # so a loaded machine cannot fail the suite; the bench prints the real figure.
         print(f"agents gone {took:.2f}s after SIGINT (promise: {STOP_WITHIN_S:g}s)")
         assert client.returncode == 3, out + err
-        # The jobs queued behind the killed ones launch nothing once the batch stopped.
+        # No agent runs once the batch stopped. Here the client's cancel usually reaches
+        # the queued jobs first; the worker's own refusal of a job that arrives after
+        # the stop is held by test_a_job_that_reaches_a_stopped_worker_launches_nothing.
         time.sleep(2.0)
         assert agents_running(cluster) == [], "an agent started after the stop"
         run_dir = Path(out.strip().splitlines()[-1])
@@ -391,6 +393,45 @@ def test_sigint_on_the_client_kills_the_workers_agents_and_resume_finishes(
     assert [r["folder"] for r in records] == ["t00", "t01", "t02", "t03"]
     assert all(r["status"] == "success" for r in records)
     assert manifest["notRun"] == [] and manifest["interruptedBy"] is None
+
+
+def test_a_job_that_reaches_a_stopped_worker_launches_nothing(tmp_path: Path) -> None:
+    """Guards the worker's own refusal: a job that reaches a worker after the batch was
+    stopped there (it sat queued while the client's stop ran, and the client's cancel
+    has not arrived) starts no agent and returns nothing. The client is frozen so the
+    order is the test's: the client's stop on the worker (its agent killed), then the
+    queued job, submitted by this test as the client would, with no cancel behind it."""
+    from distributed import Client
+
+    from benchguard.workflows.run_cluster import run_on_worker, stop_on_worker
+
+    tree = make_tree(tmp_path / "op", tasks=2, sleep_s=60)
+    with running_cluster(tmp_path / "cluster", workers=1) as cluster:
+        args = [*run_args(tree, "--engine", "dask"), "--scheduler", cluster.address]
+        batch = subprocess.Popen(
+            [sys.executable, "-m", "benchguard", "run", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            running = wait_for_agents(cluster, 1)
+            batch.send_signal(signal.SIGSTOP)  # neither submits nor cancels from here on
+            with Client(cluster.address, timeout=WAIT_S) as client:  # type: ignore[no-untyped-call, unused-ignore]
+                # Pickled by value (the worker cannot import this test module).
+                found = client.run(
+                    lambda dask_worker: [
+                        name for name in dask_worker.plugins if name.startswith("benchguard-run-")
+                    ]
+                )
+                [plugin] = {name for names in found.values() for name in names}
+                client.run(stop_on_worker, plugin)
+                assert not any(_alive(pid) for pid in running), "the stop kills the agent"
+                late = client.submit(run_on_worker, plugin, f"{plugin}-1", 1, "t01", 1, pure=False)
+                assert late.result(timeout=WAIT_S) is None
+                assert agents_running(cluster) == [], "an agent started after the stop"
+        finally:
+            batch.kill()
+            batch.wait(timeout=60)
 
 
 def _alive(pid: int) -> bool:
