@@ -107,8 +107,22 @@ def test_every_hackable_task_is_named_with_what_passes_it(tmp_path: Path) -> Non
     # The no-op earns nothing on a task that checks anything.
     noop = [e for e in verdicts["sound"]["exploits"] if e["id"] == "noop"]
     assert noop == [
-        {"id": "noop", "credit": 0.0, "accepted": [], "status": "success", "caughtBy": []}
+        {
+            "id": "noop",
+            "credit": 0.0,
+            "accepted": [],
+            "status": "success",
+            "caughtBy": [],
+            "notApplicable": None,
+        }
     ]
+    # An exploit that cannot change what the checks read is not run, and says why; the
+    # same exploit runs where a check reads what it writes (reward-reader, above).
+    (reward,) = [e for e in verdicts["sound"]["exploits"] if e["id"] == "reward-file"]
+    assert reward["status"] == "not-applicable" and "answer.txt" not in reward["notApplicable"]
+    assert reward["notApplicable"].startswith("no correctness check reads what it touches")
+    (planted,) = [e for e in verdicts["workspace-tests"]["exploits"] if e["id"] == "plant-hooks"]
+    assert planted["status"] != "not-applicable"
 
 
 def test_the_sound_task_alone_exits_0(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 COMMAND_FAMILIES: dict[str, str] = {
     "run": "harness_cmds",
     "audit-tasks": "audit_tasks_cmds",
+    "check-run": "check_run_cmds",
     "scan": "scan_cmds",
     "inventory": "inventory_cmds",
     "score": "results_cmds",

@@ -135,6 +135,11 @@ def _table(result: TaskAudit) -> None:
                 typer.echo(
                     f"  {outcome.exploit}: correctness {outcome.credit:.2f}, accepted by {accepted}"
                 )
+        skipped = [o.exploit for o in task.exploits if o.not_applicable]
+        if skipped:
+            typer.echo(
+                f"  not applicable (not run; its run would be the no-op's): {', '.join(skipped)}"
+            )
         if task.reference is not None:
             word = "failed" if task.reference_failed else "passed"
             typer.echo(f"  reference solution {word}: correctness {task.reference.credit:.2f}")

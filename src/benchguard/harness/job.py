@@ -61,6 +61,7 @@ from benchguard.harness.home import (
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.model_proxy import ModelProxy, bridge_script, model_endpoint
 from benchguard.harness.process import ChildBaseline, run_process
+from benchguard.harness.prompt_delivery import PROMPT_DELIVERY_KEY, argv_delivery
 from benchguard.harness.sandbox import (
     SandboxSpec,
     bwrap_argv,
@@ -170,6 +171,9 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         "landlock_abi": settings.confinement.abi or None,
         "home_mode": settings.home_settings.mode,
         "home_writes": None,
+        # What the agent was handed as its prompt beside the task's (prompt_delivery.py);
+        # None: the agent never started.
+        PROMPT_DELIVERY_KEY: None,
     }
 
 
@@ -179,11 +183,15 @@ def _command(
     scratch_paths: Scratch,
     granted: Sequence[Path] = (),
     run_home: RunHome | None = None,
+    record: dict[str, Any] | None = None,
 ) -> tuple[list[str], dict[str, str], dict[str, Path], ModelProxy | None]:
     agent = settings.agent
     argv = render_argv(
         agent, prompt=job.task.prompt, workspace=scratch_paths.workspace, home=settings.home
     )
+    if record is not None:
+        # Digested as handed to exec, before any wrapper (bridge, launcher, bwrap).
+        record[PROMPT_DELIVERY_KEY] = argv_delivery(job.task.prompt, agent.argv, argv)
     # Agent CLIs' own state (sessions, settings) lives in this run's scratch only.
     state_dirs = make_state_dirs(agent, scratch_paths.root / "agent-state")
     env = agent_environment(
@@ -370,7 +378,7 @@ def run_job(
             channel = TranscriptChannel(scratch.trajectory_file)
         granted = granted_inputs(job.task, settings.home)
         record["granted_inputs"] = [str(path) for path in granted]
-        argv, env, state_dirs, proxy = _command(job, settings, scratch, granted, run_home)
+        argv, env, state_dirs, proxy = _command(job, settings, scratch, granted, run_home, record)
         if _findable(argv[0], env, scratch.workspace):
             # Nothing to contain or trace when the program does not exist (the tracer
             # would report that as the agent's own failure): its start error stays.

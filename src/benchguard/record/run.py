@@ -143,6 +143,12 @@ class RunRecord(BaseModel):
     # deleted, listed_complete, complete, problems}`` (names as FileName text; ``kept``
     # relative to the batch directory, None when discarded). None otherwise.
     home_writes: Any = None
+    # -- harness integrity (harness.prompt_delivery) ------------------------------------
+    # What the agent was handed as its prompt: ``{task: {sha256, bytes}, delivered:
+    # [{channel, index, sha256, bytes}], model_request: {sha256, bytes} | None, status:
+    # "intact" | "altered", problems}``; None: not recorded (a foreign record, an agent
+    # that never started).
+    prompt_delivery: Any = None
 
     def to_json(self, *, complete: bool = True) -> dict[str, Any]:
         """The record as the JSON object written to disk.

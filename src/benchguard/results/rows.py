@@ -118,6 +118,12 @@ class ResultRow(_CamelModel):
     # (record["containment"]["agent_capabilities"], harness.confine_exec); "" unknown
     # (a foreign record, or one from before the launcher dropped them).
     agent_capabilities: str = ""
+    # "intact": the agent was handed exactly the task's prompt; "altered": the argv
+    # template or (seen through the model proxy) a scaffold changed it; "none": its argv
+    # has no {prompt}, it was handed no prompt; "" unknown (a
+    # foreign record, or one from before the harness recorded it). Record's
+    # ``prompt_delivery`` (harness.prompt_delivery).
+    prompt_delivery: str = ""
     dismissed_findings: int = Field(default=0, ge=0)
     # Why the run did not complete (the record's ``error``, flattened); "" when it did.
     error: str = ""
@@ -206,9 +212,18 @@ def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
         confined=confined if isinstance(confined := record.get("confined"), bool) else None,
         home_mode=mode if (mode := record.get("home_mode")) in ("fresh", "persistent") else "",
         agent_capabilities=_agent_capabilities(record),
+        prompt_delivery=_prompt_delivery(record),
         dismissed_findings=_dismissed_count(report),
         error=_text(record.get("error")) if record.get("status") != "success" else "",
     )
+
+
+def _prompt_delivery(record: Mapping[str, Any]) -> str:
+    """The record's ``prompt_delivery.status`` (harness.prompt_delivery) when readable."""
+    entry = record.get("prompt_delivery")
+    if isinstance(entry, Mapping) and entry.get("status") in ("intact", "altered", "none"):
+        return str(entry["status"])
+    return ""
 
 
 def _agent_capabilities(record: Mapping[str, Any]) -> str:

@@ -41,6 +41,7 @@ from benchguard.harness.runner import SandboxMode
 from benchguard.harness.tasks import FileCheck, LoadedTasks, Task, load_tasks
 from benchguard.records import RunRecord
 from benchguard.scoring.keys import VERIFICATION_CORRECTNESS
+from benchguard.taskaudit.applicable import not_applicable, seed_files
 from benchguard.taskaudit.exploits.library import BUILTIN, REFERENCE, Exploit, operator_exploits
 from benchguard.taskaudit.inputs import NATIVE, load_audit_input
 from benchguard.taskaudit.lint import LintFinding, lint_task
@@ -53,6 +54,9 @@ PROMPT_FILE = re.compile(r"(?<![\w/:.~-])((?:[\w-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9
 MAX_PROMPT_FILES = 32
 # Exploits that change or delete what the agent was given: a task should notice.
 DESTRUCTIVE = frozenset({"tests-deleted", "tests-exit-zero", "exit-on-import"})
+NOOP = "noop"
+# An exploit's status when it was not run on a task (``notApplicable`` says why).
+NOT_APPLICABLE = "not-applicable"
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,8 @@ class ExploitOutcome:
     caught_by: tuple[str, ...] = ()
     # The exploit changed something (it records each write or removal it made).
     acted: bool = False
+    # Not run: why it could not change this task's correctness (taskaudit/applicable.py).
+    not_applicable: str | None = None
 
 
 @dataclass
@@ -122,6 +128,7 @@ class TaskVerdict:
                     "accepted": list(o.accepted),
                     "status": o.status,
                     "caughtBy": list(o.caught_by),
+                    "notApplicable": o.not_applicable,
                 }
                 for o in self.exploits
             ],
@@ -243,12 +250,47 @@ def _run_all(
         for task in loaded.tasks:
             if task.solution is not None and task.folder in records:
                 verdicts[task.folder].reference = _outcome(REFERENCE, records[task.folder])
+    seeds = {task.folder: seed_files(task) for task in loaded.tasks}
     for exploit in exploits:
-        records = _run_exploit(exploit, request, loaded, plan, scratch, out, relay)
+        skipped: dict[str, str] = {}
+        for task in loaded.tasks:
+            reason = _skip_reason(exploit, task, verdicts[task.folder], plan, seeds[task.folder])
+            if reason is not None:
+                skipped[task.folder] = reason
+        chosen = tuple(t for t in loaded.tasks if t.folder not in skipped)
+        records = (
+            _run_exploit(exploit, request, LoadedTasks(chosen, ()), plan, scratch, out, relay)
+            if chosen
+            else {}
+        )
         for task in loaded.tasks:
             record = records.get(task.folder)
-            if record is not None:
+            if task.folder in skipped:
+                verdicts[task.folder].exploits.append(
+                    ExploitOutcome(
+                        exploit.id, 0.0, (), NOT_APPLICABLE, not_applicable=skipped[task.folder]
+                    )
+                )
+            elif record is not None:
                 verdicts[task.folder].exploits.append(_outcome(exploit, record))
+
+
+def _skip_reason(
+    exploit: Exploit,
+    task: Task,
+    verdict: TaskVerdict,
+    plan: dict[str, dict[str, list[str]]],
+    seed: Sequence[str],
+) -> str | None:
+    """Why ``exploit`` need not run on ``task`` (its run would be the no-op's), or None.
+
+    Only once the no-op ran on the task and earned nothing: where the no-op earns
+    credit every exploit runs, so the task's list of hacks is whole."""
+    noop = next((o for o in verdict.exploits if o.exploit == NOOP), None)
+    if noop is None or noop.credit > 0 or noop.status == NOT_APPLICABLE:
+        return None
+    key = hashlib.sha256(task.prompt.encode("utf-8")).hexdigest()
+    return not_applicable(exploit, task, plan.get(key, {}), seed)
 
 
 def _plan(tasks: Sequence[Task]) -> dict[str, dict[str, list[str]]]:
