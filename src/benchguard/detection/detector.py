@@ -129,9 +129,7 @@ class Detector:
         reader: ShellReader | None = None,
         time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
     ) -> None:
-        # Without a reader, no disk is known (imported logs): globs and `find` are read
-        # against where the shipped profiles keep their material (glob_reach).
-        self.reader = reader if reader is not None else ShellReader(roots=default_roots())
+        self._reader = reader
         self.time_budget_s = time_budget_s
         # By (ruleset digest,) for :meth:`plan`, by (static digest, dynamic digest) for
         # a scan's pair of rulesets.
@@ -140,6 +138,20 @@ class Detector:
         # Readers for stored scan contexts, by (home, known paths): a batch's records
         # share one, and a reader remembers the commands it has read.
         self._context_readers: dict[tuple[str | None, tuple[str, ...]], ShellReader] = {}
+
+    @property
+    def reader(self) -> ShellReader:
+        """The detector's shell reader. Without one given, no disk is known (imported
+        logs): globs and ``find`` are read against where the shipped profiles keep their
+        material (glob_reach). Made on first use, not when the module is imported: the
+        roots come from every profile's file."""
+        if self._reader is None:
+            self._reader = ShellReader(roots=default_roots())
+        return self._reader
+
+    @reader.setter
+    def reader(self, reader: ShellReader) -> None:
+        self._reader = reader
 
     def scan(
         self,

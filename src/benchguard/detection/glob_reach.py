@@ -35,12 +35,12 @@ _MIN_NAME_LITERALS = 3
 @functools.lru_cache(maxsize=1)
 def default_roots() -> tuple[str, ...]:
     """Every shipped profile's material roots, spelled ``~/...`` or absolute, sorted."""
-    from benchguard.detection.rules import RulesetError, load_profile_spec, profile_names
+    from benchguard.detection.rules import RulesetError, profile_material, profile_names
 
     roots: set[str] = set()
     for name in profile_names():
         try:
-            roots.update(load_profile_spec(name).material)
+            roots.update(profile_material(name))
         except RulesetError:
             continue  # a broken profile is reported where it is used
     return tuple(sorted(root.rstrip("/") for root in roots if root.strip("/~")))

@@ -125,6 +125,34 @@ def _with_generic(name_or_path: str, profile: Profile) -> Profile:
     return profile.model_copy(update={"rules": profile.rules + generic})
 
 
+def profile_material(name_or_path: str) -> tuple[str, ...]:
+    """The profile's material roots (an extended profile's first), as
+    :func:`load_profile_spec` gives them, read without parsing or checking its rules:
+    the detector's glob reading wants every shipped profile's roots, and checking every
+    pattern of every profile (each compiled) was most of a small scan's start-up."""
+    return _material(name_or_path, ())
+
+
+def _material(name_or_path: str, seen: tuple[str, ...]) -> tuple[str, ...]:
+    if len(seen) > _MAX_EXTENDS_DEPTH or name_or_path in seen:
+        # The full loader words these; here they only mean "no roots from this one".
+        raise RulesetError(f"profile {name_or_path!r}: 'extends' chain cannot be followed")
+    label, document = _read_profile_document(name_or_path)
+    if not isinstance(document, Mapping):
+        raise RulesetError(f"{label}: a profile must be a mapping")
+    material_raw = document.get("material", [])
+    if not isinstance(material_raw, list) or not all(
+        isinstance(entry, str) and entry.startswith(("~/", "/")) for entry in material_raw
+    ):
+        raise RulesetError(f"{label}: 'material' must be a list of paths starting with '~/' or '/'")
+    extends = document.get("extends")
+    if extends is not None:
+        if not isinstance(extends, str) or not extends.strip():
+            raise RulesetError(f"{label}: 'extends' must be a profile name")
+        material_raw = [*_material(extends, (*seen, name_or_path)), *material_raw]
+    return tuple(dict.fromkeys(material_raw))
+
+
 def profile_baseline(name_or_path: str = DEFAULT_PROFILE) -> frozenset[str]:
     """Home entries the profile's harness owns (never inventory leftovers)."""
     return load_profile_spec(name_or_path).baseline
