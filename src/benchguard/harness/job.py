@@ -61,7 +61,11 @@ from benchguard.harness.home import (
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.model_proxy import ModelProxy, bridge_script, model_endpoint
 from benchguard.harness.process import ChildBaseline, run_process
-from benchguard.harness.prompt_delivery import PROMPT_DELIVERY_KEY, argv_delivery
+from benchguard.harness.prompt_delivery import (
+    PROMPT_DELIVERY_KEY,
+    add_model_request,
+    argv_delivery,
+)
 from benchguard.harness.sandbox import (
     SandboxSpec,
     bwrap_argv,
@@ -503,6 +507,7 @@ def run_job(
             channel.remove()
         if proxy is not None:
             proxy.close()
+            _model_request(record, job.task.prompt, proxy)
         if session is not None:
             session.remove()
         if scratch is not None:
@@ -516,6 +521,17 @@ def run_job(
     record["finished_at"] = _now()
     # The edge: whatever the agent wrote is bounded and sanitised here, once.
     return parse_record(record)
+
+
+def _model_request(record: dict[str, Any], prompt: str, proxy: ModelProxy) -> None:
+    """Fold what the proxy read of the first model request into the delivery."""
+    delivery = record.get(PROMPT_DELIVERY_KEY)
+    if not isinstance(delivery, dict):
+        return
+    proxy.tap.finish()
+    add_model_request(delivery, prompt, proxy.tap.user_message)
+    if proxy.tap.user_message is None:
+        delivery["model_request_note"] = proxy.tap.note or "no model request passed the proxy"
 
 
 def _launcher_failure(returncode: int | None, scratch: Scratch) -> str | None:

@@ -19,19 +19,26 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 CHUNK = 64 * 1024
 # Most connections bridged at once; past it a connection is closed at once.
 MAX_CONNECTIONS = 64
 
 
-def relay(a: socket.socket, b: socket.socket) -> None:
-    """Copy bytes both ways until both sides are done, then close both."""
+def relay(
+    a: socket.socket, b: socket.socket, observe: Callable[[bytes], bool] | None = None
+) -> None:
+    """Copy bytes both ways until both sides are done, then close both. ``observe``
+    sees each chunk from ``a`` before it is forwarded, until it returns False."""
 
-    def pump(source: socket.socket, sink: socket.socket) -> None:
+    def pump(
+        source: socket.socket, sink: socket.socket, tap: Callable[[bytes], bool] | None = None
+    ) -> None:
         try:
             while data := source.recv(CHUNK):
+                if tap is not None and not tap(data):
+                    tap = None
                 sink.sendall(data)
         except OSError:
             pass
@@ -40,7 +47,7 @@ def relay(a: socket.socket, b: socket.socket) -> None:
 
     back = threading.Thread(target=pump, args=(b, a), daemon=True)
     back.start()
-    pump(a, b)
+    pump(a, b, observe)
     back.join()
     for end in (a, b):
         with contextlib.suppress(OSError):

@@ -10,7 +10,8 @@ its configured URL unchanged.
 What the agent can reach, per mode: unsandboxed, whatever the host can (this is no
 network boundary); sandboxed with ``network: false``, loopback inside its own namespace
 only; with ``network: model``, that plus the endpoint's host and port, as a byte stream
-(TLS or not; nothing is inspected); with ``network: true`` (or a task with
+(TLS or not; nothing is filtered; the first connection's first request is copied, up
+to a bound, to read its user message: ``harness.model_request``); with ``network: true`` (or a task with
 ``network: true``), the host's whole network.
 
 Only loopback endpoints on ports from 1024 up are supported: the bridge listens on the
@@ -30,6 +31,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from benchguard.harness import model_bridge
+from benchguard.harness.model_request import RequestTap
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 CONNECT_TIMEOUT_S = 10.0
@@ -89,6 +91,9 @@ class ModelProxy:
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._slots = threading.Semaphore(model_bridge.MAX_CONNECTIONS)
+        # The first connection's request is read for its user message (model_request).
+        self.tap = RequestTap()
+        self._tapped = False
         self._thread = threading.Thread(target=self._accept, daemon=True)
         self._thread.start()
 
@@ -115,7 +120,10 @@ class ModelProxy:
             upstream.settimeout(None)
             with self._lock:
                 self._open.update((client, upstream))
-            model_bridge.relay(client, upstream)
+                first, self._tapped = not self._tapped, True
+            model_bridge.relay(client, upstream, self.tap.feed if first else None)
+            if first:
+                self.tap.finish()
             with self._lock:
                 self._open.difference_update((client, upstream))
         finally:
