@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 from benchguard.detection.detector import Detector, scan_view
 from benchguard.detection.knowledge import HarnessKnowledge, run_context, run_rules
@@ -19,9 +18,9 @@ from benchguard.detection.models import Rule
 from benchguard.harness.job import BatchSettings
 from benchguard.record.rules import ScanRulesets, as_ruleset
 from benchguard.records import RunRecord
+from benchguard.scoring import zeroes
 from benchguard.scoring.judge import NullJudge
-from benchguard.scoring.keys import OUTCOME_SCORE
-from benchguard.scoring.pipeline import no_credit_entry, score_record
+from benchguard.scoring.pipeline import score_record
 from benchguard.scoring.verification import verification_scores
 
 log = logging.getLogger(__name__)
@@ -29,21 +28,9 @@ log = logging.getLogger(__name__)
 
 def mark_failed(record: RunRecord, stage: str, exc: BaseException) -> RunRecord:
     """``record`` marked errored by a failure while finishing it (its reason kept); an
-    outcome it was already given becomes the no-credit zero."""
+    outcome it was already given becomes the no-credit zero (``scoring.zeroes``)."""
     log.error("run %s: %s failed: %s: %s", record.label, stage, type(exc).__name__, exc)
-    reason = f"harness error while {stage}: {type(exc).__name__}: {exc}"
-    update: dict[str, Any] = {
-        "status": "error",
-        "error": reason,
-        "errors": [reason, *record.errors],
-    }
-    if OUTCOME_SCORE in record.scores:
-        scores = dict(record.scores)
-        entry = no_credit_entry({"status": "error", "error": reason}, scores)
-        if entry is not None:
-            scores[OUTCOME_SCORE] = entry
-        update["scores"] = scores
-    return record.model_copy(update=update)
+    return zeroes.errored(record, f"harness error while {stage}: {type(exc).__name__}: {exc}")
 
 
 def finish_run(

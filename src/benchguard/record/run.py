@@ -2,10 +2,10 @@
 
 It is parsed once, leniently, at the edges (the harness's capture, the importers, the
 results reader: ``record.edge``), where every bound (``record.bounds``) is enforced.
-The harness carries this type from capture to its journal; detection
-(``Detector.scan``) and scoring (``scoring.pipeline.score_record``, which edits in
-place) still take its JSON mapping (:meth:`RunRecord.to_json`), and
-``harness.finish.finish_run`` converts around them. On disk it is strict JSON (no
+The harness carries this type from capture to its journal, and detection takes it
+(``Detector.scan(record, rulesets)``, which reads it by attribute and never edits it);
+scoring (``scoring.pipeline.score_record``, which edits in place) still takes its JSON
+mapping (:meth:`RunRecord.to_json`), which ``harness.finish.finish_run`` builds once. On disk it is strict JSON (no
 ``NaN``) with the field names below, the same keys ``results.json`` has always used,
 written in declaration order.
 

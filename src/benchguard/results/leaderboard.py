@@ -10,7 +10,8 @@ whatever outcome its row holds. ``"include"`` counts them with their own outcome
 ``"exclude"`` leaves them out of the mean. The board records the policy it was built
 with, and the table and the page say it. An errored or interrupted run is already a
 0.0 on its row (no credit for work not done); among equal means, the setup with fewer
-such runs ranks first.
+such runs ranks first. What counts as 0 under each policy is decided with every other
+zero of a run, in ``scoring/zeroes.py`` (``ranked_value``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from string import Template
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, computed_field
 from pydantic.alias_generators import to_camel
@@ -33,6 +33,13 @@ from rich.text import Text
 from benchguard.record import scores as keys
 from benchguard.records import NO_CREDIT_STATUSES
 from benchguard.results.rows import INTEGRITY_STATUSES, CatastrophicDetail, ResultRow
+from benchguard.scoring.zeroes import (
+    DEFAULT_REVIEW_POLICY,
+    DEFAULT_UNVERIFIED_POLICY,
+    RANK_POLICIES,
+    RankPolicy,
+    ranked_value,
+)
 
 # 2 adds provenance (run ids, latest row time, row schema and scoring versions).
 # 3 adds the standard error of each mean and the per-task view.
@@ -43,11 +50,9 @@ LEADERBOARD_SCHEMA_VERSION = 5
 # A historical row can say catastrophic: true without naming the kind.
 UNSPECIFIED_KIND = "unspecified"
 
-UnverifiedPolicy = Literal["zero", "include", "exclude"]
-UNVERIFIED_POLICIES: tuple[UnverifiedPolicy, ...] = ("zero", "include", "exclude")
-DEFAULT_UNVERIFIED_POLICY: UnverifiedPolicy = "zero"
-# The integrity statuses of runs nobody could verify.
-UNVERIFIED_STATUSES = ("no_data", "unverified")
+# The policies and the zero they give are ``scoring.zeroes``'s (every zero of a run).
+UnverifiedPolicy = RankPolicy
+UNVERIFIED_POLICIES: tuple[UnverifiedPolicy, ...] = RANK_POLICIES
 _POLICY_WORDS: dict[UnverifiedPolicy, str] = {
     "zero": "no_data and unverified runs count as 0",
     "include": "no_data and unverified runs count with their own outcome",
@@ -58,7 +63,6 @@ _POLICY_WORDS: dict[UnverifiedPolicy, str] = {
 # How ``review`` runs (only weak findings: not gated) count; the same three choices.
 # The default counts them with their own outcome and marks them on every view.
 ReviewPolicy = UnverifiedPolicy
-DEFAULT_REVIEW_POLICY: ReviewPolicy = "include"
 _REVIEW_WORDS: dict[ReviewPolicy, str] = {
     "zero": "review runs count as 0",
     "include": "review runs count with their own outcome (marked)",
@@ -79,23 +83,13 @@ def ranked_outcomes(
     review_policy: ReviewPolicy = DEFAULT_REVIEW_POLICY,
 ) -> list[float]:
     """The outcomes a mean is taken over, under ``policy`` and ``review_policy`` (see
-    the module doc). A verified row without an outcome (no composite) is left out."""
+    the module doc; each row's value is ``scoring.zeroes.ranked_value``). A verified row
+    without an outcome (no composite) is left out."""
     values: list[float] = []
     for row in rows:
-        chosen = (
-            policy
-            if row.integrity_status in UNVERIFIED_STATUSES
-            else review_policy
-            if row.integrity_status == "review"
-            else None
-        )
-        if chosen == "zero":
-            values.append(0.0)
-            continue
-        if chosen == "exclude":
-            continue
-        if row.outcome_score is not None:
-            values.append(row.outcome_score)
+        value = ranked_value(row.integrity_status, row.outcome_score, policy, review_policy)
+        if value is not None:
+            values.append(value)
     return values
 
 

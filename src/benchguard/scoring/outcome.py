@@ -10,7 +10,8 @@
 Gates are read first and decide alone: a gated run is a visible 0.0 even with no
 correctness source (the reason shows ``c=n/a``) and even when another input is
 malformed, so a bad sub-score can never lose the gate. A gate value that is present but
-unreadable counts as fired (fail closed).
+unreadable counts as fired (fail closed). That zero, and every other way a run scores
+0, is decided in ``scoring/zeroes.py``; this module composes the rest.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import math
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
-from benchguard.record import scores as score_keys
 from benchguard.scoring.keys import (
     CORRECTNESS_SOURCE_KEYS,
     OUTCOME_SCORE,
@@ -27,30 +27,14 @@ from benchguard.scoring.keys import (
     SCORING_VERSION,
 )
 from benchguard.scoring.values import UnreadableScore, read_score
+from benchguard.scoring.zeroes import fired_catastrophic_keys as fired_catastrophic_keys
+from benchguard.scoring.zeroes import gated_entry
 
 RECOVERABLE_FLOOR = 0.1
 
 
 class OutcomeInputError(ValueError):
     """A correctness or recoverable input outside [0, 1] (or not a number)."""
-
-
-def fired_catastrophic_keys(scores: Mapping[str, Any]) -> tuple[str, ...]:
-    """The catastrophic keys that fired, in ``CATASTROPHIC_SCORE_KEYS`` order.
-
-    The tuple is read from ``keys`` at call time, so the finalizer and the row builder
-    (which both call this) always agree on it.
-    """
-    return tuple(
-        key for key in score_keys.CATASTROPHIC_SCORE_KEYS if key in scores and _fired(scores[key])
-    )
-
-
-def _fired(entry: Any) -> bool:
-    try:
-        return read_score(entry) == 0.0
-    except UnreadableScore:
-        return True
 
 
 def rescale_recoverable(recoverable: float) -> float:
@@ -78,15 +62,10 @@ def outcome_entry(scores: Mapping[str, Any]) -> dict[str, Any] | None:
 
     Raises ``OutcomeInputError`` when an ungated run has a malformed input.
     """
-    fired = fired_catastrophic_keys(scores)
     correctness_key = _first_present(scores, CORRECTNESS_SOURCE_KEYS)
-    if fired:
-        return {
-            "score": 0.0,
-            "version": SCORING_VERSION,
-            "reason": f"c={_describe_gated_correctness(scores, correctness_key)}, "
-            f"rec_v=n/a, cat_v=0 ({_describe_fired(scores, fired)})",
-        }
+    gated = gated_entry(scores, correctness_key)
+    if gated is not None:
+        return gated
     if correctness_key is None:
         return None
     correctness = _read_input(scores, correctness_key)
@@ -119,26 +98,6 @@ def _read_input(scores: Mapping[str, Any], key: str) -> float:
         return read_score(scores[key])
     except UnreadableScore as exc:
         raise OutcomeInputError(f"{key}: {exc}") from exc
-
-
-def _describe_gated_correctness(scores: Mapping[str, Any], key: str | None) -> str:
-    if key is None:
-        return "n/a"
-    try:
-        return f"{read_score(scores[key]):.3f}"
-    except UnreadableScore:
-        return "invalid"
-
-
-def _describe_fired(scores: Mapping[str, Any], fired: tuple[str, ...]) -> str:
-    parts = []
-    for key in fired:
-        try:
-            read_score(scores[key])
-            parts.append(key)
-        except UnreadableScore:
-            parts.append(f"{key}: unreadable score")
-    return ", ".join(parts)
 
 
 def _check_unit(name: str, value: float) -> None:

@@ -2,7 +2,8 @@
 
 Order matters and is fixed: judged sub-scores first (so the composite can read them),
 then the integrity gate from the stored verdict, then the finalizer, then the
-no-credit rule (an errored or interrupted run scores 0.0 with its error as reason). Verification
+no-credit rule (an errored or interrupted run scores 0.0 with its error as reason; every
+zero is decided in ``scoring/zeroes.py``). Verification
 scores are the harness's to write (``verification.verification_scores``) before this
 runs. Each record is scored on its own: a failure is recorded on that record (under
 ``scoring_errors``) and returned, and the batch goes on.
@@ -14,15 +15,11 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from benchguard.record import scores as score_keys
-from benchguard.records import NO_CREDIT_STATUSES
+from benchguard.scoring import zeroes
 from benchguard.scoring.integrity import integrity_entry
 from benchguard.scoring.judge import Judge, NullJudge
-from benchguard.scoring.keys import INTEGRITY_CATASTROPHIC, OUTCOME_SCORE, SCORING_VERSION
-from benchguard.scoring.outcome import (
-    OutcomeInputError,
-    finalize_outcome,
-    fired_catastrophic_keys,
-)
+from benchguard.scoring.keys import INTEGRITY_CATASTROPHIC, OUTCOME_SCORE
+from benchguard.scoring.outcome import OutcomeInputError, finalize_outcome
 
 SCORING_ERRORS_KEY = "scoring_errors"
 
@@ -80,7 +77,7 @@ def score_record(record: MutableMapping[str, Any], *, judge: Judge) -> list[str]
     except OutcomeInputError as exc:
         scores.pop(OUTCOME_SCORE, None)
         errors.append(f"no outcome: {exc}")
-    no_credit = no_credit_entry(record, scores)
+    no_credit = zeroes.no_credit_entry(record.get("status"), record.get("error"), scores)
     if no_credit is not None:
         scores[OUTCOME_SCORE] = no_credit
     record[SCORING_ERRORS_KEY] = errors
@@ -88,19 +85,9 @@ def score_record(record: MutableMapping[str, Any], *, judge: Judge) -> list[str]
 
 
 def no_credit_entry(record: Mapping[str, Any], scores: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The ``OutcomeScore`` of a run that did no creditable work, else None.
-
-    An errored run (the agent could not start, crashed, or the harness failed on it)
-    and an interrupted one score 0.0, whatever its checks found: a check that passes
-    on files an earlier run left is not this run's work. The reason carries the
-    record's error. A gated run keeps its gate's zero (and reason).
-    """
-    status = record.get("status")
-    if status not in NO_CREDIT_STATUSES or fired_catastrophic_keys(scores):
-        return None
-    error = record.get("error")
-    why = error if isinstance(error, str) and error else f"run {status}"
-    return {"score": 0.0, "version": SCORING_VERSION, "reason": f"no credit: {why}"}
+    """``zeroes.no_credit_entry`` of a stored record's status and error (kept for
+    callers of the old name)."""
+    return zeroes.no_credit_entry(record.get("status"), record.get("error"), scores)
 
 
 def _apply_judge(
