@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchguard.detection.code_paths import code_paths
 from benchguard.detection.glob_reach import find_reach, glob_reach
 
 MAX_COMMAND_CHARS = 20_000
@@ -151,6 +152,13 @@ class ShellReader:
             spelled = self._spelled(posixpath.normpath(match.group(0)))
             if spelled.startswith("~"):
                 words.append(spelled)
+        # A home path code assembles (os.path.join(expanduser("~"), ...), Path.home()
+        # / ..., node's homedir(), perl's $ENV{HOME}): read as typed (code_paths).
+        if "~" in text or "ome" in text or "HOME" in text:
+            for path in code_paths(text):
+                words.append(path)
+                if self.roots and _GLOB_CHARS.search(path):
+                    words.extend(glob_reach(path, self.roots))
         return list(dict.fromkeys(words))[:MAX_WORDS]
 
     def _read_line(self, text: str, state: ShellState) -> list[str]:
