@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchguard.harness.agents.openai_agent import run_shell, shell_environment
+from benchguard.harness.agents.openai_agent import call_tool, run_shell, shell_environment
 from harness.helpers import only_tasks
 from harness.privileges import Harness, records, run_adversary
 
@@ -100,3 +100,17 @@ def test_benchguard_agent_shell_sees_no_channel_key_or_harness_variable(
     )
     output, _ = run_shell("env", tmp_path)
     assert "sk-secret" not in output and "BENCHGUARD_TRAJECTORY" not in output
+
+
+def test_a_tool_call_runs_in_the_environment_the_agent_was_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shell's environment is an argument (main() makes it once the key is read),
+    not module state: a call given one sees exactly it, a key under a custom name too."""
+    monkeypatch.setenv("MY_KEY", "sk-custom")
+    given = shell_environment(dict(os.environ), ("MY_KEY",))
+    args, output, status = call_tool("shell", '{"command": "env"}', tmp_path, given)
+    assert status == "completed" and args == {"command": "env"}
+    assert "sk-custom" not in output and "MY_KEY" not in output
+    _, only, _ = call_tool("shell", '{"command": "env"}', tmp_path, {"ONLY_THIS": "1"})
+    assert "ONLY_THIS=1" in only and "LANG=" not in only

@@ -190,6 +190,10 @@ class RunCgroup:
             _live.pop(self.directory, None)
 
 
+# Every run cgroup this process made and has not removed. Process-wide on purpose:
+# a SIGINT/SIGTERM (or the exit of a process that dies mid-batch) must freeze and kill
+# every run still alive, from code (``end_all``) that holds no batch object, and a
+# cgroup belongs to the process that made it. Nothing reads it to decide a verdict.
 _live: dict[Path, RunCgroup] = {}
 _live_lock = threading.Lock()
 

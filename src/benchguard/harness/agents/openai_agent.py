@@ -28,6 +28,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -96,13 +97,13 @@ def shell_environment(parent: dict[str, str], private: tuple[str, ...] = ()) -> 
     }
 
 
-# Set by main() once the key and channel are read; the shell sees only this.
-_SHELL_ENV: dict[str, str] | None = None
-
-
-def run_shell(command: str, workspace: Path) -> tuple[str, str]:
-    """(result text, status) of one shell call."""
-    env = _SHELL_ENV if _SHELL_ENV is not None else shell_environment(dict(os.environ))
+def run_shell(
+    command: str, workspace: Path, env: Mapping[str, str] | None = None
+) -> tuple[str, str]:
+    """(result text, status) of one shell call, in ``env`` (what :func:`main` made once
+    the key and channel were read: the shell sees only this); without one, this
+    process's environment less every private name (:func:`shell_environment`)."""
+    env = dict(env) if env is not None else shell_environment(dict(os.environ))
     try:
         done = subprocess.run(
             ["/bin/sh", "-c", command],
@@ -135,8 +136,11 @@ def read_text(path: str, workspace: Path) -> tuple[str, str]:
     return _clip(data.decode("utf-8", errors="replace")), "completed"
 
 
-def call_tool(name: str, raw_arguments: str, workspace: Path) -> tuple[dict[str, Any], str, str]:
-    """(recorded args, result, status) for one tool call the model made."""
+def call_tool(
+    name: str, raw_arguments: str, workspace: Path, shell_env: Mapping[str, str] | None = None
+) -> tuple[dict[str, Any], str, str]:
+    """(recorded args, result, status) for one tool call the model made; a shell call
+    runs in ``shell_env`` (see :func:`run_shell`)."""
     try:
         args = json.loads(raw_arguments or "{}")
     except json.JSONDecodeError:
@@ -144,7 +148,7 @@ def call_tool(name: str, raw_arguments: str, workspace: Path) -> tuple[dict[str,
     if not isinstance(args, dict):
         return {"raw": raw_arguments}, "arguments must be a JSON object", "error"
     if name == "shell" and isinstance(args.get("command"), str):
-        return args, *run_shell(args["command"], workspace)
+        return args, *run_shell(args["command"], workspace, shell_env)
     if name == "read_file" and isinstance(args.get("path"), str):
         return args, *read_text(args["path"], workspace)
     return args, f"unknown tool {name!r} or missing argument", "error"
@@ -211,8 +215,10 @@ def run_agent(
     api_key: str | None,
     max_steps: int,
     transcript: Transcript,
+    shell_env: Mapping[str, str] | None = None,
 ) -> str:
-    """Drive the model to a final answer; raise ``EndpointError`` if it never gives one."""
+    """Drive the model to a final answer; raise ``EndpointError`` if it never gives one.
+    Shell calls run in ``shell_env`` (see :func:`run_shell`)."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": prompt},
@@ -230,7 +236,9 @@ def run_agent(
         for call in calls:
             function = call.get("function") or {}
             name = str(function.get("name") or "unknown")
-            args, result, status = call_tool(name, str(function.get("arguments") or ""), workspace)
+            args, result, status = call_tool(
+                name, str(function.get("arguments") or ""), workspace, shell_env
+            )
             transcript.record(name, args, result, status)
             messages.append({"role": "tool", "tool_call_id": call.get("id", ""), "content": result})
     raise EndpointError(f"no final answer after {max_steps} steps")
@@ -253,10 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     if not options.model:
         print("benchguard-agent: no model: pass --model or set OPENAI_MODEL", file=sys.stderr)
         return 2
-    global _SHELL_ENV
     api_key = os.environ.get(options.api_key_env) or None
     transcript = Transcript(options.trajectory)
-    _SHELL_ENV = shell_environment(dict(os.environ), (options.api_key_env,))
+    # Made once the key and channel are read; every shell call sees only this.
+    shell_env = shell_environment(dict(os.environ), (options.api_key_env,))
     try:
         answer = run_agent(
             prompt=options.prompt,
@@ -266,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             api_key=api_key,
             max_steps=max(1, options.max_steps),
             transcript=transcript,
+            shell_env=shell_env,
         )
     except EndpointError as exc:
         print(f"benchguard-agent: {exc}", file=sys.stderr)
