@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchguard.errors import BadInputError
-from benchguard.harness import confine_exec
+from benchguard.harness import confine_exec, seccomp
 
 SYSTEM_READ_EXEC = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_READ = ("/etc", "/proc", "/sys")
@@ -96,6 +96,8 @@ class Policy:
     home: tuple[tuple[str, str], ...] = ()
     # False for an --unconfined batch: the launcher only mounts the home.
     confine: bool = True
+    # The launcher installs harness/seccomp.py's filter last (always, confined or not).
+    seccomp: bool = True
 
     def to_arg(self) -> str:
         """The launcher's one argument."""
@@ -108,6 +110,7 @@ class Policy:
                 "devices": list(self.devices),
                 "home": dict(self.home),
                 "confine": self.confine,
+                "seccomp": self.seccomp,
             },
             separators=(",", ":"),
         )
@@ -168,6 +171,12 @@ def batch_confinement(*, unconfined: bool) -> Confinement:
 def launcher_script() -> Path:
     """The launcher's source file (standard library only, runnable as a script)."""
     return Path(confine_exec.__file__).resolve()
+
+
+def seccomp_script() -> Path:
+    """The seccomp filter's source file, which the launcher loads by path beside itself
+    (standard library only)."""
+    return Path(seccomp.__file__).resolve()
 
 
 def launcher_argv(policy: Policy, command: Sequence[str]) -> list[str]:

@@ -15,7 +15,9 @@ Usage: ``python -I -S confine_exec.py POLICY_JSON -- AGENT ARGV...``
   copy-on-write overlay of ``target`` (the operator's home, as its lower layer) with the
   run's writes going to ``upper``, or ``{"target", "copy"}`` to bind a copy over it;
 - ``confine`` (default true): false only for an ``--unconfined`` batch (the home is
-  still made, no Landlock rule is applied; the capabilities are still dropped).
+  still made, no Landlock rule is applied; the capabilities are still dropped);
+- ``seccomp`` (default true): install the seccomp filter of ``seccomp.py`` (the file
+  beside this one) last, just before ``exec``: no extended attributes, no io_uring.
 
 The home is mounted in a mount namespace of the agent's own (the launcher unshares one;
 as a user also a user namespace mapping its own uid and gid to themselves, so the
@@ -56,6 +58,7 @@ import shutil
 import stat
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 SYS_LANDLOCK_CREATE_RULESET = 444
 SYS_LANDLOCK_ADD_RULE = 445
@@ -372,18 +375,43 @@ def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
         os.close(fd)
 
 
+def _seccomp_filter() -> Any:
+    """The module ``seccomp.py`` beside this file, loaded by path (with ``-I`` the
+    script's directory is not on ``sys.path``, and in the sandbox the package is not
+    bound, only the two files). Compiled from its source, never from a ``__pycache__``
+    (which is neither bound nor granted, and reading it would be a read of the
+    harness's checkout). Loaded before Landlock restricts this process."""
+    import types
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seccomp.py")
+    module = types.ModuleType("benchguard_seccomp")
+    module.__file__ = path
+    try:
+        with open(path, "rb") as handle:
+            code = compile(handle.read(), path, "exec", dont_inherit=True)
+        exec(code, module.__dict__)
+    except (OSError, SyntaxError) as exc:
+        raise ConfineError(f"cannot load the seccomp filter from {path}: {exc}") from None
+    return module
+
+
 def main(argv: Sequence[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
         sys.stderr.write("usage: confine_exec.py POLICY_JSON -- AGENT ARGV...\n")
         return 2
     try:
         policy = json.loads(argv[0])
+        seccomp = _seccomp_filter() if policy.get("seccomp", True) else None
         if policy.get("home"):
             mount_home({str(k): str(v) for k, v in policy["home"].items()})
         if policy.get("confine", True):
             restrict({kind: [str(p) for p in policy.get(kind, [])] for kind in POLICY_KINDS})
         drop_capabilities()
-    except (ConfineError, ValueError, AttributeError, TypeError) as exc:
+        if seccomp is not None:
+            # Last: after Landlock and the capability drop, just before exec.
+            seccomp.install()
+    # RuntimeError: ConfineError and the filter's SeccompError.
+    except (RuntimeError, ValueError, AttributeError, TypeError) as exc:
         sys.stderr.write(f"{MESSAGE_PREFIX} refusing to run the agent unconfined: {exc}\n")
         return EXIT_CONFINE_FAILED
     command = list(argv[2:])

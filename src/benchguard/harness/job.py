@@ -48,6 +48,7 @@ from benchguard.harness.confine import (
     agent_policy,
     launcher_argv,
     launcher_script,
+    seccomp_script,
 )
 from benchguard.harness.containment import RunContainment
 from benchguard.harness.granted import changed, digest, granted_inputs
@@ -71,6 +72,7 @@ from benchguard.harness.sandbox import (
     bwrap_argv,
     interpreter_paths,
 )
+from benchguard.harness.seccomp import record as seccomp_record
 from benchguard.harness.tampering import TAMPERING_KEY, TamperWatch
 from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture, read_tail
@@ -173,6 +175,9 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         "hook_files": [],
         "confined": settings.confinement.active,
         "landlock_abi": settings.confinement.abi or None,
+        # The launcher's seccomp filter (harness/seccomp.py): it exits 125 when it cannot
+        # install it, so a run whose agent started ran under it.
+        "seccomp": seccomp_record(),
         "home_mode": settings.home_settings.mode,
         "home_writes": None,
         # What the agent was handed as its prompt beside the task's (prompt_delivery.py);
@@ -315,8 +320,10 @@ def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
     if agent.network == "model":
         paths.append(bridge_script())  # the in-sandbox half of the model-only network
     paths.extend(agent.install_paths())
-    # The Landlock launcher runs the agent (inside the sandbox too): its one file.
+    # The Landlock launcher runs the agent (inside the sandbox too): its file, and the
+    # seccomp filter it loads from beside it.
     paths.append(launcher_script())
+    paths.append(seccomp_script())
     return tuple(p for p in paths if p.exists())
 
 

@@ -137,6 +137,9 @@ class RunRecord(BaseModel):
     # on foreign records (unknown). ``landlock_abi``: the ABI used (None unconfined).
     confined: bool | None = None
     landlock_abi: int | None = None
+    # The launcher's seccomp filter (harness.seccomp): ``{filter, denied, errno}``; None
+    # on foreign records and records from before it (unknown).
+    seccomp: Any = None
     # "fresh" (a copy-on-write home of its own) or "persistent" (the shared home).
     home_mode: str | None = None
     # Fresh home: what the run wrote to it, ``{method, kept, files, bytes, written,

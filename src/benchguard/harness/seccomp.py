@@ -1,0 +1,179 @@
+"""The agent's seccomp filter: no extended attributes, no io_uring.
+
+Landlock (ABI 7) mediates no metadata: an agent can still set, read and remove
+extended attributes of any file it can name, and an unsandboxed root agent (uid 0, no
+capability) owns every root-owned file on the host. A ``user.*`` attribute of a host
+file outside the allow-list is then a channel between runs (a red team stored a run's
+answer there and every later run, fresh home and new batch, answered from it). So the
+launcher (:mod:`confine_exec`) installs this filter after Landlock and before ``exec``;
+it binds the agent and everything it starts, and cannot be removed.
+
+Denied, with ``EOPNOTSUPP`` (what a filesystem without extended attributes answers, so
+``cp -a``, ``shutil.copy2``, ``tar`` and ``rsync -X`` carry on without them):
+``setxattr``, ``lsetxattr``, ``fsetxattr``, ``getxattr``, ``lgetxattr``, ``fgetxattr``,
+``listxattr``, ``llistxattr``, ``flistxattr``, ``removexattr``, ``lremovexattr``,
+``fremovexattr`` and the ``*xattrat`` calls of Linux 6.13 (denied whether or not the
+kernel has them). ``io_uring_setup`` is denied with ``ENOSYS`` (as on a kernel built
+without io_uring; libuv and liburing fall back to plain calls), because an io_uring
+ring performs ``IORING_OP_SETXATTR``/``GETXATTR`` without any syscall the filter sees.
+
+The program is classic BPF checking the architecture first: x86_64 (the x32 bit is
+masked off, so an x32 call is judged by the same number) and i386 (a 32-bit program,
+or ``int 0x80``, has its own numbers); any other architecture kills the process.
+
+Standard library only, importable standalone (the launcher loads this file by path,
+inside the sandbox too, where the package is not bound).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import struct
+import sys
+
+# linux/audit.h
+AUDIT_ARCH_X86_64 = 0xC000003E
+AUDIT_ARCH_I386 = 0x40000003
+X32_SYSCALL_BIT = 0x40000000
+# struct seccomp_data: int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6]
+_NR_OFFSET = 0
+_ARCH_OFFSET = 4
+# linux/filter.h opcodes
+BPF_LD_W_ABS = 0x00 | 0x00 | 0x20  # BPF_LD | BPF_W | BPF_ABS
+BPF_JEQ_K = 0x05 | 0x10 | 0x00  # BPF_JMP | BPF_JEQ | BPF_K
+BPF_AND_K = 0x04 | 0x50 | 0x00  # BPF_ALU | BPF_AND | BPF_K
+BPF_RET_K = 0x06 | 0x00  # BPF_RET | BPF_K
+# linux/seccomp.h
+SECCOMP_RET_KILL_PROCESS = 0x80000000
+SECCOMP_RET_ERRNO = 0x00050000
+SECCOMP_RET_ALLOW = 0x7FFF0000
+SECCOMP_SET_MODE_FILTER = 1
+SECCOMP_FILTER_FLAG_TSYNC = 1
+SYS_SECCOMP_X86_64 = 317
+PR_SET_NO_NEW_PRIVS = 38
+
+# The denied calls, by name, with their numbers (x86_64, i386). The *xattrat calls
+# and io_uring_setup are in the unified table: the same number on both.
+XATTR_SYSCALLS: dict[str, tuple[int, int]] = {
+    "setxattr": (188, 226),
+    "lsetxattr": (189, 227),
+    "fsetxattr": (190, 228),
+    "getxattr": (191, 229),
+    "lgetxattr": (192, 230),
+    "fgetxattr": (193, 231),
+    "listxattr": (194, 232),
+    "llistxattr": (195, 233),
+    "flistxattr": (196, 234),
+    "removexattr": (197, 235),
+    "lremovexattr": (198, 236),
+    "fremovexattr": (199, 237),
+    "setxattrat": (463, 463),
+    "getxattrat": (464, 464),
+    "listxattrat": (465, 465),
+    "removexattrat": (466, 466),
+}
+RING_SYSCALLS: dict[str, tuple[int, int]] = {"io_uring_setup": (425, 425)}
+XATTR_ERRNO = errno.EOPNOTSUPP
+RING_ERRNO = errno.ENOSYS
+# What the run record carries (record["seccomp"]) when the filter was applied.
+FILTER_NAME = "deny-xattr-io_uring"
+
+
+class SeccompError(RuntimeError):
+    """The filter could not be installed; the message says which step and why."""
+
+
+def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
+    # struct sock_filter { __u16 code; __u8 jt; __u8 jf; __u32 k; }
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def _denials(column: int) -> list[tuple[int, int]]:
+    """(syscall number, seccomp return) for one architecture's column."""
+    rules = [(nrs[column], SECCOMP_RET_ERRNO | XATTR_ERRNO) for nrs in XATTR_SYSCALLS.values()]
+    rules += [(nrs[column], SECCOMP_RET_ERRNO | RING_ERRNO) for nrs in RING_SYSCALLS.values()]
+    return sorted(rules)
+
+
+def _arch_block(*, mask_x32: bool, column: int) -> list[bytes]:
+    """Load the number, deny each listed call, allow the rest."""
+    block = [_insn(BPF_LD_W_ABS, 0, 0, _NR_OFFSET)]
+    if mask_x32:
+        block.append(_insn(BPF_AND_K, 0, 0, 0xFFFFFFFF & ~X32_SYSCALL_BIT))
+    for number, verdict in _denials(column):
+        # Equal: fall through to the verdict; else skip it.
+        block.append(_insn(BPF_JEQ_K, 0, 1, number))
+        block.append(_insn(BPF_RET_K, 0, 0, verdict))
+    block.append(_insn(BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW))
+    return block
+
+
+def program() -> bytes:
+    """The filter as an array of ``struct sock_filter`` (8 bytes each)."""
+    x86_64 = _arch_block(mask_x32=True, column=0)
+    i386 = _arch_block(mask_x32=False, column=1)
+    insns = [_insn(BPF_LD_W_ABS, 0, 0, _ARCH_OFFSET)]
+    insns.append(_insn(BPF_JEQ_K, 0, len(x86_64), AUDIT_ARCH_X86_64))
+    insns += x86_64
+    insns.append(_insn(BPF_JEQ_K, 0, len(i386), AUDIT_ARCH_I386))
+    insns += i386
+    insns.append(_insn(BPF_RET_K, 0, 0, SECCOMP_RET_KILL_PROCESS))
+    if len(insns) > 255:  # a jump offset is 8 bits
+        raise SeccompError("the seccomp program is too long for its jumps")
+    return b"".join(insns)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def denied() -> list[str]:
+    """The names of the calls the filter denies, sorted."""
+    return sorted({*XATTR_SYSCALLS, *RING_SYSCALLS})
+
+
+def install() -> None:
+    """Install the filter on this process (inherited by ``exec`` and every child).
+
+    Sets ``no_new_privs`` itself (the kernel requires it without ``CAP_SYS_ADMIN``).
+    Raises :class:`SeccompError` when any step fails or the kernel does not then report
+    the process as filtered (``Seccomp: 2`` in ``/proc/self/status``).
+    """
+    if sys.platform != "linux" or os.uname().machine != "x86_64":
+        raise SeccompError(f"the seccomp filter is built for x86_64 only, not {os.uname().machine}")
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise SeccompError(f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(ctypes.get_errno())}")
+    code = program()
+    buffer = ctypes.create_string_buffer(code, len(code))
+    fprog = _SockFprog(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p).value)
+    done = libc.syscall(
+        ctypes.c_long(SYS_SECCOMP_X86_64),
+        ctypes.c_uint(SECCOMP_SET_MODE_FILTER),
+        ctypes.c_uint(SECCOMP_FILTER_FLAG_TSYNC),
+        ctypes.byref(fprog),
+    )
+    if done != 0:
+        raise SeccompError(f"seccomp(SET_MODE_FILTER): {os.strerror(ctypes.get_errno())}")
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError as exc:
+        raise SeccompError(f"cannot read /proc/self/status: {exc.strerror}") from None
+    mode = next(
+        (line.split(":", 1)[1].strip() for line in lines if line.startswith("Seccomp:")), ""
+    )
+    if mode != "2":
+        raise SeccompError(f"the kernel reports seccomp mode {mode!r}, not 2 (filter)")
+
+
+def record() -> dict[str, object]:
+    """What a run record says about the filter it ran under."""
+    return {
+        "filter": FILTER_NAME,
+        "denied": denied(),
+        "errno": {"xattr": "EOPNOTSUPP", "io_uring_setup": "ENOSYS"},
+    }
