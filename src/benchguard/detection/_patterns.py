@@ -43,7 +43,10 @@ _EMPTY_MATCH_PROBES = ("", "x y\n", "\n")
 
 # Patterns built by this package from escaped literals (inventory rules). They are safe
 # by construction, so the costly load-time checks are skipped for them; the exact
-# engine still compiles them lazily, only when the prefilter names them.
+# engine still compiles them lazily, only when the prefilter names them. Process-wide
+# for now, keyed by the pattern's text: the same text read from a file is the same
+# escaped literal (safe whoever wrote it), and a miss only runs the check. Owning it
+# needs the generated rules to carry the mark to the detector's plan (not done yet).
 _TRUSTED: set[str] = set()
 _MAX_TRUSTED = 200_000
 
