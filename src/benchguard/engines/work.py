@@ -177,7 +177,7 @@ def _scan_in_file(
     label = record_label(record, index)
     task = record_task_folder(record)
     extra = tuple(knowledge.rules_for(record)) if knowledge is not None else ()
-    report = _scan_stored_record(record, rules, time_budget_s, rulesets, detector, extra)
+    report = _scan_stored_record(record, rules, time_budget_s, rulesets, extra, detector)
     if knowledge is not None:
         report = knowledge.resolve(record, f"{label} {task}", report)
     return RecordScan(
@@ -196,8 +196,8 @@ def _scan_stored_record(
     rules: Sequence[Rule],
     time_budget_s: float,
     rulesets: RulesetTable,
-    detector: Detector,
     extra: tuple[Rule, ...] = (),
+    detector: Detector | None = None,
 ) -> CheatingReport:
     """The verdict with the record's stored dynamic rules (none for a foreign log),
     then ``extra`` (what the user knows: the material's fingerprints)."""
