@@ -6,7 +6,6 @@ line on stderr while files are scanned (never in a pipe or a file).
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from rich.text import Text
 
 from benchguard import __version__
 from benchguard.cli._findings_view import finding_lines
+from benchguard.cli._json_text import indented_json
 from benchguard.cli._output import labelled, plain_console, print_error, print_warning
 from benchguard.cli._view import print_table, printable
 from benchguard.detection.models import CheatingReport
@@ -66,10 +66,10 @@ def print_scan(result: ScanResult, *, show_all: bool, verbose: bool) -> None:
         print_error(err, result.out_error)
         return
     if chosen == "json":
-        typer.echo(json.dumps(_json_entries(scans, gaps), indent=2, ensure_ascii=False))
+        typer.echo(indented_json(_json_entries(scans, gaps)))
     elif chosen == "sarif":
         log = sarif_log(_reported(scans), result.rules, tool_version=__version__)
-        typer.echo(json.dumps(log, indent=2, ensure_ascii=False))
+        typer.echo(indented_json(log))
     elif chosen == "junit":
         typer.echo(junit_xml(_reported(scans), name="benchguard scan"), nl=False)
     elif not (missing or failed) or any(_shown(s) for s in scans):

@@ -5,7 +5,6 @@ SARIF or JUnit), then what needs attention and what was bad input, on stderr.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 
@@ -13,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchguard import __version__
+from benchguard.cli._json_text import indented_json
 from benchguard.cli._output import plain_console, print_error, print_warning
 from benchguard.cli._view import print_table
 from benchguard.detection.models import Rule
@@ -68,7 +68,7 @@ def _print_scored(
             }
             for item, rows in scored
         ]
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(indented_json(document) + "\n")
         return
     reported = [
         ReportedRecord(str(item.path), record_label(record, index), stored_report(record))
@@ -78,7 +78,7 @@ def _print_scored(
     ]
     if chosen == "sarif":
         log = sarif_log(reported, ruleset, tool_version=__version__)
-        sys.stdout.write(json.dumps(log, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(indented_json(log) + "\n")
     else:
         sys.stdout.write(junit_xml(reported, name="benchguard score"))
 

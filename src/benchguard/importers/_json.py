@@ -35,6 +35,23 @@ def loads_like_json(data: bytes | memoryview) -> Any:
     return value
 
 
+def loads_text_like_json(text: str) -> Any:
+    """``json.loads(text)`` for a value already held as text (a tool call's JSON-encoded
+    arguments, a line of a transcript), decoded by orjson when it is sure to agree; any
+    doubt, and every error, goes to ``json.loads(text)`` itself."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates
+        return json.loads(text)
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+    if _has_long_digits(data):
+        return json.loads(text)
+    return value
+
+
 def _has_long_digits(data: bytes | memoryview) -> bool:
     # A slice at a time (overlapping by a run's length), so the translated copy stays
     # small however large the value.

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchguard.errors import BadInputError
-from benchguard.importers._json import loads_like_json
+from benchguard.importers._json import loads_like_json, loads_text_like_json
 from benchguard.record.rulesets import RulesetTable
 from benchguard.record.steps import StepStatus as StepStatus  # compatibility re-export
 
@@ -55,7 +55,7 @@ def as_args(value: Any) -> dict[str, Any]:
         return value
     if isinstance(value, str):
         try:
-            decoded = json.loads(value)
+            decoded = loads_text_like_json(value)
         except ValueError:
             return {"raw": value}
         if isinstance(decoded, dict):
@@ -118,7 +118,7 @@ def json_lines(lines: Iterable[str]) -> Iterator[JsonLine]:
         if not line:
             continue
         try:
-            value = json.loads(line)
+            value = loads_text_like_json(line)
         except json.JSONDecodeError as exc:
             yield JsonLine(number, error=f"not valid JSON ({exc.msg})")
             continue
