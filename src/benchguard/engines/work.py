@@ -171,8 +171,8 @@ def _scan_in_file(
     rules: Sequence[Rule],
     time_budget_s: float,
     rulesets: RulesetTable,
-    knowledge: RecordKnowledge | None,
-    detector: Detector,
+    knowledge: RecordKnowledge | None = None,
+    detector: Detector | None = None,
 ) -> RecordScan:
     label = record_label(record, index)
     task = record_task_folder(record)
