@@ -53,6 +53,9 @@ def loads_text_like_json(text: str) -> Any:
 
 
 def _has_long_digits(data: bytes | memoryview) -> bool:
+    if type(data) is bytes and len(data) <= _DIGIT_SLICE:
+        # Most values are small (a line, a call's arguments): one translate, no slicing.
+        return data.translate(_DIGITS_ONLY).find(_LONG_RUN) >= 0
     # A slice at a time (overlapping by a run's length), so the translated copy stays
     # small however large the value.
     view = memoryview(data)
