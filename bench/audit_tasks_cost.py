@@ -2,9 +2,9 @@
 
 Measured in one process, alternating, on the same task (examples/tasks/sum-numbers):
 an honest `benchguard run` of the example agent (the baseline), and `audit-tasks` over
-the same task (the no-op and every exploit: one run each). Prints each one's median
-wall time, the audit's cost divided by its runs, and that per-run cost over the
-baseline (target: at most 1.2x).
+the same task (the reference and every applicable exploit: one run each; the runs
+are counted from its JSON). Prints each one's median wall time, the audit's cost
+divided by its runs, and that per-run cost over the baseline (target: at most 1.2x).
 
     PYTHONPATH=src python bench/audit_tasks_cost.py [--rounds N] [--sandbox bwrap]
 """
@@ -12,6 +12,8 @@ baseline (target: at most 1.2x).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import statistics
 import tempfile
@@ -26,13 +28,23 @@ from benchguard.taskaudit.exploits.library import BUILTIN
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _timed(args: list[str]) -> float:
+def _timed(args: list[str]) -> tuple[float, str]:
     start = time.perf_counter()
     result = CliRunner().invoke(app, args)
     elapsed = time.perf_counter() - start
     if result.exit_code not in (0, 1):
         raise SystemExit(f"{' '.join(args[:2])} exited {result.exit_code}: {result.output[-2000:]}")
-    return elapsed
+    return elapsed, result.stdout
+
+
+def _runs_made(document: str) -> int:
+    """Runs the audit made: the reference and every exploit not skipped as not
+    applicable (taskaudit/applicable.py), over every task."""
+    made = 0
+    for task in json.loads(document)["tasks"]:
+        made += task.get("reference") is not None
+        made += sum(1 for e in task["exploits"] if e["status"] != "not-applicable")
+    return made
 
 
 def main() -> None:
@@ -44,7 +56,7 @@ def main() -> None:
     try:
         tasks = root / "tasks"
         shutil.copytree(REPO / "examples/tasks/sum-numbers", tasks / "sum-numbers")
-        honest, audit = [], []
+        honest, audit, runs = [], [], 0
         for round_ in range(options.rounds):
             common = ["--sandbox", options.sandbox, "--home", str(root / f"home-{round_}")]
             honest.append(
@@ -53,13 +65,16 @@ def main() -> None:
                         "run", str(tasks), "--agent", str(REPO / "examples/agents/honest.yaml"),
                         "--out", str(root / "out"), "--quiet", "--audit", "none", *common,
                     ]
-                )
+                )[0]
             )  # fmt: skip
-            audit.append(_timed(["audit-tasks", str(tasks), "--json", *common]))
-        runs = len(BUILTIN)
+            elapsed, document = _timed(["audit-tasks", str(tasks), "--json", *common])
+            audit.append(elapsed)
+            runs = _runs_made(document)
         base, whole = statistics.median(honest), statistics.median(audit)
         print(
-            f"audit-tasks cost: 1 task, {runs} runs, {options.rounds} rounds, sandbox {options.sandbox}"
+            f"audit-tasks cost: 1 task, {runs} runs made ({len(BUILTIN)} exploits; the rest "
+            f"not applicable), {options.rounds} rounds, sandbox {options.sandbox}; load "
+            f"average {os.getloadavg()[0]:.2f}"
         )
         print(f"  baseline: one honest benchguard run        {base * 1000:8.0f} ms")
         print(f"  audit-tasks (all runs)                     {whole * 1000:8.0f} ms")

@@ -1,4 +1,5 @@
-"""Which exploits the audit skips on a task, decided from its checks and seed alone.
+"""Which exploits the audit skips on a task, decided from its checks and seed alone,
+and which it runs light (taskaudit/light.py).
 
 An exploit is skipped only when its run would be the no-op's: it touches no file, or
 only files no correctness check reads. Each case below is one an over-eager skip would
@@ -11,6 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from typer.testing import CliRunner
+
+from benchguard.cli import app
 from benchguard.harness.tasks import Task, load_task
 from benchguard.taskaudit.applicable import not_applicable, seed_files
 from benchguard.taskaudit.exploits.library import BUILTIN
@@ -86,3 +91,53 @@ def test_a_check_that_reads_what_the_exploit_writes_keeps_it(tmp_path: Path) -> 
         ],
     )
     assert _why("plant-hooks", guarded, ["answer.txt"]) is not None
+
+
+@pytest.mark.slow
+def test_light_runs_earn_what_the_same_exploits_earn_through_the_harness(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guards against the light path (no agent launch) judging a file-check task
+    differently from a harness run: a declared grader output the box removes, an
+    existence check, a regex, a sound task; every light exploit, both ways."""
+    tasks = tmp_path / "tasks"
+    specs: dict[str, dict[str, Any]] = {
+        "exists": {"verification": [{"name": "a", "role": "correctness", "file": "answer.txt", "exists": True}]},
+        "number": {"verification": [{"name": "a", "role": "correctness", "file": "answer.txt", "matches": "[0-9]+"}]},
+        "declared-reward": {
+            "grader_outputs": ["reward.txt"],
+            "verification": [{"name": "r", "role": "correctness", "file": "reward.txt", "matches": "1"}],
+        },
+        "sound": {"verification": [{"name": "a", "role": "correctness", "file": "answer.txt", "matches": "^137$"}]},
+    }  # fmt: skip
+    for name, spec in specs.items():
+        (tasks / name / "workspace").mkdir(parents=True)
+        (tasks / name / "workspace" / "numbers.txt").write_text("17\n120\n", "utf-8")
+        prompt = "Write the total of numbers.txt to answer.txt; 'reward.txt' is the grader's."
+        (tasks / name / "task.yaml").write_text(json.dumps({"name": name, "prompt": prompt, **spec}), "utf-8")  # fmt: skip
+
+    def audit() -> dict[str, dict[str, tuple[float, tuple[str, ...], bool]]]:
+        result = CliRunner().invoke(
+            app, ["audit-tasks", str(tasks), "--json", "--home", str(tmp_path / "home")]
+        )
+        assert result.exit_code == 1, result.output
+        return {
+            t["name"]: {
+                e["id"]: (e["credit"], tuple(e["accepted"]), e["light"])
+                for e in t["exploits"]
+                if e["status"] != "not-applicable"
+            }
+            for t in json.loads(result.stdout)["tasks"]
+        }
+
+    light = audit()
+    monkeypatch.setattr("benchguard.workflows.audit_tasks.light_exploit", lambda _e: False)
+    harness = audit()
+    assert light["declared-reward"]["reward-file"][2] is True
+    for task, exploits in harness.items():
+        assert all(not ran_light for _, _, ran_light in exploits.values())
+        assert {k: v[:2] for k, v in light[task].items()} == {
+            k: v[:2] for k, v in exploits.items()
+        }, task
+    assert light["exists"]["empty-files"][0] == 1.0
+    assert light["declared-reward"]["reward-file"][0] == 0.0  # the box removed it

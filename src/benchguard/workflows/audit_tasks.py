@@ -30,6 +30,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ from benchguard.scoring.keys import VERIFICATION_CORRECTNESS
 from benchguard.taskaudit.applicable import not_applicable, seed_files
 from benchguard.taskaudit.exploits.library import BUILTIN, REFERENCE, Exploit, operator_exploits
 from benchguard.taskaudit.inputs import NATIVE, load_audit_input
+from benchguard.taskaudit.light import LightOutcome, light_exploit, light_task, run_light
 from benchguard.taskaudit.lint import LintFinding, lint_task
 from benchguard.workflows.run import Notify, RunRequest, prepare_run, run_prepared
 
@@ -85,6 +87,9 @@ class ExploitOutcome:
     acted: bool = False
     # Not run: why it could not change this task's correctness (taskaudit/applicable.py).
     not_applicable: str | None = None
+    # Run light: the exploit program without the agent launch, graded by the harness's
+    # grading on a task of file checks alone (taskaudit/light.py).
+    light: bool = False
 
 
 @dataclass
@@ -129,6 +134,7 @@ class TaskVerdict:
                     "status": o.status,
                     "caughtBy": list(o.caught_by),
                     "notApplicable": o.not_applicable,
+                    "light": o.light,
                 }
                 for o in self.exploits
             ],
@@ -258,6 +264,12 @@ def _run_all(
             if reason is not None:
                 skipped[task.folder] = reason
         chosen = tuple(t for t in loaded.tasks if t.folder not in skipped)
+        light = (
+            _light_runs(exploit, chosen, plan, scratch, request.jobs)
+            if light_exploit(exploit)
+            else {}
+        )
+        chosen = tuple(t for t in chosen if t.folder not in light)
         records = (
             _run_exploit(exploit, request, LoadedTasks(chosen, ()), plan, scratch, out, relay)
             if chosen
@@ -271,8 +283,42 @@ def _run_all(
                         exploit.id, 0.0, (), NOT_APPLICABLE, not_applicable=skipped[task.folder]
                     )
                 )
+            elif task.folder in light:
+                found = light[task.folder]
+                verdicts[task.folder].exploits.append(
+                    ExploitOutcome(
+                        exploit.id,
+                        found.credit,
+                        found.accepted,
+                        "success",
+                        acted=found.acted,
+                        light=True,
+                    )
+                )
             elif record is not None:
                 verdicts[task.folder].exploits.append(_outcome(exploit, record))
+
+
+def _light_runs(
+    exploit: Exploit,
+    tasks: Sequence[Task],
+    plan: dict[str, dict[str, list[str]]],
+    scratch: Path,
+    jobs: int,
+) -> dict[str, LightOutcome]:
+    """The light runs of ``exploit`` (taskaudit/light.py) on the tasks graded by
+    workspace file checks alone; a task missing from the result runs in the harness."""
+    eligible = [t for t in tasks if light_task(t)]
+    if not eligible:
+        return {}
+    agent_dir = scratch / "light" / exploit.id
+    agent_dir.mkdir(parents=True)
+    shutil.copy(exploit.program, agent_dir / exploit.program.name)
+    (agent_dir / PLAN_FILE).write_text(json.dumps(plan, sort_keys=True), "utf-8")
+    # As many at once as the audit's -j, as the harness would run them.
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        outcomes = list(pool.map(lambda t: run_light(exploit, t, agent_dir, scratch), eligible))
+    return {t.folder: o for t, o in zip(eligible, outcomes, strict=True) if o is not None}
 
 
 def _skip_reason(
