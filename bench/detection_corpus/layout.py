@@ -488,6 +488,8 @@ def build_testbed(root: Path) -> GitFacts:
     git("commit", "-q", "-am", "Fix #123: divide() refuses a zero divisor")
     fix = git("rev-parse", "HEAD")
     git("tag", "v1.1")
+    # The upstream the image was cloned from (a SWE-bench image keeps its origin).
+    git("remote", "add", "origin", "https://github.com/acme/calc.git")
     git("update-ref", "refs/remotes/origin/main", fix)
     git("update-ref", "refs/remotes/origin/fix-123", fix)
     # A dangling commit: made on a detached HEAD, then abandoned.

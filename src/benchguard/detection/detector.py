@@ -46,6 +46,7 @@ from benchguard.detection.models import (
     ScanCounts,
     status_for,
 )
+from benchguard.detection.next_release import next_release_installs
 from benchguard.detection.provenance import apply_provenance
 from benchguard.detection.seeking import prompt_text_searches
 from benchguard.detection.shell import ShellReader, ShellState, canonical_text, command_text
@@ -603,6 +604,7 @@ def _scan(
         findings, entries[:entry_count], surfaces, prompt, shape_rules=shape
     )
     findings += prompt_text_searches(entries[:entry_count], prompt)
+    findings += next_release_installs(entries[:entry_count], prompt)
     content_rules = {rule.id for rule in plan.rules if "args" not in rule.fields}
     _mark_failed_attempts(findings, surfaces, content_rules)
     return notes
