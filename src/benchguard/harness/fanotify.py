@@ -11,8 +11,13 @@ matches the protected set by identity first, then by that path. Nothing is re-sp
 end in the same kernel open, and the event names the file it opened.
 
 Which run opened it: every run has its own mount namespace (harness/containment), so
-the mount the event's descriptor was opened through (``mnt_id`` in
-``/proc/self/fdinfo``) names the run, however fast the process exited. A mount the
+the mount the event's descriptor was opened through names the run, however fast the
+process exited. Mounts are named by the kernel's 64-bit unique mount id (``statx``
+``STATX_MNT_ID_UNIQUE`` for the event, ``listmount`` of each namespace by its 64-bit id),
+never by the 32-bit ``mnt_id`` of fdinfo and mountinfo, which the kernel hands to the
+next mount made anywhere once it is freed (an honest sandboxed run was charged with a
+neighbour's files that way). On a kernel without them (before 6.8/6.11) no mount is
+named and attribution falls back to the cgroup. A mount the
 observer does not know (a sandbox's binds, a detached tree) is looked up in the mount
 namespaces of the live members of this process's run cgroups; failing that the event's
 pid is asked for its cgroup (``/proc/PID/cgroup``); and when that process is gone too,
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import functools
 import logging
 import os
@@ -90,6 +96,7 @@ UNSEEN = (
 @functools.cache
 def _libc() -> ctypes.CDLL:
     libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
     libc.fanotify_init.argtypes = [ctypes.c_uint, ctypes.c_uint]
     libc.fanotify_init.restype = ctypes.c_int
     libc.fanotify_mark.argtypes = [
@@ -170,71 +177,116 @@ def require_fanotify() -> None:
         )
 
 
-def _mount_ids(pid: int | str) -> tuple[str | None, set[int]]:
-    """The mount namespace of ``pid`` (its ns link) and the ids of its mounts."""
+SYS_STATX = 332
+SYS_LISTMOUNT = 458
+AT_EMPTY_PATH = 0x1000
+STATX_MNT_ID_UNIQUE = 0x4000  # Linux 6.8
+_STATX_MNT_ID_OFFSET = 144  # struct statx: __u64 stx_mnt_id
+NS_GET_MNTNS_ID = 0x8008B705  # _IOR(0xb7, 0x5, __u64), Linux 6.11
+LSMT_ROOT = 0xFFFFFFFFFFFFFFFF  # listmount: every mount of the namespace
+# struct mnt_id_req (MNT_ID_REQ_SIZE_VER1): size, spare, mnt_id, param, mnt_ns_id
+_MNT_ID_REQ = struct.Struct("=IIQQQ")
+_LIST_BATCH = 512
+
+
+def _unique_mount(fd: int) -> int | None:
+    """The 64-bit unique id of the mount ``fd`` was opened through (``statx``
+    ``STATX_MNT_ID_UNIQUE``): never handed to another mount, unlike the 32-bit
+    ``mnt_id`` of fdinfo and mountinfo, which the kernel gives to the next mount made
+    anywhere as soon as it is freed. None when the kernel cannot say (before 6.8)."""
+    buffer = ctypes.create_string_buffer(256)
+    done = _libc().syscall(
+        ctypes.c_long(SYS_STATX),
+        ctypes.c_int(fd),
+        b"",
+        ctypes.c_int(AT_EMPTY_PATH),
+        ctypes.c_uint(STATX_MNT_ID_UNIQUE),
+        buffer,
+    )
+    if done != 0:
+        return None
+    (mask,) = struct.unpack_from("=I", buffer, 0)
+    if not mask & STATX_MNT_ID_UNIQUE:
+        return None
+    (mount,) = struct.unpack_from("=Q", buffer, _STATX_MNT_ID_OFFSET)
+    return int(mount)
+
+
+def namespace_mounts(ns_fd: int) -> set[int] | None:
+    """The unique ids of every mount in the mount namespace ``ns_fd`` (an open
+    ``/proc/PID/ns/mnt``), asked of the kernel by the namespace's own 64-bit id
+    (``NS_GET_MNTNS_ID``, ``listmount``: Linux 6.11). None when it cannot say."""
+    raw = bytearray(8)
     try:
-        namespace = os.readlink(f"/proc/{pid}/ns/mnt")
-        text = Path(f"/proc/{pid}/mountinfo").read_text("utf-8", errors="replace")
+        fcntl.ioctl(ns_fd, NS_GET_MNTNS_ID, raw)
+    except OSError:
+        return None
+    (namespace,) = struct.unpack("=Q", raw)
+    ids: set[int] = set()
+    last = 0
+    while True:
+        # mnt_id LSMT_ROOT: the whole namespace; param: the last id already returned.
+        request = ctypes.create_string_buffer(
+            _MNT_ID_REQ.pack(_MNT_ID_REQ.size, 0, LSMT_ROOT, last, namespace), _MNT_ID_REQ.size
+        )
+        found = (ctypes.c_uint64 * _LIST_BATCH)()
+        count = int(
+            _libc().syscall(
+                ctypes.c_long(SYS_LISTMOUNT),
+                request,
+                found,
+                ctypes.c_size_t(_LIST_BATCH),
+                ctypes.c_uint(0),
+            )
+        )
+        if count < 0:
+            return None
+        batch = [int(found[i]) for i in range(count)]
+        ids.update(batch)
+        if count < _LIST_BATCH:
+            return ids
+        last = batch[-1]
+
+
+def _mount_ids(pid: int | str) -> tuple[str | None, set[int]]:
+    """The mount namespace of ``pid`` (its ns link) and the unique ids of its mounts."""
+    try:
+        fd = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None, set()
-    ids = set()
-    for line in text.splitlines():
-        head = line.split(" ", 1)[0]
-        if head.isdigit():
-            ids.add(int(head))
-    return namespace, ids
+    try:
+        return f"mnt:[{os.fstat(fd).st_ino}]", namespace_mounts(fd) or set()
+    finally:
+        os.close(fd)
 
 
 # Mount namespaces one observer holds open at most (each costs a descriptor): the run's
 # own, the launcher's, a sandbox's, and the other live runs' of this harness.
 MAX_HELD_NAMESPACES = 128
+# Unique mount ids remembered as another process's (each saves a listing per event).
+MAX_FOREIGN_MOUNTS = 4096
 
 
 def hold_namespace(pid: int) -> tuple[int, str, set[int]] | None:
-    """An open descriptor of ``pid``'s mount namespace, its name and its mount ids.
+    """An open descriptor of ``pid``'s mount namespace, its name and the unique ids of
+    its mounts (asked through the descriptor itself, so they are that namespace's even
+    if ``pid`` has exited or moved since).
 
-    Why hold it: the kernel hands a freed mount id to the next mount made anywhere (a
-    run's namespace dies with its agent, and the next run's namespace takes its ids at
-    once), so a remembered id would name another process's mount. A namespace held
-    open keeps its mounts, and so their ids, until the descriptor is closed. The ids
-    are read with the descriptor already held, and kept only if ``pid`` is still in
-    that namespace afterwards (it may have unshared or exited meanwhile)."""
+    The ids are the kernel's 64-bit unique mount ids, never reused: a red team's honest
+    sandboxed run was flagged for another process's files because a 32-bit id learned
+    for the run (a bwrap staging mount, freed inside the held namespace when bwrap
+    detached its old root) was handed to a neighbour's mount. The namespace is still
+    held open so it can be listed again while it lives (a sandbox mounts after it was
+    first learned)."""
     try:
         fd = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
-    try:
-        held = os.fstat(fd)
-        text = Path(f"/proc/{pid}/mountinfo").read_text("utf-8", errors="replace")
-        still = os.stat(f"/proc/{pid}/ns/mnt")
-    except OSError:
+    ids = namespace_mounts(fd)
+    if ids is None:
         os.close(fd)
         return None
-    if (still.st_dev, still.st_ino) != (held.st_dev, held.st_ino):
-        os.close(fd)
-        return None
-    ids = set()
-    for line in text.splitlines():
-        head = line.split(" ", 1)[0]
-        if head.isdigit():
-            ids.add(int(head))
-    return fd, f"mnt:[{held.st_ino}]", ids
-
-
-def _fd_mount(fd: int, fdinfo: int) -> int | None:
-    try:
-        info = os.open(str(fd), os.O_RDONLY | os.O_CLOEXEC, dir_fd=fdinfo)
-        try:
-            text = os.read(info, 4096).decode("ascii", errors="replace")
-        finally:
-            os.close(info)
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if line.startswith("mnt_id:"):
-            value = line.split(":", 1)[1].strip()
-            return int(value) if value.isdigit() else None
-    return None
+    return fd, f"mnt:[{os.fstat(fd).st_ino}]", ids
 
 
 def _filesystems(protected: ProtectedSet) -> list[str]:
@@ -273,7 +325,6 @@ class FanotifyObserver:
     ignored: int = 0
     _fd: int = -1
     _proc_fd: int = -1
-    _proc_fdinfo: int = -1
     _wake: tuple[int, int] = (-1, -1)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -285,6 +336,8 @@ class FanotifyObserver:
     _namespaces: dict[str, str] = field(default_factory=dict)
     # The learned namespaces, held open while the observer runs (see hold_namespace).
     _held: dict[str, int] = field(default_factory=dict)
+    # Unique mount ids no held namespace had when listed after their event.
+    _foreign: set[int] = field(default_factory=set)
 
     def start(self) -> None:
         self._host_namespace, self._host_mounts = _mount_ids("self")
@@ -298,9 +351,6 @@ class FanotifyObserver:
                     if _ignore_mount(self._fd, point):
                         self.ignored += 1
             self._proc_fd = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-            self._proc_fdinfo = os.open(
-                "/proc/self/fdinfo", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-            )
         except OSError as exc:
             self.problem = f"fanotify could not watch the protected set ({exc})"
             self._close()
@@ -345,11 +395,11 @@ class FanotifyObserver:
         thread.start()
 
     def _close(self) -> None:
-        for fd in (self._fd, *self._wake, self._proc_fd, self._proc_fdinfo):
+        for fd in (self._fd, *self._wake, self._proc_fd):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        self._fd, self._wake, self._proc_fd, self._proc_fdinfo = -1, (-1, -1), -1, -1
+        self._fd, self._wake, self._proc_fd = -1, (-1, -1), -1
         for held in self._held.values():
             with contextlib.suppress(OSError):
                 os.close(held)
@@ -490,13 +540,13 @@ class FanotifyObserver:
     def _attribute(self, fd: int, pid: int) -> str | None:
         """How this event is the run's ("mount", "cgroup", "unattributed"), or None
         when it is another process's."""
-        mount = _fd_mount(fd, self._proc_fdinfo)
+        mount = _unique_mount(fd)
         mine = self.run.name if self.run is not None else None
         if mount is not None and mount not in self._host_mounts:
             owner = self._mounts.get(mount)
-            if owner is None:
+            if owner is None and mount not in self._foreign:
                 self._refresh()
-                owner = self._mounts.get(mount)
+                owner = self._mounts.get(mount) or self._relist(mount)
             if owner is not None:
                 return "mount" if owner == mine else None
         member = self.run.holds(pid) if self.run is not None else None
@@ -507,6 +557,21 @@ class FanotifyObserver:
             # used the harness's mounts and is gone was not the run's.
             return None
         return "unattributed"
+
+    def _relist(self, mount: int) -> str | None:
+        """The run whose held namespace holds ``mount`` now (a mount made there after
+        the namespace was learned: a sandbox's binds); None, remembered, when none does
+        (a unique id is made once, in one namespace: another process's)."""
+        for namespace, fd in self._held.items():
+            ids = namespace_mounts(fd)
+            if ids is None:
+                continue
+            for found in ids - self._host_mounts:
+                self._mounts[found] = self._namespaces[namespace]
+        owner = self._mounts.get(mount)
+        if owner is None and len(self._foreign) < MAX_FOREIGN_MOUNTS:
+            self._foreign.add(mount)
+        return owner
 
     def _refresh(self) -> None:
         """Learn the mounts of every live run's namespaces (this process's runs), each
