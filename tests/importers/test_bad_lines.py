@@ -120,8 +120,9 @@ def test_broken_pretty_printed_list_is_ours_and_names_its_json_error(tmp_path: P
     its one-line step object matched no format, so the user was told the file is in an
     unknown format instead of where its JSON breaks."""
     step = '{"name": "exec", "args": {}, "result": "", "status": "completed"}'
+    record = f'{{\n    "trajectory": [{step}]\n  }}'
     path = tmp_path / "results.json"
-    path.write_text(f"[\n  {step}\n  {step}\n]\n", encoding="utf-8")
+    path.write_text(f"[\n  {record}\n  {record}\n]\n", encoding="utf-8")
     assert detect_format(path) == "benchguard"
     with pytest.raises(UnreadableLogError, match=r"not valid JSON \(Expecting ',' delimiter"):
         import_path(path)

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, annotate_records
+from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, Detector, annotate_records
 from benchguard.detection.inventory import build_inventory_rules
 from benchguard.detection.rules import load_ruleset
 from benchguard.engines import FileScan, scan_one_file
@@ -430,11 +430,14 @@ def _whole_file_scan(path: Path, rules: Any) -> FileScan:
     """What ``scan_one_file`` gave before streaming: the file imported whole, then each
     record scanned."""
     imported = import_path(path)
+    detector = Detector()
     return FileScan(
         path=str(path),
         format=imported.format,
         records=tuple(
-            _scan_in_file(record, index, rules, DEFAULT_RECORD_BUDGET_S, imported.rulesets)
+            _scan_in_file(
+                record, index, rules, DEFAULT_RECORD_BUDGET_S, imported.rulesets, None, detector
+            )
             for index, record in enumerate(imported.records)
         ),
         problems=tuple(imported.problems),

@@ -29,6 +29,7 @@ from benchguard.importers import (
 )
 from benchguard.importers._json import loads_like_json
 from benchguard.importers.eval_zip import is_zip
+from benchguard.importers.json_stream import array_elements
 from benchguard.importers.transcript import (
     ImportedFile,
     RecordStream,
@@ -164,7 +165,7 @@ def _detect_json_format(path: Path, lines: Iterator[bytes]) -> tuple[str, Any]:
         # one's JSON error and position), so it is not parsed here as well (a one-line
         # list is the whole file). A list of chat messages parses too, but is not our
         # records (fail closed on shape: refused, never read as empty records).
-        problem = _message_list_problem(path)
+        problem = _message_list_problem(path) or _foreign_list_problem(path)
         if problem is not None:
             raise _unknown(path, problem)
         return results_json.FORMAT_NAME, _UNDECODABLE
@@ -249,6 +250,26 @@ def _message_list_problem(path: Path) -> str | None:
         "a bare list of chat messages (role/content objects, as early mini-swe-agent "
         "wrote), not benchguard results: no record to attribute them to; convert it to a "
         "trajectory file (mini-swe-agent's {\"messages\": [...]} or SWE-agent's .traj)"
+    )
+
+
+def _foreign_list_problem(path: Path) -> str | None:
+    """Why a list of objects is not benchguard results, or ``None``: its first object
+    has none of a record's keys (another tool's event list, as OpenHands writes one,
+    parses as a list of objects too, and read as records it would scan as no_data)."""
+    try:
+        with path.open("rb") as handle:
+            first = next(array_elements(handle), None)
+    except (OSError, ValueError):
+        return None  # the reader names what it cannot read or parse
+    if first is None or first.error is not None or not isinstance(first.value, dict):
+        return None
+    if results_json.looks_like_record(first.value):
+        return None
+    keys = ", ".join(sorted(first.value)[:12]) or "none"
+    return (
+        f"a list whose first object has none of a benchguard record's keys "
+        f"({', '.join(results_json.RECORD_KEYS_SORTED)}); its keys: {keys}"
     )
 
 

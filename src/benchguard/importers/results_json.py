@@ -47,6 +47,7 @@ FORMAT_NAME = "benchguard"
 # keys (or a stored report) marks a record. Every other format is matched first, by
 # keys of its own, so this never claims an Inspect sample or a Claude Code line.
 _RECORD_KEYS = frozenset({"trajectory", "output", "input", "cheating_report"})
+RECORD_KEYS_SORTED = tuple(sorted(_RECORD_KEYS))
 
 
 def looks_like_record(document: object) -> bool:
@@ -258,6 +259,15 @@ def _element_record(
         problems.append(f"{where}: {unresolved}; skipped")
         return None
     if isinstance(element.value, dict):
+        if not _RECORD_KEYS & element.value.keys():
+            # Fail closed on shape: another tool's event list (OpenHands writes one)
+            # parses as a list of objects too; read as records it would scan as
+            # no_data over a transcript that was never read.
+            problems.append(
+                f"{where} has none of a benchguard record's keys "
+                f"({', '.join(RECORD_KEYS_SORTED)}): not a results record; skipped"
+            )
+            return None
         return element.value
     problems.append(f"{where} is {type(element.value).__name__}, not an object; skipped")
     return None
