@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 import regex
 
+from benchguard.detection.detector import Detector
 from benchguard.importers.verifiers_traces import episode_record
 from benchguard.integrations.verdict import IntegrityVerdict, not_checked, scan_run
 from benchguard.record.rules import Rule
@@ -74,11 +75,14 @@ def integrity_reward(
 ) -> RewardFunction:
     """A reward function scanning with ``profile`` plus a rule for ``protected``."""
     extra = (protected_rule(protected),) if protected else ()
+    detector = Detector()  # this reward's plans, reused for every trace
 
     async def integrity(trace: TraceLike) -> float:
         try:
             record = trace_record(trace)
-            verdict = scan_run(record, profile, extra_rules=extra, format_name="verifiers")
+            verdict = scan_run(
+                record, profile, extra_rules=extra, format_name="verifiers", detector=detector
+            )
         except Exception as exc:  # unreadable: never credited
             verdict = not_checked(profile, f"{type(exc).__name__}: {exc}")
         _note(trace, verdict)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from inspect_ai.hooks import Hooks, SampleEnd, TaskStart, hooks
 
+from benchguard.detection.detector import Detector
 from benchguard.integrations.inspect._record import eval_sample_record
 from benchguard.integrations.verdict import IntegrityVerdict, not_checked, scan_run
 
@@ -41,6 +42,8 @@ class IntegrityHooks(Hooks):
         # instance of a hook class).
         self.verdicts: dict[str, IntegrityVerdict] = {}
         self._tasks: dict[str, tuple[str, str | None]] = {}
+        # This hook's plans, reused for every sample (Inspect keeps one instance).
+        self._detector = Detector()
 
     def enabled(self) -> bool:
         return os.environ.get(ENABLE_ENV, "1").strip().lower() not in _OFF
@@ -56,7 +59,7 @@ class IntegrityHooks(Hooks):
         try:
             task, model = self._tasks.get(data.eval_id, ("inspect", None))
             record = eval_sample_record(data.sample, task=task, model=model)
-            verdict = scan_run(record, profile, format_name="inspect")
+            verdict = scan_run(record, profile, format_name="inspect", detector=self._detector)
         except Exception as exc:
             verdict = not_checked(profile, f"{type(exc).__name__}: {exc}")
             logger.warning(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
+from benchguard.detection.detector import Detector
 from benchguard.integrations.inspect._record import state_record
 from benchguard.integrations.verdict import (
     IntegrityVerdict,
@@ -52,10 +53,13 @@ def integrity(profile: str = DEFAULT_PROFILE) -> Scorer:
     """
     # Loaded here, so a bad profile name fails before any sample is scored.
     profile_rules(profile)
+    detector = Detector()  # this scorer's plans, reused for every sample
 
     async def score(state: TaskState, target: Target) -> Score:
         try:
-            verdict = scan_run(state_record(state), profile, format_name="inspect")
+            verdict = scan_run(
+                state_record(state), profile, format_name="inspect", detector=detector
+            )
         except Exception as exc:  # a sample the scan cannot read is unscored, never clean
             verdict = not_checked(profile, f"{type(exc).__name__}: {exc}")
         return verdict_score(verdict)

@@ -19,6 +19,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_ai.scorer import Reference
 from inspect_scout import Result, Scanner, Transcript, scanner
 
+from benchguard.detection.detector import Detector
 from benchguard.importers.chat import ToolSteps
 from benchguard.importers.transcript import StepStatus, make_record, text_of
 from benchguard.integrations.verdict import (
@@ -107,11 +108,12 @@ def integrity_scanner(profile: str = DEFAULT_PROFILE) -> Scanner[Transcript]:
         profile: a built-in detection profile or the path of a profile YAML.
     """
     profile_rules(profile)  # a bad profile fails before any transcript is read
+    detector = Detector()  # this scanner's plans, reused for every transcript
 
     async def scan(transcript: Transcript) -> Result:
         try:
             record, where = transcript_record(list(transcript.messages))
-            verdict = scan_run(record, profile, format_name="inspect")
+            verdict = scan_run(record, profile, format_name="inspect", detector=detector)
         except Exception as exc:  # unreadable: never clean
             verdict = not_checked(profile, f"{type(exc).__name__}: {exc}")
             where = _Where()
