@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import json
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -99,21 +98,15 @@ class Policy:
     # The launcher installs harness/seccomp.py's filter last (always, confined or not).
     seccomp: bool = True
 
-    def to_arg(self) -> str:
-        """The launcher's one argument."""
-        return json.dumps(
-            {
-                "read_exec": list(self.read_exec),
-                "read": list(self.read),
-                "read_write": list(self.read_write),
-                "files_write": list(self.files_write),
-                "devices": list(self.devices),
-                "home": dict(self.home),
-                "confine": self.confine,
-                "seccomp": self.seccomp,
-            },
-            separators=(",", ":"),
-        )
+    def to_args(self) -> list[str]:
+        """The launcher's policy arguments (``KEY=VALUE``, see :mod:`confine_exec`)."""
+        args = [
+            f"{kind}={path}" for kind in confine_exec.POLICY_KINDS for path in getattr(self, kind)
+        ]
+        args.extend(f"home.{key}={value}" for key, value in self.home)
+        args.append(f"confine={int(self.confine)}")
+        args.append(f"seccomp={int(self.seccomp)}")
+        return args
 
 
 PR_GET_DUMPABLE = 3
@@ -181,7 +174,7 @@ def seccomp_script() -> Path:
 
 def launcher_argv(policy: Policy, command: Sequence[str]) -> list[str]:
     """``command`` started through the launcher, confined to ``policy``."""
-    return [sys.executable, "-I", "-S", str(launcher_script()), policy.to_arg(), "--", *command]
+    return [sys.executable, "-I", "-S", str(launcher_script()), *policy.to_args(), "--", *command]
 
 
 def interpreter_trees() -> tuple[Path, ...]:

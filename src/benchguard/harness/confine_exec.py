@@ -1,23 +1,32 @@
 """The Landlock launcher: restrict this process to an allow-list, then exec the agent.
 
-Usage: ``python -I -S confine_exec.py POLICY_JSON -- AGENT ARGV...``
+Usage: ``python -I -S confine_exec.py [KEY=VALUE...] -- AGENT ARGV...``
 
-``POLICY_JSON`` is one argument, a JSON object of path lists (every path absolute):
+The policy is one argument per entry before ``--``, ``KEY=VALUE`` (split at the first
+``=``; a path may hold any byte but NUL, and needs no quoting), every path absolute:
 
-- ``read_exec``: read files, list directories and execute, beneath each path;
-- ``read``: read files and list directories beneath each path;
-- ``read_write``: everything a program does to its own files beneath each path
+- ``read_exec=PATH``: read files, list directories and execute, beneath the path;
+- ``read=PATH``: read files and list directories beneath the path;
+- ``read_write=PATH``: everything a program does to its own files beneath the path
   (create, write, remove, rename and link within the granted trees, truncate);
-- ``files_write``: single files opened for writing (the transcript FIFO, the agent's
-  own stdout and stderr files, the model socket);
-- ``devices``: device nodes read, written and ioctl'd (``/dev/null``, ``/dev/pts``...);
-- ``home`` (optional): the run's fresh home, ``{"target", "upper", "work"}`` for a
-  copy-on-write overlay of ``target`` (the operator's home, as its lower layer) with the
-  run's writes going to ``upper``, or ``{"target", "copy"}`` to bind a copy over it;
-- ``confine`` (default true): false only for an ``--unconfined`` batch (the home is
-  still made, no Landlock rule is applied; the capabilities are still dropped);
-- ``seccomp`` (default true): install the seccomp filter of ``seccomp.py`` (the file
-  beside this one) last, just before ``exec``: no extended attributes, no io_uring.
+- ``files_write=PATH``: a single file opened for writing (the transcript FIFO, the
+  agent's own stdout and stderr files, the model socket);
+- ``devices=PATH``: a device node read, written and ioctl'd (``/dev/null``...);
+- ``home.target=``, ``home.upper=``, ``home.work=`` (optional): the run's fresh home, a
+  copy-on-write overlay of ``target`` (the operator's home, as its lower layer) with
+  the run's writes going to ``upper``; or ``home.target=`` and ``home.copy=`` to bind a
+  copy over it;
+- ``confine=0``: only for an ``--unconfined`` batch (the home is still made, no
+  Landlock rule is applied; the capabilities are still dropped); ``confine=1`` is the
+  default;
+- ``seccomp=0``: do not install the seccomp filter of ``seccomp.py`` (the file beside
+  this one); ``seccomp=1``, the default, installs it last, just before ``exec``: no
+  extended attributes, no io_uring.
+
+Any other key, or an entry without ``=``, refuses to run the agent (exit 125). No JSON:
+the launcher starts in the agent's process before every run, and ``json`` would import
+``re`` (a third of the launcher's start-up); likewise ``shutil`` is imported only for
+the copy fallback.
 
 The home is mounted in a mount namespace of the agent's own (the launcher unshares one;
 as a user also a user namespace mapping its own uid and gid to themselves, so the
@@ -52,13 +61,16 @@ alone, never the package it lives in.
 from __future__ import annotations
 
 import ctypes
-import json
 import os
-import shutil
 import stat
 import sys
-from collections.abc import Sequence
-from typing import Any
+
+# Already loaded by ``os``; ``collections.abc`` would import ``collections`` first.
+from _collections_abc import Mapping, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time (start-up cost)
+    from typing import Any
 
 SYS_LANDLOCK_CREATE_RULESET = 444
 SYS_LANDLOCK_ADD_RULE = 445
@@ -204,7 +216,7 @@ def rights_for(kind: str, abi: int) -> int:
 POLICY_KINDS = ("read_exec", "read", "read_write", "files_write", "devices")
 
 
-def restrict(policy: dict[str, Sequence[str]]) -> int:
+def restrict(policy: Mapping[str, Sequence[str]]) -> int:
     """Restrict this process (and all it later starts) to ``policy``; the ABI used.
 
     Raises :class:`ConfineError` when Landlock is missing or a step fails.
@@ -333,6 +345,8 @@ def mount_home(home: dict[str, str]) -> None:
             reason = os.strerror(ctypes.get_errno())
             layers = os.path.dirname(home["upper"])
             copy = os.path.join(layers, COPY_DIR)
+            import shutil  # only here: the launcher's start-up is every run's cost
+
             shutil.copytree(home["target"], copy, symlinks=True)
             with open(os.path.join(layers, FALLBACK_MARKER), "w", encoding="utf-8") as marker:
                 marker.write(f"overlay refused ({reason}); the home was copied\n")
@@ -395,26 +409,54 @@ def _seccomp_filter() -> Any:
     return module
 
 
+HOME_KEYS = ("target", "upper", "work", "copy")
+
+
+def parse_policy(
+    entries: Sequence[str],
+) -> tuple[dict[str, list[str]], dict[str, str], dict[str, bool]]:
+    """The policy entries before ``--``: the path lists, the home spec, and the switches
+    (``confine``, ``seccomp``). Raises :class:`ConfineError` for an entry it does not
+    know."""
+    paths: dict[str, list[str]] = {kind: [] for kind in POLICY_KINDS}
+    home: dict[str, str] = {}
+    switches = {"confine": True, "seccomp": True}
+    for entry in entries:
+        key, sep, value = entry.partition("=")
+        if not sep:
+            raise ConfineError(f"policy entry without '=': {entry!r}")
+        if key in paths:
+            paths[key].append(value)
+        elif key.startswith("home.") and key[5:] in HOME_KEYS:
+            home[key[5:]] = value
+        elif key in switches and value in ("0", "1"):
+            switches[key] = value == "1"
+        else:
+            raise ConfineError(f"unknown policy entry {key!r}")
+    return paths, home, switches
+
+
 def main(argv: Sequence[str]) -> int:
-    if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: confine_exec.py POLICY_JSON -- AGENT ARGV...\n")
+    if "--" not in argv or list(argv).index("--") == len(argv) - 1:
+        sys.stderr.write("usage: confine_exec.py [KEY=VALUE...] -- AGENT ARGV...\n")
         return 2
+    split = list(argv).index("--")
     try:
-        policy = json.loads(argv[0])
-        seccomp = _seccomp_filter() if policy.get("seccomp", True) else None
-        if policy.get("home"):
-            mount_home({str(k): str(v) for k, v in policy["home"].items()})
-        if policy.get("confine", True):
-            restrict({kind: [str(p) for p in policy.get(kind, [])] for kind in POLICY_KINDS})
+        paths, home, switches = parse_policy(argv[:split])
+        seccomp = _seccomp_filter() if switches["seccomp"] else None
+        if home:
+            mount_home(home)
+        if switches["confine"]:
+            restrict(paths)
         drop_capabilities()
         if seccomp is not None:
             # Last: after Landlock and the capability drop, just before exec.
             seccomp.install()
-    # RuntimeError: ConfineError and the filter's SeccompError.
-    except (RuntimeError, ValueError, AttributeError, TypeError) as exc:
+    # RuntimeError: ConfineError and the filter's SeccompError; OSError: a /proc write.
+    except (RuntimeError, ValueError, OSError) as exc:
         sys.stderr.write(f"{MESSAGE_PREFIX} refusing to run the agent unconfined: {exc}\n")
         return EXIT_CONFINE_FAILED
-    command = list(argv[2:])
+    command = list(argv[split + 1 :])
     try:
         os.execvp(command[0], command)
     except OSError as exc:
