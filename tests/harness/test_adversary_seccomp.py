@@ -134,9 +134,9 @@ def test_honest_tools_work_under_the_filter(tmp_path: Path) -> None:
         f"{sys.executable} -m pip install -q --no-index --no-deps --target site {wheel}; "
         "test -f site/bgtiny/__init__.py; grep Seccomp: /proc/self/status"
     )
-    policy = json.dumps({"confine": False, "seccomp": True})
+    policy = ["confine=0", "seccomp=1"]
     done = subprocess.run(
-        [sys.executable, "-I", "-S", str(launcher_script()), policy, "--", "sh", "-c", script],
+        [sys.executable, "-I", "-S", str(launcher_script()), *policy, "--", "sh", "-c", script],
         cwd=tmp_path,
         capture_output=True,
         text=True,
