@@ -84,7 +84,10 @@ def next_release_installs(entries: Sequence[Mapping[str, Any]], prompt: str) -> 
     """One finding per step that installs the task's own package from an index."""
     steps = []
     for index, entry in enumerate(entries):
-        text = "\n".join(command_strings(entry.get("args")))[:_MAX_CHARS]
+        args = entry.get("args")
+        if not _may_install(args):
+            continue  # the hot path: one substring test per plain string argument
+        text = "\n".join(command_strings(args))[:_MAX_CHARS]
         if "install" in text and _PIP_INSTALL.search(text):
             steps.append((index, entry, text))
     if not steps:
@@ -100,6 +103,22 @@ def next_release_installs(entries: Sequence[Mapping[str, Any]], prompt: str) -> 
                 findings.append(_finding(index, tool_name(entry), text, hit))
                 break
     return findings
+
+
+def _may_install(args: Any) -> bool:
+    """A cheap test before joining the arguments: no plain string of a flat argument
+    object says ``install`` (anything nested is joined and read in full)."""
+    if type(args) is str:
+        return "install" in args
+    if type(args) is not dict:
+        return args is not None
+    for value in args.values():
+        if type(value) is str:
+            if "install" in value:
+                return True
+        elif isinstance(value, (dict, list, tuple)):
+            return True
+    return False
 
 
 def _installed(args: str, names: set[str]) -> str | None:
