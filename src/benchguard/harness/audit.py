@@ -53,7 +53,9 @@ AUDIT_MODES: tuple[AuditMode, ...] = ("fanotify", "strace", "none")
 TRACE_SET = (
     "%file,clone,clone3,fork,vfork,execve,execveat,getdents,getdents64,fchdir,"
     "open_by_handle_at,pidfd_getfd,io_uring_setup,fsopen,fsmount,"
-    "ptrace,process_vm_readv,process_vm_writev"
+    "ptrace,process_vm_readv,process_vm_writev,"
+    # Metadata changes through a descriptor (the path ones are in %file).
+    "fchmod,fchown,fsetxattr,fremovexattr"
 )
 # The log is read up to this size; a larger log makes the audit incomplete.
 MAX_LOG_BYTES = 256 << 20
@@ -126,6 +128,11 @@ class ProtectedSet:
     identities: Mapping[tuple[int, int], tuple[int, ProtectedRoot]] = field(default_factory=dict)
     # Trees whose walk stopped at MAX_IDENTITIES (matched by kernel path beyond it).
     identity_capped: tuple[str, ...] = ()
+    # The run's own writable trees (its scratch: workspace, tmp, agent state; its home),
+    # as absolute and resolved paths: a metadata change (chmod, chown, utimes, an
+    # extended attribute) outside them is a finding (OUTSIDE_METADATA), since Landlock
+    # does not mediate metadata.
+    own_trees: tuple[str, ...] = ()
     # Every root's path: most traced paths (the interpreter, /usr) are rejected at once.
     _prefixes: tuple[str, ...] = field(init=False, default=())
 
@@ -209,6 +216,7 @@ def protected_set(
     protect: Iterable[Path] = (),
     interpreter: Iterable[Path] = (),
     agent_own: Iterable[Path] = (),
+    own_trees: Iterable[Path] = (),
 ) -> ProtectedSet:
     """The exact set a run's audit checks against (see the module doc)."""
     roots: list[ProtectedRoot] = []
@@ -294,8 +302,32 @@ def protected_set(
             capped.append(root.path)
         for key, mtime in found.items():
             identities.setdefault(key, (mtime, root))
+    trees = sorted({text for p in own_trees for text in (os.path.abspath(p), os.path.realpath(p))})
     return ProtectedSet(
-        tuple(roots), runtime, tuple(own), identities=identities, identity_capped=tuple(capped)
+        tuple(roots),
+        runtime,
+        tuple(own),
+        identities=identities,
+        identity_capped=tuple(capped),
+        own_trees=tuple(trees),
+    )
+
+
+# The audit category of a metadata change outside the run's own trees.
+OUTSIDE_METADATA = "outside-metadata"
+OUTSIDE_METADATA_MATERIAL = "a file outside the run's own tree (its metadata changed)"
+# Where a metadata change is never the run's reach into the host: device nodes (a pty's
+# mode) and the kernel's own views.
+METADATA_EXEMPT = ("/dev/", "/proc/", "/sys/")
+
+
+def outside_own_trees(protected: ProtectedSet, path: str) -> bool:
+    """``path`` (absolute, the kernel's or made absolute) lies outside every one of the
+    run's own trees and is not a device node or a kernel view."""
+    if not path.startswith("/") or path.startswith(METADATA_EXEMPT):
+        return False
+    return not any(
+        path == tree or path.startswith(tree.rstrip("/") + "/") for tree in protected.own_trees
     )
 
 

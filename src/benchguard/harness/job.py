@@ -572,6 +572,7 @@ def _protected(
             settings.home,
             scratch.root,
         ),
+        own_trees=(settings.home, scratch.root),
     )
 
 

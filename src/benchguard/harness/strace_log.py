@@ -35,7 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchguard.harness.audit import MAX_LOG_BYTES, MAX_RECORDED_ACCESSES, ProtectedSet
+from benchguard.harness.audit import (
+    MAX_LOG_BYTES,
+    MAX_RECORDED_ACCESSES,
+    OUTSIDE_METADATA,
+    OUTSIDE_METADATA_MATERIAL,
+    ProtectedSet,
+    outside_own_trees,
+)
 
 _LINE = re.compile(r"^(\d+) +(.*)$")
 _CALL = re.compile(r"^(\w+)\((.*)\) += (.*)$", re.DOTALL)
@@ -114,6 +121,31 @@ _CHANGE: dict[str, tuple[tuple[int | None, int], ...]] = {
     "lsetxattr": ((None, 0),),
     "removexattr": ((None, 0),),
     "lremovexattr": ((None, 0),),
+}
+# Metadata changes: name -> (directory descriptor index or None, path index or None:
+# the descriptor itself is the target). Landlock mediates none of them, so a successful
+# one outside the run's own trees is a finding (audit.OUTSIDE_METADATA).
+_METADATA: dict[str, tuple[int | None, int | None]] = {
+    "chmod": (None, 0),
+    "fchmodat": (0, 1),
+    "fchmodat2": (0, 1),
+    "chown": (None, 0),
+    "lchown": (None, 0),
+    "fchownat": (0, 1),
+    "utime": (None, 0),
+    "utimes": (None, 0),
+    "utimensat": (0, 1),
+    "futimesat": (0, 1),
+    "setxattr": (None, 0),
+    "lsetxattr": (None, 0),
+    "removexattr": (None, 0),
+    "lremovexattr": (None, 0),
+    "setxattrat": (0, 1),
+    "removexattrat": (0, 1),
+    "fchmod": (0, None),
+    "fchown": (0, None),
+    "fsetxattr": (0, None),
+    "fremovexattr": (0, None),
 }
 _FORKS = frozenset({"clone", "clone3", "fork", "vfork"})
 # Calls held for processes not yet known to the log (see _Parser.unborn).
@@ -238,6 +270,9 @@ class _Parser:
     unmatched: dict[str, tuple[str, bool, bool]] = field(default_factory=dict)
     uninterpreted: dict[str, int] = field(default_factory=dict)
     unparsed: int = 0
+    # Paths the run opened with O_CREAT (an unconfined run's own new file outside its
+    # trees): a metadata change to one is not a reach into the host.
+    opened_create: set[str] = field(default_factory=set)
     # The log's first process is the harness's unshare (the run's pid namespace). The
     # harness's own wrappers are exempt from "cannot follow": unshare, the namespace's
     # init (/bin/sh, its first child), and a chain of setpriv and bwrap execs (the
@@ -392,6 +427,10 @@ class _Parser:
                 _string(args[index]) if len(args) > index else None,
                 args[index + 1] if len(args) > index + 1 else "",
             )
+        if name in _METADATA and result == "ok" and not self._wrapper(pid):
+            self._metadata(pid, name, args)
+            if name in ("fchmod", "fchown", "fsetxattr", "fremovexattr"):
+                return
         if name in UNINTERPRETABLE:
             if result == "ok" and not self._wrapper(pid):
                 self.uninterpreted[name] = self.uninterpreted.get(name, 0) + 1
@@ -470,6 +509,8 @@ class _Parser:
                 self.uninterpreted[name] = self.uninterpreted.get(name, 0) + 1
                 return
             self._access(kernel, operation, result, writing=writing, reading=reading)
+            if "O_CREAT" in flags:
+                self.opened_create.add(kernel)
             made = "O_CREAT" in flags and ("O_EXCL" in flags or "O_TRUNC" in flags)
             if made or ("O_TRUNC" in flags and writing):
                 self.created.add(kernel)
@@ -477,6 +518,38 @@ class _Parser:
         spelled = self._spelled(pid, args, 0 if at else None, 1 if at else 0)
         if spelled is not None:
             self._access(spelled, operation, result, writing=writing, reading=reading, resolve=True)
+
+    def _metadata(self, pid: int, name: str, args: list[str]) -> None:
+        """A successful metadata change: a finding when its target lies outside the
+        run's own trees (the descriptor's kernel path, or the spelled path)."""
+        dir_index, path_index = _METADATA[name]
+        text = (
+            _string(args[path_index]) if path_index is not None and path_index < len(args) else None
+        )
+        if path_index is None or not text:
+            # fchmod(fd), or utimensat(fd, NULL, ...) / AT_EMPTY_PATH: the fd itself.
+            path = self._dir(pid, args, 0) if dir_index is not None else None
+        else:
+            path = self._spelled(pid, args, dir_index, path_index)
+        if path is None:
+            self.uninterpreted[name] = self.uninterpreted.get(name, 0) + 1
+            return
+        if not outside_own_trees(self.protected, path):
+            return
+        if path in self.opened_create or self._made_here(path):
+            return
+        self.total_protected += 1
+        key = (path, "changed", "ok")
+        if key not in self.found and len(self.found) < MAX_RECORDED_ACCESSES * 4:
+            self.found[key] = {
+                "path": _shown(path),
+                "operation": "changed",
+                "result": "ok",
+                "category": OUTSIDE_METADATA,
+                "material": OUTSIDE_METADATA_MATERIAL,
+                "root": "/",
+                "via": name,
+            }
 
     def _link(self, pid: int, name: str, args: list[str], result: str) -> None:
         if name == "symlink" or name == "symlinkat":
