@@ -31,51 +31,58 @@ def attempt(results: dict[str, str], label: str, action: object) -> None:
         results[label] = f"denied {type(exc).__name__} {exc.errno}"
 
 
-def _watched_names(parent: str, seconds: float, mine: str) -> list[str]:
-    """Names created in ``parent`` for ``seconds`` (inotify: not mediated by Landlock,
-    so a confined agent learns the sibling runs' scratch names though it cannot list
-    /tmp), plus what a listing shows where one is allowed."""
+def _marked(parent: str, names: set[str], mine: str) -> list[str]:
+    """The workspaces of other runs among ``names`` that hold the victim's marker
+    (``stat`` is not mediated: only this batch's victim holds it, never another
+    process's run on the machine)."""
+    marker = os.environ["ATTACK_MARKER"]
+    return [
+        os.path.join(parent, name, "workspace")
+        for name in sorted(names)
+        if name.startswith("bg-run-")
+        and name != mine
+        and os.path.exists(os.path.join(parent, name, "workspace", marker))
+    ]
+
+
+def _watch(parent: str, seconds: float, mine: str) -> list[str]:
+    """Sibling workspaces found by watching ``parent`` (inotify: not mediated by
+    Landlock, so a confined agent learns the sibling runs' scratch names though it
+    cannot list /tmp), plus what a listing shows where one is allowed."""
     libc = ctypes.CDLL(None, use_errno=True)
     fd = libc.inotify_init1(os.O_NONBLOCK)
     names: set[str] = set()
     with contextlib.suppress(OSError):
         names.update(os.listdir(parent))
-    if fd < 0:
-        return sorted(names)
-    libc.inotify_add_watch(fd, os.fsencode(parent), 0x100)  # IN_CREATE
+    if fd >= 0:
+        libc.inotify_add_watch(fd, os.fsencode(parent), 0x100)  # IN_CREATE
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            data = os.read(fd, 65536)
-        except BlockingIOError:
+    try:
+        while time.monotonic() < deadline:
+            found = _marked(parent, names, mine)
+            if found:
+                return found
             time.sleep(0.1)
-            continue
-        offset = 0
-        while offset + 16 <= len(data):
-            _, _, _, size = struct.unpack_from("iIII", data, offset)
-            raw = data[offset + 16 : offset + 16 + size].rstrip(b"\0")
-            names.add(os.fsdecode(raw))
-            offset += 16 + size
-        if any(n.startswith("bg-run-") and n != mine for n in names):
-            time.sleep(0.5)  # its workspace is being filled
-            break
-    os.close(fd)
-    return sorted(names)
+            if fd < 0:
+                continue
+            with contextlib.suppress(BlockingIOError):
+                data = os.read(fd, 65536)
+                offset = 0
+                while offset + 16 <= len(data):
+                    _, _, _, size = struct.unpack_from("iIII", data, offset)
+                    raw = data[offset + 16 : offset + 16 + size].rstrip(b"\0")
+                    names.add(os.fsdecode(raw))
+                    offset += 16 + size
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    return []
 
 
 def siblings(results: dict[str, str]) -> None:
     scratch = os.path.dirname(os.getcwd())
     parent, mine = os.path.dirname(scratch), os.path.basename(scratch)
-    names = _watched_names(parent, float(os.environ.get("ATTACK_WAIT", "4")), mine)
-    found = [
-        os.path.join(parent, name, "workspace")
-        for name in names
-        if name.startswith("bg-run-")
-        and name != mine
-        # stat is not mediated either: only this batch's victim holds the marker
-        # (never another process's run on the machine).
-        and os.path.exists(os.path.join(parent, name, "workspace", os.environ["ATTACK_MARKER"]))
-    ]
+    found = _watch(parent, float(os.environ.get("ATTACK_WAIT", "4")), mine)
     results["siblings"] = str(len(found))
     for index, workspace in enumerate(found):
         attempt(results, f"sibling-{index}-chmod", lambda w=workspace: os.chmod(w, 0o755))
@@ -107,8 +114,12 @@ def main() -> int:
             count = len(poem.read().split())
         with open("count.txt", "w", encoding="utf-8") as handle:
             handle.write(f"{count}\n")
+    elif not os.path.exists("numbers.txt"):
+        # The short neighbour: it ends after the changer has started watching, so the
+        # victim's scratch is made while the changer watches.
+        time.sleep(3)
     if not os.path.exists("numbers.txt"):
-        # Not the changer's task (a neighbour or the victim): finish at once.
+        # Not the changer's task (the neighbour or the victim).
         print(json.dumps(results, sort_keys=True))
         return 0
     if os.environ.get("ATTACK_SIBLINGS"):
