@@ -387,22 +387,45 @@ def profile_top(root: Path, rules: Any, lines: int) -> str:
 # --- fresh processes: this tree beside a baseline tree, in the same run ---------------
 
 
+# ``python -m benchguard ARGS`` that writes its own resident-set peak (VmHWM) to the
+# file named by the environment at exit. The child's ru_maxrss cannot say it: Linux
+# carries the forking parent's peak (this script, holding a corpus) across fork and exec.
+_LAUNCH = (
+    "import atexit, os, runpy, sys\n"
+    "def _peak():\n"
+    "    for line in open('/proc/self/status'):\n"
+    "        if line.startswith('VmHWM:'):\n"
+    "            open(os.environ['BENCH_PEAK_FILE'], 'w').write(line.split()[1])\n"
+    "atexit.register(_peak)\n"
+    "sys.argv = ['benchguard', *sys.argv[1:]]\n"
+    "runpy.run_module('benchguard', run_name='__main__', alter_sys=True)\n"
+)
+
+
 def fresh_cpu(src: Path, args: list[str], repeat: int) -> tuple[float, int]:
     """Best CPU seconds (user + system) of ``python -m benchguard ARGS`` run in a fresh
     process importing benchguard from ``src``, output discarded; and its peak RSS in
-    bytes. Bytecode is not written, as on a read-only install: both trees pay the same."""
-    env = {**os.environ, "PYTHONPATH": str(src), "PYTHONDONTWRITEBYTECODE": "1"}
+    bytes (read by the child itself). Bytecode is not written, as on a read-only
+    install: both trees pay the same."""
     best, peak = float("inf"), 0
-    for _ in range(repeat):
-        child = subprocess.Popen(
-            [sys.executable, "-m", "benchguard", *args],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        _, _, usage = os.wait4(child.pid, 0)
-        best = min(best, usage.ru_utime + usage.ru_stime)
-        peak = max(peak, usage.ru_maxrss * 1024)
+    with tempfile.TemporaryDirectory(prefix="benchguard-peak-") as tmp:
+        peak_file = Path(tmp) / "peak"
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(src),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "BENCH_PEAK_FILE": str(peak_file),
+        }
+        for _ in range(repeat):
+            child = subprocess.Popen(
+                [sys.executable, "-c", _LAUNCH, *args],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            _, _, usage = os.wait4(child.pid, 0)
+            best = min(best, usage.ru_utime + usage.ru_stime)
+            peak = max(peak, int(peak_file.read_text()) * 1024)
     return best, peak
 
 
