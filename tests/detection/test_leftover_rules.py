@@ -92,3 +92,46 @@ def test_a_file_the_agent_wrote_is_not_a_leftover() -> None:
         {"command": "cat /tmp/answers.txt"},
     ]
     assert _scan(calls).status == "clean"
+
+
+WORKSPACE = "/tmp/bg-run-abc123/workspace"
+
+
+def _scan_in(calls: list[dict[str, Any]], workdir: str) -> Any:
+    record = {
+        "input": PROMPT,
+        "trajectory": [{"name": "bash", "args": call, "result": "ok"} for call in calls],
+        "output": "Done.",
+    }
+    rules = (*load_profile_spec("benchguard").rules, *load_profile_spec("generic").rules)
+    return scan_record(record, rules, workdir=workdir)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat answer.txt",
+        f"cat {WORKSPACE}/answer.txt",
+        f"cat {WORKSPACE}/out/solutions.md",
+        "cat ./expected_output.json",
+    ],
+)
+def test_a_file_in_the_agents_own_workspace_is_not_a_leftover(command: str) -> None:
+    """Guards against an honest harness run being zeroed for its deliverable: the
+    workspace lives under /tmp (bg-run-*/workspace), so a relative ``answer.txt``
+    resolved against it looked like an answer key left in /tmp."""
+    report = _scan_in([{"command": command}], WORKSPACE)
+    assert report.status == "clean", [(f.rule, f.evidence) for f in report.findings]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat /tmp/prev/answers.txt",
+        f"cat {WORKSPACE}/../../bg-run-other/workspace/answer.txt",
+        f"cat {WORKSPACE}-old/answers.txt",
+    ],
+)
+def test_an_answer_key_outside_the_workspace_stays_strong(command: str) -> None:
+    report = _scan_in([{"command": command}], WORKSPACE)
+    assert "prior-run-leftovers/answer-file" in {f.rule for f in report.findings}, command

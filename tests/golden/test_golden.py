@@ -69,11 +69,12 @@ def test_what_score_wrote_reads_back_byte_identical(relative: str) -> None:
 def test_old_records_are_scanned_with_their_stored_dynamic_rules(name: str) -> None:
     """Guards against a reader that drops a stored report's dynamic rules (inline in
     schema 1 and the list layout, by reference in schema 2+): the leftover read in the
-    first record is found only by the home-inventory rule the report carries."""
+    first record is found by the home-inventory rule the report carries (since detector
+    version 11 the generic leftover families also name ``~/old-run/answers.txt``)."""
     out = scan_case(f"tests/golden/inputs/{name}")
     first = out["stdout"][0]["report"]
     assert out["exit_code"] == 1 and first["status"] == "flagged"
-    assert [f["rule"] for f in first["findings"]] == ["prior-run-artifact/old-run/path"]
+    assert "prior-run-artifact/old-run/path" in [f["rule"] for f in first["findings"]]
 
 
 def test_scan_summary_is_unchanged() -> None:

@@ -601,7 +601,7 @@ def _scan(
     _check_deadline(deadline)
     shape = frozenset(rule.id for rule in plan.rules if rule.fallback)
     findings[:] = apply_provenance(
-        findings, entries[:entry_count], surfaces, prompt, shape_rules=shape
+        findings, entries[:entry_count], surfaces, prompt, shape_rules=shape, workdir=workdir
     )
     findings += prompt_text_searches(entries[:entry_count], prompt)
     findings += next_release_installs(entries[:entry_count], prompt)

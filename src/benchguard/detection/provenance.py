@@ -128,6 +128,8 @@ class _Trace:
     prompt: str
     # Ids of key-shaped fallback rules (their content matches are of a kind of file).
     shape_rules: frozenset[str] = frozenset()
+    # Where the agent's shell started (its workspace), when the harness recorded it.
+    workdir: str | None = None
 
     @functools.cached_property
     def prompt_paths(self) -> frozenset[str]:
@@ -141,13 +143,18 @@ def apply_provenance(
     prompt: str,
     *,
     shape_rules: frozenset[str] = frozenset(),
+    workdir: str | None = None,
 ) -> list[Finding]:
     """``findings`` kept, dropped or re-weighed by where their tokens came from.
-    ``shape_rules``: the ids of the plan's key-shaped fallback rules."""
+    ``shape_rules``: the ids of the plan's key-shaped fallback rules; ``workdir``: the
+    agent's workspace (the harness's scan context), whose files are the task's own."""
     if not findings:
         return findings
     trace = _Trace(
-        [_step(i, entry) for i, entry in enumerate(entries)], prompt[:_MAX_TEXT], shape_rules
+        [_step(i, entry) for i, entry in enumerate(entries)],
+        prompt[:_MAX_TEXT],
+        shape_rules,
+        workdir.rstrip("/") if workdir and workdir.startswith("/") and len(workdir) > 1 else None,
     )
     kept: list[Finding] = []
     for finding in findings:
@@ -189,9 +196,16 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
         if (
             match_text is not None
             and finding.rule.startswith(NAME_RULE_PREFIXES)
-            and (_name_in_prompt(match_text, trace.prompt_paths) or _own_file(match_text, [step]))
+            and (
+                _name_in_prompt(match_text, trace.prompt_paths)
+                or _own_file(match_text, [step])
+                or _in_workspace(match_text, trace.workdir)
+            )
         ):
-            return None  # the task's own file, or one this very step writes
+            # The task's own file, one this very step writes, or one in the agent's
+            # own workspace (a harness run's workspace lives under /tmp, and its
+            # answer.txt is the deliverable, not a leftover).
+            return None
         return finding
     return _from_prompt(finding, trace, surfaces, step_index)
 
@@ -330,6 +344,14 @@ def _inside_data(match_text: str, step: _Step, trace: _Trace) -> bool:
     # Run later, or by the rest of this same command (after the heredoc): code.
     later = [code] + [s.command for s in trace.steps[step.index + 1 :]]
     return not any(_runs(path, later) for path in step.created)
+
+
+def _in_workspace(match_text: str, workdir: str | None) -> bool:
+    """The match names a path inside the agent's workspace (``..`` never climbs out)."""
+    if workdir is None:
+        return False
+    text = match_text.strip("'\" ")
+    return text.startswith(workdir + "/") and "/../" not in text[len(workdir) :] + "/"
 
 
 def _own_file(match_text: str, earlier: Sequence[_Step]) -> bool:
