@@ -24,8 +24,8 @@ from harness.privileges import Harness, records, run_adversary
 
 pytestmark = pytest.mark.slow
 RULE = "audit/outside-metadata"
-# "auto" is strace for the unprivileged harness; root's fanotify sees no metadata yet.
-AUDITS = ("strace",)
+# "auto": fanotify as root (FAN_ATTRIB), strace for the unprivileged harness.
+AUDITS = ("auto", "strace")
 
 
 def _target(harness: Harness) -> Path:

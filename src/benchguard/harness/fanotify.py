@@ -47,6 +47,7 @@ import os
 import select
 import stat
 import struct
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -54,7 +55,15 @@ from pathlib import Path
 from typing import Any
 
 from benchguard.harness import cgroup as cgroups
-from benchguard.harness.audit import MAX_RECORDED_ACCESSES, AuditUnavailable, ProtectedSet
+from benchguard.harness.audit import (
+    MAX_RECORDED_ACCESSES,
+    OUTSIDE_METADATA,
+    OUTSIDE_METADATA_MATERIAL,
+    AuditUnavailable,
+    ProtectedSet,
+    outside_own_trees,
+)
+from benchguard.harness.fanotify_attrib import AttribWatch
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +96,8 @@ UNSEEN = (
     "opens that failed: an open Landlock denied (EACCES) or the sandbox hid leaves no "
     "event (Landlock still prevented it)",
     "stat, access and readlink lookups",
-    "unlink, rename, mkdir, chmod (no file is opened)",
+    "unlink, rename, mkdir (no file is opened)",
+    "a metadata change by a process that exited before its event was read",
     "reads through a descriptor opened before the run",
     "files on a filesystem that holds no protected path",
 )
@@ -263,6 +273,8 @@ def _mount_ids(pid: int | str) -> tuple[str | None, set[int]]:
 # Mount namespaces one observer holds open at most (each costs a descriptor): the run's
 # own, the launcher's, a sandbox's, and the other live runs' of this harness.
 MAX_HELD_NAMESPACES = 128
+# Pids whose run is remembered (harness.fanotify._learn_pid).
+MAX_KNOWN_PIDS = 1 << 16
 # Unique mount ids remembered as another process's (each saves a listing per event).
 MAX_FOREIGN_MOUNTS = 4096
 
@@ -338,6 +350,13 @@ class FanotifyObserver:
     _held: dict[str, int] = field(default_factory=dict)
     # Unique mount ids no held namespace had when listed after their event.
     _foreign: set[int] = field(default_factory=set)
+    # The FAN_ATTRIB group (harness.fanotify_attrib); None when it could not be made.
+    _attrib: AttribWatch | None = None
+    metadata_problem: str | None = None
+    metadata_dropped: int = 0
+    _attrib_marks: list[str] = field(default_factory=list)
+    # pid -> the run its opens went through (None: no run's mount), see _learn_pid.
+    _pid_runs: dict[int, str | None] = field(default_factory=dict)
 
     def start(self) -> None:
         self._host_namespace, self._host_mounts = _mount_ids("self")
@@ -351,6 +370,7 @@ class FanotifyObserver:
                     if _ignore_mount(self._fd, point):
                         self.ignored += 1
             self._proc_fd = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            self._start_attrib()
         except OSError as exc:
             self.problem = f"fanotify could not watch the protected set ({exc})"
             self._close()
@@ -359,6 +379,15 @@ class FanotifyObserver:
         self._wake = os.pipe()
         self._thread = threading.Thread(target=self._loop, name="fanotify-audit", daemon=True)
         self._thread.start()
+
+    def _start_attrib(self) -> None:
+        """The metadata group, on the protected set's filesystems, the root's and the
+        scratch's (a chmod or utime anywhere on the host outside the run's trees)."""
+        paths = sorted({*_filesystems(self.protected), "/", tempfile.gettempdir()})
+        try:
+            self._attrib = AttribWatch.open(paths)
+        except OSError as exc:
+            self.metadata_problem = f"metadata changes are not watched ({exc})"
 
     def finish(self) -> dict[str, Any]:
         """Drain what is queued, stop, and return ``record["system_audit"]``."""
@@ -385,6 +414,10 @@ class FanotifyObserver:
             "marks": list(self.marked),
             "ignored_harness_mounts": self.ignored,
             "attributed_by": dict(sorted(self.attributed.items())),
+            # FAN_ATTRIB: chmod, chown, utimes and xattr changes outside the run's trees.
+            "metadata_watched": self._attrib_marks,
+            "metadata_problem": self.metadata_problem,
+            "metadata_dropped": self.metadata_dropped,
         }
 
     def _open_gate(self) -> None:
@@ -395,6 +428,10 @@ class FanotifyObserver:
         thread.start()
 
     def _close(self) -> None:
+        if self._attrib is not None:
+            self._attrib_marks = list(self._attrib.marked)
+            self._attrib.close()
+            self._attrib = None
         for fd in (self._fd, *self._wake, self._proc_fd):
             if fd >= 0:
                 with contextlib.suppress(OSError):
@@ -439,17 +476,67 @@ class FanotifyObserver:
         poller = select.poll()
         poller.register(self._fd, select.POLLIN)
         poller.register(self._wake[0], select.POLLIN)
+        if self._attrib is not None:
+            poller.register(self._attrib.fd, select.POLLIN)
         try:
             while True:
                 poller.poll(_POLL_MS)
                 # A namespace a run made since (a sandbox's) is learned while it lives.
                 self._refresh()
+                # The open events first: they name the pids of the metadata events.
                 drained = self._drain()
+                self._drain_attrib()
                 if self._stop.is_set() and drained:
+                    self._drain()
+                    self._drain_attrib()
                     return
         except Exception as exc:  # a reader fault must make the audit incomplete
             log.exception("fanotify reader failed")
             self.problem = f"the fanotify reader failed ({type(exc).__name__}: {exc})"
+
+    def _learn_pid(self, fd: int, pid: int) -> None:
+        """Remember which run a pid's opens went through (by unique mount id), once per
+        pid: a metadata event carries no descriptor, and its process (a ``chmod``
+        command) is often gone before the event is read; its exec and library opens,
+        queued before it, named its run already."""
+        if pid in self._pid_runs or len(self._pid_runs) >= MAX_KNOWN_PIDS:
+            return
+        mount = _unique_mount(fd)
+        self._pid_runs[pid] = self._mounts.get(mount) if mount is not None else None
+
+    def _drain_attrib(self) -> None:
+        """Metadata changes of the run's processes outside its own trees: findings."""
+        if self._attrib is None:
+            return
+        for pid, path in self._attrib.events():
+            if pid == self._me or not outside_own_trees(self.protected, path):
+                continue
+            member = self.run.holds(pid) if self.run is not None else None
+            how = "cgroup"
+            if member is None and self.run is not None:
+                member = self._pid_runs.get(pid) == self.run.name
+                how = "mount"
+            if member is not True:
+                # Another process's, or one gone that no open of the run named:
+                # never charged to the run.
+                self.metadata_dropped += 1
+                continue
+            self.total_protected += 1
+            self.attributed[how] = self.attributed.get(how, 0) + 1
+            key = (path, "changed", "ok")
+            if key not in self.found and len(self.found) < MAX_RECORDED_ACCESSES * 4:
+                self.found[key] = {
+                    "path": _shown(path),
+                    "operation": "changed",
+                    "result": "ok",
+                    "category": OUTSIDE_METADATA,
+                    "material": OUTSIDE_METADATA_MATERIAL,
+                    "root": "/",
+                    "attributed_by": how,
+                    "via": "FAN_ATTRIB",
+                }
+        if self._attrib.overflowed:
+            self.problem = "the fanotify metadata queue overflowed: events were lost"
 
     def _drain(self) -> bool:
         """Read and handle events until the queue is empty; True once it is."""
@@ -478,6 +565,7 @@ class FanotifyObserver:
                 try:
                     self.events += 1
                     if pid != self._me:
+                        self._learn_pid(fd, pid)
                         self._event(mask, fd, pid)
                 finally:
                     os.close(fd)

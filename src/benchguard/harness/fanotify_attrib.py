@@ -1,0 +1,191 @@
+"""Metadata changes as fanotify reports them (root): ``FAN_ATTRIB`` on whole filesystems.
+
+Landlock (ABI 7) mediates no metadata: ``chmod``, ``chown``, ``utimes`` and extended
+attributes of any file an agent can name succeed when its uid owns the file, and an
+unsandboxed root agent (uid 0, no capability) owns every root-owned file. The open
+observer (:mod:`harness.fanotify`) sees none of them: no file is opened. ``FAN_ATTRIB``
+needs a group reporting file identifiers (``FAN_REPORT_FID``), so this is a second
+group beside it: each event names the inode by file handle, which is opened
+(``open_by_handle_at``, ``O_PATH``: nothing is read) on the marked filesystem it came
+from (matched by ``fsid``) to ask the kernel its path.
+
+Which run: an attribute event carries no descriptor, so no mount names it; the event's
+pid is asked for its cgroup while it lives. A change by a process that has exited by
+the time its event is read (a ``chmod`` command run by a shell, when the observer is
+behind) cannot be attributed and is dropped (counted), never charged to a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import struct
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+FAN_CLASS_NOTIF = 0x0
+FAN_CLOEXEC = 0x1
+FAN_NONBLOCK = 0x2
+FAN_UNLIMITED_QUEUE = 0x10
+FAN_REPORT_FID = 0x200
+FAN_MARK_ADD = 0x1
+FAN_MARK_FILESYSTEM = 0x100
+FAN_ATTRIB = 0x4
+FAN_Q_OVERFLOW = 0x4000
+FAN_ONDIR = 0x40000000
+FAN_EVENT_INFO_TYPE_FID = 1
+AT_FDCWD = -100
+SYS_OPEN_BY_HANDLE_AT = 304
+_METADATA = struct.Struct("=IBBHQii")
+_INFO_HEADER = struct.Struct("=BBH")
+_FSID = struct.Struct("=ii")
+_HANDLE_HEAD = struct.Struct("=Ii")
+# struct statfs (x86_64): f_fsid (two ints) after seven 8-byte fields.
+_STATFS_SIZE = 120
+_STATFS_FSID_OFFSET = 56
+_READ_BYTES = 1 << 16
+
+
+def _libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.fanotify_init.argtypes = [ctypes.c_uint, ctypes.c_uint]
+    libc.fanotify_init.restype = ctypes.c_int
+    libc.fanotify_mark.argtypes = [
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.c_uint64,
+        ctypes.c_int,
+        ctypes.c_char_p,
+    ]
+    libc.fanotify_mark.restype = ctypes.c_int
+    return libc
+
+
+def _fsid(fd: int) -> tuple[int, int] | None:
+    buffer = ctypes.create_string_buffer(_STATFS_SIZE)
+    if _libc().fstatfs(fd, buffer) != 0:
+        return None
+    pair = _FSID.unpack_from(buffer, _STATFS_FSID_OFFSET)
+    return int(pair[0]), int(pair[1])
+
+
+@dataclass
+class AttribWatch:
+    """A ``FAN_ATTRIB`` group on the filesystems of ``paths``; :meth:`events` yields
+    ``(pid, kernel path)`` per change whose file could be named."""
+
+    fd: int = -1
+    marked: list[str] = field(default_factory=list)
+    # fsid -> an open descriptor on that filesystem (open_by_handle_at's mount_fd).
+    _mounts: dict[tuple[int, int], int] = field(default_factory=dict)
+    _proc_fd: int = -1
+    unnamed: int = 0
+    overflowed: bool = False
+
+    @classmethod
+    def open(cls, paths: Sequence[str]) -> AttribWatch:
+        """Raises OSError when the group or a mark cannot be made."""
+        libc = _libc()
+        flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE | FAN_REPORT_FID
+        fd = int(libc.fanotify_init(flags, os.O_RDONLY | os.O_CLOEXEC))
+        if fd < 0:
+            error = ctypes.get_errno()
+            raise OSError(error, f"fanotify_init(FAN_REPORT_FID): {os.strerror(error)}")
+        watch = cls(fd)
+        try:
+            watch._proc_fd = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            for path in paths:
+                held = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                fsid = _fsid(held)
+                if fsid is None or fsid in watch._mounts:
+                    os.close(held)
+                    continue
+                done = libc.fanotify_mark(
+                    fd,
+                    FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+                    FAN_ATTRIB | FAN_ONDIR,
+                    AT_FDCWD,
+                    os.fsencode(path),
+                )
+                if done != 0:
+                    os.close(held)
+                    error = ctypes.get_errno()
+                    raise OSError(error, f"fanotify_mark FAN_ATTRIB {path}: {os.strerror(error)}")
+                watch._mounts[fsid] = held
+                watch.marked.append(path)
+        except OSError:
+            watch.close()
+            raise
+        return watch
+
+    def close(self) -> None:
+        for fd in (self.fd, self._proc_fd, *self._mounts.values()):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.fd, self._proc_fd = -1, -1
+        self._mounts.clear()
+
+    def events(self) -> Iterator[tuple[int, str]]:
+        """Everything queued now, as ``(pid, path)``."""
+        while True:
+            try:
+                data = os.read(self.fd, _READ_BYTES)
+            except BlockingIOError:
+                return
+            except InterruptedError:
+                continue
+            if not data:
+                return
+            offset = 0
+            while offset + _METADATA.size <= len(data):
+                length, _, _, meta_len, mask, _, pid = _METADATA.unpack_from(data, offset)
+                if length < _METADATA.size:
+                    self.overflowed = True
+                    return
+                if mask & FAN_Q_OVERFLOW:
+                    self.overflowed = True
+                path = self._path(data[offset + meta_len : offset + length])
+                offset += length
+                if path is None:
+                    self.unnamed += 1
+                    continue
+                yield pid, path
+
+    def _path(self, info: bytes) -> str | None:
+        """The kernel's path of the file a FID info record names (None: gone, or not
+        one of the marked filesystems)."""
+        if len(info) < _INFO_HEADER.size + _FSID.size + _HANDLE_HEAD.size:
+            return None
+        kind, _, _ = _INFO_HEADER.unpack_from(info, 0)
+        if kind != FAN_EVENT_INFO_TYPE_FID:
+            return None
+        fsid = _FSID.unpack_from(info, _INFO_HEADER.size)
+        mount = self._mounts.get((int(fsid[0]), int(fsid[1])))
+        if mount is None:
+            return None
+        start = _INFO_HEADER.size + _FSID.size
+        size, _ = _HANDLE_HEAD.unpack_from(info, start)
+        handle = info[start : start + _HANDLE_HEAD.size + size]
+        buffer = ctypes.create_string_buffer(handle, len(handle))
+        fd = int(
+            _libc().syscall(
+                ctypes.c_long(SYS_OPEN_BY_HANDLE_AT),
+                ctypes.c_int(mount),
+                buffer,
+                ctypes.c_int(os.O_PATH | os.O_CLOEXEC),
+            )
+        )
+        if fd < 0:
+            return None
+        try:
+            path = os.readlink(str(fd), dir_fd=self._proc_fd)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        if path.endswith(" (deleted)"):
+            return None
+        return path
