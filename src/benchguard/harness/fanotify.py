@@ -357,6 +357,8 @@ class FanotifyObserver:
     _attrib_marks: list[str] = field(default_factory=list)
     # pid -> the run its opens went through (None: no run's mount), see _learn_pid.
     _pid_runs: dict[int, str | None] = field(default_factory=dict)
+    # pid -> whether its cgroup was the run's when its first metadata event was read.
+    _pid_member: dict[int, bool] = field(default_factory=dict)
 
     def start(self) -> None:
         self._host_namespace, self._host_mounts = _mount_ids("self")
@@ -508,10 +510,15 @@ class FanotifyObserver:
         """Metadata changes of the run's processes outside its own trees: findings."""
         if self._attrib is None:
             return
-        for pid, path in self._attrib.events():
-            if pid == self._me or not outside_own_trees(self.protected, path):
+        for pid, info in self._attrib.events():
+            if pid == self._me:
                 continue
-            member = self.run.holds(pid) if self.run is not None else None
+            # One cgroup read per pid (the host's other processes change metadata too).
+            member = self._pid_member.get(pid)
+            if member is None and self.run is not None:
+                member = self.run.holds(pid)
+                if member is not None and len(self._pid_member) < MAX_KNOWN_PIDS:
+                    self._pid_member[pid] = member
             how = "cgroup"
             if member is None and self.run is not None:
                 member = self._pid_runs.get(pid) == self.run.name
@@ -520,6 +527,12 @@ class FanotifyObserver:
                 # Another process's, or one gone that no open of the run named:
                 # never charged to the run.
                 self.metadata_dropped += 1
+                continue
+            path = self._attrib.path(info)
+            if path is None:
+                self._attrib.unnamed += 1
+                continue
+            if not outside_own_trees(self.protected, path):
                 continue
             self.total_protected += 1
             self.attributed[how] = self.attributed.get(how, 0) + 1

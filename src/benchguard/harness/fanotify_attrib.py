@@ -74,7 +74,7 @@ def _fsid(fd: int) -> tuple[int, int] | None:
 @dataclass
 class AttribWatch:
     """A ``FAN_ATTRIB`` group on the filesystems of ``paths``; :meth:`events` yields
-    ``(pid, kernel path)`` per change whose file could be named."""
+    ``(pid, info)`` per change (:meth:`path` names its file)."""
 
     fd: int = -1
     marked: list[str] = field(default_factory=list)
@@ -128,8 +128,9 @@ class AttribWatch:
         self.fd, self._proc_fd = -1, -1
         self._mounts.clear()
 
-    def events(self) -> Iterator[tuple[int, str]]:
-        """Everything queued now, as ``(pid, path)``."""
+    def events(self) -> Iterator[tuple[int, bytes]]:
+        """Everything queued now, as ``(pid, info)``: :meth:`path` names the file (asked
+        only for the run's own processes: a handle opened per event costs)."""
         while True:
             try:
                 data = os.read(self.fd, _READ_BYTES)
@@ -147,14 +148,11 @@ class AttribWatch:
                     return
                 if mask & FAN_Q_OVERFLOW:
                     self.overflowed = True
-                path = self._path(data[offset + meta_len : offset + length])
+                info = data[offset + meta_len : offset + length]
                 offset += length
-                if path is None:
-                    self.unnamed += 1
-                    continue
-                yield pid, path
+                yield pid, info
 
-    def _path(self, info: bytes) -> str | None:
+    def path(self, info: bytes) -> str | None:
         """The kernel's path of the file a FID info record names (None: gone, or not
         one of the marked filesystems)."""
         if len(info) < _INFO_HEADER.size + _FSID.size + _HANDLE_HEAD.size:
