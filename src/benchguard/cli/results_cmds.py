@@ -32,11 +32,10 @@ from benchguard.results.aggregate import (
     ROWS_FILENAME,
 )
 from benchguard.results.leaderboard import (
-    DEFAULT_REVIEW_POLICY,
-    DEFAULT_UNVERIFIED_POLICY,
     UNVERIFIED_POLICIES,
     render_task_table,
 )
+from benchguard.scoring.zeroes import DEFAULT_REVIEW_POLICY, DEFAULT_UNVERIFIED_POLICY
 from benchguard.workflows.aggregate import aggregate_tree
 from benchguard.workflows.dismiss import DEFAULT_DISMISSALS_FILE, DismissOptions, dismiss_finding
 from benchguard.workflows.publish import parse_policy, publish

@@ -10,7 +10,6 @@ from benchguard.errors import BadInputError
 from benchguard.results.aggregate import ROWS_FILENAME, dedupe_latest
 from benchguard.results.io import ResultsFileError, read_rows, write_text_atomic
 from benchguard.results.leaderboard import (
-    DEFAULT_REVIEW_POLICY,
     UNVERIFIED_POLICIES,
     Leaderboard,
     ReviewPolicy,
@@ -19,6 +18,7 @@ from benchguard.results.leaderboard import (
     render_html,
 )
 from benchguard.results.rows import ResultRow
+from benchguard.scoring.zeroes import DEFAULT_REVIEW_POLICY
 from benchguard.workflows._inputs import collect_inputs
 
 
