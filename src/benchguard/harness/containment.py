@@ -197,6 +197,13 @@ class RunContainment:
         self.killed_at_end += killed
         return killed
 
+    @property
+    def kills_whole_tree(self) -> bool:
+        """Whether the end of the run killed every process of it without fail: its
+        cgroup (no process leaves one it cannot write to) or its pid namespace (no
+        process leaves one; all die with its init), and the end reported no error."""
+        return (self.cgroup is not None or bool(self.pid_namespace)) and self.end_error is None
+
     def facts(self) -> dict[str, Any]:
         """``record["containment"]``: what contained this run."""
         return {

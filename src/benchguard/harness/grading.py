@@ -10,7 +10,12 @@ Built after the agent has ended, for one run (:func:`build_box`):
   deleted one, a symlink in its place or above it, a shadowing ``test_x.so`` or
   ``__pycache__`` beside a grading file) is removed first. Files the task declares as
   the grader's own output (``grader_outputs``) are removed, so only the grader can
-  write them;
+  write them. Then, with everything placed, every symlink the agent left is resolved
+  by the kernel (``open(O_PATH)``, compared by (device, inode)): one that reaches a
+  grading file or folder is removed and reported (a ``grading-link`` tampering event:
+  ``total.txt -> expected/total.txt`` would otherwise read the task's expected output
+  as the deliverable), and one that resolves to nothing is removed too (it could only
+  ever reach something a check creates, such as a grader output);
 - ``run-N/``: one fresh copy of ``pristine/`` per command check (so nothing one check
   runs can change what the next one sees), beside a report directory outside that
   copy, and an empty home;
@@ -48,16 +53,18 @@ checks that run the deliverable as a subprocess or read its outputs (docs/gradin
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchguard.harness.check_programs import PytestRun, normalise
+from benchguard.harness.check_programs import GradingPaths, PytestRun, normalise
 from benchguard.harness.deliverable_imports import imported_names
 from benchguard.harness.workspace import remove_tree
 
@@ -113,6 +120,19 @@ class Box:
     # paths), so a check naming one can say why it is absent.
     links_out: frozenset[str] = frozenset()
     special: frozenset[str] = frozenset()
+    # Agent links removed after the grading files were placed: those reaching a grading
+    # file or folder (tampering), and those resolving to nothing.
+    grading_links: frozenset[str] = frozenset()
+    dangling: frozenset[str] = frozenset()
+    # (st_dev, st_ino) of every grading file and folder placed in ``pristine``: no file
+    # check of a deliverable may read one of these.
+    grading_identities: frozenset[tuple[int, int]] = frozenset()
+    grading_files: tuple[str, ...] = ()
+    # Workspace files left out because they are protected files (hard links).
+    excluded: frozenset[str] = frozenset()
+    # Workspace entries another process changed after the run's processes were dead
+    # (they differ from ``delivered``): not copied, not graded.
+    foreign: frozenset[str] = frozenset()
 
     def remove(self) -> list[str]:
         return remove_tree(self.root)
@@ -138,20 +158,44 @@ def build_box(
     task_dir: Path,
     grading_files: Sequence[str] = (),
     grader_outputs: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    delivered: Mapping[str, str | None] | None = None,
 ) -> Box:
-    """A fresh box for one run's checks (see the module doc); raises :class:`BoxError`."""
+    """A fresh box for one run's checks (see the module doc); raises :class:`BoxError`.
+    ``exclude``: workspace files (relative paths) never copied (protected files the
+    agent hard-linked there, harness.tampering). ``delivered``: the workspace as it was
+    when the run's processes were all dead (relative path -> what it held, None when
+    not digested): a file whose copy differs, or that was not there, was changed by
+    another process since and is not graded (:attr:`Box.foreign`)."""
     root = Path(tempfile.mkdtemp(prefix=BOX_PREFIX)).resolve()
     try:
         pristine, outputs = root / "pristine", root / "outputs"
         outputs.mkdir()
-        links_out, special = _copy_tree(workspace, pristine)
+        foreign: list[str] = []
+        links_out, special, links = _copy_tree(
+            workspace, pristine, frozenset(exclude), delivered, foreign
+        )
         for entry in grading_files:
             _place_grading(task_dir, pristine, entry)
         for entry in grader_outputs:
             clean = normalise(entry)
             if clean is not None:
                 _clear(pristine, clean)
-        return Box(root, pristine, outputs, frozenset(links_out), frozenset(special))
+        identities = grading_identities(pristine, grading_files)
+        reaching, dangling = drop_links(pristine, links, identities, grading_files)
+        return Box(
+            root,
+            pristine,
+            outputs,
+            frozenset(links_out),
+            frozenset(special),
+            frozenset(reaching),
+            frozenset(dangling),
+            identities,
+            tuple(grading_files),
+            frozenset(exclude),
+            frozenset(foreign),
+        )
     except BaseException:
         remove_tree(root)
         raise
@@ -162,7 +206,10 @@ def new_check_run(box: Box, index: int) -> CheckRun:
     root = box.root / f"run-{index}"
     root.mkdir()
     work = root / "work"
-    _copy_tree(box.pristine, work)
+    _, _, links = _copy_tree(box.pristine, work)
+    # The copy has the pristine tree's shape, so its links resolve as there; resolved
+    # again all the same, so the rule holds for the tree the command really runs in.
+    drop_links(work, links, grading_identities(work, box.grading_files), box.grading_files)
     run = CheckRun(root, work, root / "reports", root / "home")
     for path in (run.reports, run.home):
         path.mkdir()
@@ -273,14 +320,85 @@ def hook_files(workspace: Path) -> list[str]:
 # --- copying --------------------------------------------------------------------------
 
 
-def _copy_tree(source: Path, target: Path) -> tuple[list[str], list[str]]:
+def grading_identities(root: Path, grading_files: Sequence[str]) -> frozenset[tuple[int, int]]:
+    """(st_dev, st_ino) of every grading file and folder placed under ``root`` (links in
+    a grading folder are the task's own and are not followed)."""
+    found: set[tuple[int, int]] = set()
+    for entry in grading_files:
+        clean = normalise(entry)
+        if clean is None:
+            continue
+        top = root / clean
+        try:
+            info = os.lstat(top)
+        except OSError:
+            continue
+        found.add((info.st_dev, info.st_ino))
+        if stat.S_ISDIR(info.st_mode):
+            for folder, dirs, files in os.walk(top):
+                for name in dirs + files:
+                    with contextlib.suppress(OSError):
+                        sub = os.lstat(os.path.join(folder, name))
+                        found.add((sub.st_dev, sub.st_ino))
+    return frozenset(found)
+
+
+def drop_links(
+    root: Path,
+    links: Sequence[str],
+    identities: frozenset[tuple[int, int]],
+    grading_files: Sequence[str],
+) -> tuple[list[str], list[str]]:
+    """Remove the agent's links under ``root`` (``links``; those at a grading path are
+    the task's own, placed from its folder) that the kernel resolves to a grading file
+    or folder (``identities``), or to nothing; ``(reaching, dangling)``, sorted.
+
+    Every link is resolved on the whole tree as placed before any is removed: removing
+    a link only makes names through it resolve to nothing, never to something else."""
+    reaching: list[str] = []
+    dangling: list[str] = []
+    placed = GradingPaths(tuple(grading_files))
+    for rel in sorted(links):
+        if placed.covers(rel):
+            continue
+        try:
+            if not stat.S_ISLNK(os.lstat(root / rel).st_mode):
+                continue  # replaced by a grading file or folder, or above one
+        except OSError:
+            continue
+        try:
+            fd = os.open(root / rel, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            dangling.append(rel)
+            continue
+        try:
+            info = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if (info.st_dev, info.st_ino) in identities:
+            reaching.append(rel)
+    for rel in reaching + dangling:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(root / rel)
+    return reaching, dangling
+
+
+def _copy_tree(
+    source: Path,
+    target: Path,
+    exclude: frozenset[str] = frozenset(),
+    delivered: Mapping[str, str | None] | None = None,
+    foreign: list[str] | None = None,
+) -> tuple[list[str], list[str], list[str]]:
     """Copy ``source`` to ``target``: files, directories, links that stay inside; the
-    links out and the special files left behind (relative paths). A directory deeper
+    links out and the special files left behind, and the links copied (relative
+    paths). A directory deeper
     than :data:`MAX_BOX_DEPTH` is left out too and listed with the special files: an
     agent can nest directories past any path length (os.walk recurses, and the kernel
     refuses long paths), and no check reads that deep."""
     links_out: list[str] = []
     special: list[str] = []
+    links: list[str] = []
     entries = 0
     total = 0
     target.mkdir(mode=0o755)
@@ -302,8 +420,11 @@ def _copy_tree(source: Path, target: Path) -> tuple[list[str], list[str]]:
             info = os.lstat(src)
             if stat.S_ISLNK(info.st_mode):
                 link = os.readlink(src)
+                if not _as_delivered(delivered, shown, "l:" + link, foreign):
+                    continue
                 if _link_stays_inside(Path(folder), link, source):
                     os.symlink(link, dst)
+                    links.append(shown)
                 else:
                     links_out.append(shown)
             elif stat.S_ISDIR(info.st_mode):
@@ -317,16 +438,48 @@ def _copy_tree(source: Path, target: Path) -> tuple[list[str], list[str]]:
                 dst.mkdir(mode=0o755)
                 below.append(shown)
             elif stat.S_ISREG(info.st_mode):
+                if shown in exclude:
+                    continue
                 total += info.st_size
                 if total > MAX_BOX_BYTES:
                     raise BoxError(f"the workspace holds more than {MAX_BOX_BYTES} bytes")
                 shutil.copyfile(src, dst, follow_symlinks=False)
                 os.chmod(dst, 0o755 if info.st_mode & 0o111 else 0o644)
+                if delivered is not None:
+                    # The copy is the box's own: what it holds is what is graded.
+                    held = f"f{info.st_mode & 0o111:o}:{_digest(dst)}"
+                    if not _as_delivered(delivered, shown, held, foreign):
+                        os.unlink(dst)
             else:
                 special.append(shown)
         # Sorted order: the stack pops the first directory first.
         stack.extend((sub, depth + 1) for sub in reversed(below))
-    return links_out, special
+    return links_out, special, links
+
+
+def _as_delivered(
+    delivered: Mapping[str, str | None] | None,
+    shown: str,
+    held: str,
+    foreign: list[str] | None,
+) -> bool:
+    """Whether an entry holding ``held`` is as the run delivered it (True when nothing
+    is known: no ``delivered``, or that entry was not digested)."""
+    if delivered is None:
+        return True
+    if shown in delivered and delivered[shown] in (None, held):
+        return True
+    if foreign is not None:
+        foreign.append(shown)
+    return False
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _link_stays_inside(folder: Path, link: str, root: Path) -> bool:

@@ -22,6 +22,8 @@ entries is refused at pre-flight, with its size and the limit.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -32,6 +34,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchguard.errors import BadInputError
+from benchguard.harness.beneath import open_beneath
+from benchguard.harness.check_programs import normalise
 from benchguard.harness.confine_exec import COPY_DIR, FALLBACK_MARKER
 from benchguard.harness.tasks import Task
 from benchguard.record.filenames import FileName
@@ -93,23 +97,86 @@ class RunHome:
             return {"target": str(self.target), "copy": str(self.upper)}
         return {"target": str(self.target), "upper": str(self.upper), "work": str(self.work)}
 
-    def view(self, relative: str) -> Path | None:
-        """Where the run's version of ``~/relative`` is on the host after the run: its
-        upper layer's copy when the run wrote it, else the operator's (None when the
-        run deleted it)."""
-        path = self.upper / relative
-        if self.work is None:
-            return path
-        parts = Path(relative).parts
-        for depth in range(1, len(parts) + 1):
-            layer = self.upper.joinpath(*parts[:depth])
-            try:
-                info = os.lstat(layer)
-            except OSError:
-                continue
-            if stat.S_ISCHR(info.st_mode) and info.st_rdev == 0:
-                return None  # a whiteout: deleted by the run
-        return path if os.path.lexists(path) else self.target / relative
+    def locate(self, relative: str) -> tuple[HomeEntry, Path | None]:
+        """Which layer holds the run's version of ``~/relative`` after the run, found
+        without following any link: ``("file", layer root)`` for a regular file (open it
+        with :func:`open_in_layer`), ``("link", None)`` when a component of the name is
+        a symlink in the layer that provides it (the agent's ``~/out -> /anywhere``;
+        read as outside the home, the rule persistent mode applies to a link leaving
+        it), ``("absent", None)`` when the run deleted it or it never existed, and
+        ``("other", None)`` for a directory, FIFO or device.
+
+        Overlay: at each component the upper layer's entry wins (a whiteout deletes, an
+        opaque directory hides the lower's below it); else the operator's (lower). A
+        copy is one layer."""
+        parts = [part for part in Path(relative).parts if part not in ("", ".")]
+        if not parts or ".." in parts or Path(relative).is_absolute():
+            return "link", None
+        overlay = self.work is not None
+        upper: Path | None = self.upper
+        lower: Path | None = self.target if overlay else None
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            upper_info = _lstat(upper / part) if upper is not None else None
+            if upper_info is not None:
+                if overlay and stat.S_ISCHR(upper_info.st_mode) and upper_info.st_rdev == 0:
+                    return "absent", None  # a whiteout: deleted by the run
+                provider, info = self.upper, upper_info
+            else:
+                lower_info = _lstat(lower / part) if lower is not None else None
+                if lower_info is None:
+                    return "absent", None
+                provider, info = self.target, lower_info
+            if stat.S_ISLNK(info.st_mode):
+                return "link", None
+            if last:
+                return ("file", provider) if stat.S_ISREG(info.st_mode) else ("other", None)
+            if not stat.S_ISDIR(info.st_mode):
+                return "absent", None
+            if upper_info is not None:
+                assert upper is not None
+                below = upper / part
+                lower_below = _lstat(lower / part) if lower is not None else None
+                keep_lower = (
+                    lower is not None
+                    and lower_below is not None
+                    and stat.S_ISDIR(lower_below.st_mode)
+                    and not _opaque(below)
+                )
+                upper, lower = below, (lower / part if keep_lower and lower else None)
+            else:
+                upper, lower = None, (lower / part if lower is not None else None)
+        return "absent", None
+
+
+HomeEntry = Literal["file", "link", "absent", "other"]
+# Overlayfs marks a directory the run recreated (its lower contents hidden) with this
+# xattr: trusted.* when mounted by root, user.* for an unprivileged (userxattr) mount.
+OPAQUE_XATTRS = ("trusted.overlay.opaque", "user.overlay.opaque")
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
+def _opaque(directory: Path) -> bool:
+    for name in OPAQUE_XATTRS:
+        try:
+            if os.getxattr(directory, name, follow_symlinks=False) == b"y":
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def open_in_layer(layer: Path, relative: str) -> int:
+    """``relative`` opened for reading beneath ``layer`` with no symlink anywhere on the
+    way (the kernel refuses one: ``ELOOP``), so what :meth:`RunHome.locate` found is what
+    is read, even if the tree changed since."""
+    return open_beneath(layer, relative, links=False)
 
 
 def measure(home: Path) -> tuple[int, int]:
@@ -265,23 +332,53 @@ def _deleted_from_copy(run_home: RunHome, kept: KeptWrites) -> None:
 
 def home_view(run_home: RunHome, task: Task, view: Path) -> Path:
     """A directory holding the run's version of every home file the task's checks
-    name (``~/x``), for verification after the agent's namespace is gone."""
+    name (``~/x``), for verification after the agent's namespace is gone.
+
+    Each is found in the run's layers without following a link (:meth:`RunHome.locate`)
+    and copied as a regular file; a name reached through a link the run made (in any
+    component) is left in the view as an absolute link, which the file check reads as
+    pointing outside the home (the kernel refuses to follow it beneath the view)."""
     view.mkdir(mode=0o700, exist_ok=True)
+    made = run_home.as_made()[0]
     for check in task.verification:
         name = getattr(check, "file", None)
         if not isinstance(name, str) or not name.startswith("~/"):
             continue
         relative = name[2:]
-        found = run_home.as_made()[0].view(relative)
-        if found is None or not os.path.lexists(found):
+        kind, layer = made.locate(relative)
+        if kind in ("absent", "other") or normalise(relative) is None:
             continue
-        target = view / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if os.path.islink(found):
-            os.symlink(os.readlink(found), target)
-        elif found.is_file():
-            shutil.copy2(found, target, follow_symlinks=False)
+        target = view / normalise(relative)  # type: ignore[operator]
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if os.path.lexists(target):
+                continue
+            if kind == "link" or layer is None:
+                os.symlink(OUTSIDE, target)
+                continue
+            _copy_from_layer(layer, relative, target)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                with contextlib.suppress(OSError):
+                    os.symlink(OUTSIDE, target)
+            # Otherwise absent from the view: the check reads "does not exist".
     return view
+
+
+# What a link component of a checked home name becomes in the view: an absolute link,
+# which a file check (openat2 RESOLVE_BENEATH) refuses as leaving its root.
+OUTSIDE = "/"
+
+
+def _copy_from_layer(layer: Path, relative: str, target: Path) -> None:
+    fd = open_in_layer(layer, relative)
+    with os.fdopen(fd, "rb") as source:
+        info = os.fstat(source.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return
+        with open(target, "xb") as copy:
+            shutil.copyfileobj(source, copy)
+    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
 def evidence_dir(run_dir: Path, position: int, folder: str, iteration: int) -> Path:

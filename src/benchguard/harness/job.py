@@ -408,7 +408,9 @@ def run_job(
             job.task, settings.home, content_only=settings.home_settings.fresh
         )
         workspace_before = tree_state(scratch.workspace)
-        watch = TamperWatch.before_agent(job.task, scratch.workspace)
+        watch = TamperWatch.before_agent(
+            job.task, scratch.workspace, session.protected if session is not None else None
+        )
         granted_before = digest(granted)
         finished = run_process(
             argv,
@@ -431,6 +433,7 @@ def run_job(
             # Before anything reads the workspace: nothing the agent left runs on.
             strays += session.end()
             record["containment"] = session.containment.facts()
+        watch.tree_gone(session is not None and session.containment.kills_whole_tree)
         # Sandboxed the binds refuse the write; unsandboxed it is at least on the record.
         record["granted_inputs_changed"] = changed(granted_before, granted)
         if orphans is not None:
@@ -496,9 +499,14 @@ def run_job(
                 ),
                 sandbox=settings.check_sandbox,
                 home_files=home_files,
+                # A deliverable that is a protected file (a hard link) is not graded.
+                exclude=watch.linked,
+                # What the run held when its processes were all dead: a file another
+                # process changed since is not graded.
+                delivered=watch.delivered(),
             )
             record.update(verification_report=graded.report, hook_files=graded.hook_files)
-            watch.graded(graded.tampering)
+            watch.graded(graded.tampering, graded.foreign)
         record[TAMPERING_KEY] = watch.record()
         if run_home is not None:
             kept = keep_writes(run_home, home_evidence)

@@ -31,11 +31,14 @@ Reading is bounded (size) and regexes are RE2 (linear time).
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import logging
 import os
 import stat
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +46,7 @@ from typing import Any
 import re2
 
 from benchguard.harness import grading
+from benchguard.harness.beneath import open_beneath
 from benchguard.harness.check_programs import GradingPaths, normalise, pytest_run
 from benchguard.harness.grading import CHECK_PATH, Box, BoxError, CheckRun
 from benchguard.harness.identity import AgentIdentity, hand_over
@@ -51,12 +55,13 @@ from benchguard.harness.process import kill_group
 from benchguard.harness.result_stream import FD_VARIABLE, StreamReader, stream_verdict
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
 from benchguard.harness.tasks import CommandCheck, FileCheck, Task, quiet_re2_options
-from benchguard.record.evidence import GRADER_REPORT_FORGED
+from benchguard.record.evidence import GRADER_REPORT_FORGED, GRADING_LINK
 
 FORGED_EVENT = GRADER_REPORT_FORGED
 
 __all__ = ["CHECK_PATH", "CheckSandbox", "Grading", "HomeFiles", "grade", "run_checks"]
 
+REACHES_GRADING = "reaches a grading file of the task"
 # A deliverable larger than this is judged on its first MAX_READ_BYTES only.
 MAX_READ_BYTES = 1024 * 1024
 
@@ -144,6 +149,9 @@ class Grading:
     # Tampering events grading itself saw (a check whose results were forged from
     # inside the test process, harness/result_stream.py): ``{path, what, detail}``.
     tampering: list[dict[str, str]] = field(default_factory=list)
+    # Workspace entries another process changed after the run's processes were all
+    # dead: not graded, recorded (not the run's doing).
+    foreign: list[str] = field(default_factory=list)
 
 
 def run_checks(
@@ -171,8 +179,11 @@ def grade(
     home: Path,
     sandbox: CheckSandbox | None = None,
     home_files: HomeFiles | None = None,
+    exclude: Sequence[str] = (),
+    delivered: Mapping[str, str | None] | None = None,
 ) -> Grading:
-    """Build the grading box from ``workspace`` and run every check of ``task`` there."""
+    """Build the grading box from ``workspace`` and run every check of ``task`` there;
+    ``exclude``: workspace files never copied into it (protected files, hard-linked)."""
     hooks = grading.hook_files(workspace)
     try:
         box = grading.build_box(
@@ -180,15 +191,21 @@ def grade(
             task_dir=task.task_dir(),
             grading_files=task.grading_files,
             grader_outputs=task.grader_outputs,
+            exclude=exclude,
+            delivered=delivered,
         )
     except (BoxError, OSError) as exc:
         # Fail closed: a workspace the box cannot hold earns nothing.
         reason = f"the grading box could not be built: {exc}"
         return Grading([_entry(check, False, reason) for check in task.verification], hooks)
     try:
-        forged: list[dict[str, str]] = []
+        # An agent link the box removed because it reached a grading file is evidence.
+        forged: list[dict[str, str]] = [
+            {"path": path, "what": GRADING_LINK, "detail": "removed from the grading box"}
+            for path in sorted(box.grading_links)
+        ]
         report = _run_in_box(task, box, home, sandbox, home_files, forged)
-        return Grading(report, hooks, forged)
+        return Grading(report, hooks, forged, sorted(box.foreign))
     finally:
         problems = box.remove()
         if problems:
@@ -209,7 +226,7 @@ def _run_in_box(
     # Deliverables are judged as copied, before anything runs in the box.
     for index, check in checks:
         if isinstance(check, FileCheck) and not outputs.covers(check.file):
-            entries[index] = _box_file_entry(check, box, home, home_files)
+            entries[index] = _box_file_entry(check, box, home, home_files, forged)
     for index, check in checks:
         if isinstance(check, CommandCheck):
             run = grading.new_check_run(box, index)
@@ -223,11 +240,36 @@ def _run_in_box(
 
 
 def _box_file_entry(
-    check: FileCheck, box: Box, home: Path, home_files: HomeFiles | None
+    check: FileCheck,
+    box: Box,
+    home: Path,
+    home_files: HomeFiles | None,
+    events: list[dict[str, str]],
 ) -> dict[str, Any]:
-    entry = _file_entry(check, box.pristine, home, home_files)
     name = normalise(check.file)
+    on_grading = name is not None and GradingPaths(box.grading_files).covers(name)
+    forbidden = frozenset() if on_grading else box.grading_identities
+    entry = _file_entry(check, box.pristine, home, home_files, forbidden)
+    if entry["reason"].endswith(REACHES_GRADING) and name not in box.grading_links:
+        # Past the box's own link removal: still a grading file read as a deliverable.
+        events.append({"path": check.file, "what": GRADING_LINK, "detail": REACHES_GRADING})
     if not check.file.startswith("~/") and name is not None and not entry["passed"]:
+        if name in box.grading_links:
+            return _entry(
+                check, False, f"{check.file} is a link to a grading file of the task (removed)"
+            )
+        if name in box.foreign:
+            return _entry(
+                check,
+                False,
+                f"{check.file} was changed by another process after this run ended (not graded)",
+            )
+        if name in box.excluded:
+            return _entry(
+                check, False, f"{check.file} is a hard link to a protected file (not copied)"
+            )
+        if name in box.dangling:
+            return _entry(check, False, f"{check.file} is a link to nothing (not copied)")
         if name in box.links_out:
             return _entry(check, False, f"{check.file} points outside its root (not copied)")
         if name in box.special:
@@ -236,9 +278,13 @@ def _box_file_entry(
 
 
 def _file_entry(
-    check: FileCheck, root: Path, home: Path, home_files: HomeFiles | None
+    check: FileCheck,
+    root: Path,
+    home: Path,
+    home_files: HomeFiles | None,
+    forbidden: frozenset[tuple[int, int]] = frozenset(),
 ) -> dict[str, Any]:
-    entry = _run_file(check, workspace=root, home=home)
+    entry = _run_file(check, workspace=root, home=home, forbidden=forbidden)
     if entry["passed"] and home_files is not None and home_files.unchanged(check.file, home):
         return _entry(check, False, f"{check.file} is unchanged since before this run")
     return entry
@@ -338,25 +384,46 @@ def _run_command(
     return _entry(check, verdict.passed, verdict.reason)
 
 
-def _resolve(check: FileCheck, *, workspace: Path, home: Path) -> tuple[Path, Path]:
-    if check.file.startswith("~/"):
-        return home / check.file[2:], home
-    return workspace / check.file, workspace
-
-
-def _run_file(check: FileCheck, *, workspace: Path, home: Path) -> dict[str, Any]:
-    path, root = _resolve(check, workspace=workspace, home=home)
-    exists = path.is_file()
-    if exists and not path.resolve().is_relative_to(root.resolve()):
-        # An agent-made symlink must not let a check judge a file outside its run.
+def _run_file(
+    check: FileCheck,
+    *,
+    workspace: Path,
+    home: Path,
+    forbidden: frozenset[tuple[int, int]] = frozenset(),
+) -> dict[str, Any]:
+    """One file check, its file opened by the kernel beneath its root (the copy, or the
+    home): a link that would leave the root is refused whatever its spelling, and a
+    file whose (device, inode) is in ``forbidden`` (a grading file of the box) is not
+    the deliverable, whatever name reached it."""
+    relative, root = (
+        (check.file[2:], home) if check.file.startswith("~/") else (check.file, workspace)
+    )
+    clean = normalise(relative)
+    if clean is None:
         return _entry(check, False, f"{check.file} points outside its root")
-    if check.exists is not None:
-        if exists == check.exists:
-            return _entry(check, True, f"{check.file} {'exists' if exists else 'is absent'}")
-        return _entry(check, False, f"{check.file} {'exists' if exists else 'does not exist'}")
-    if not exists:
-        return _entry(check, False, f"{check.file} does not exist")
-    with path.open("rb") as handle:
+    handle = None
+    try:
+        fd = open_beneath(root, clean, links=True)
+    except OSError as exc:
+        if exc.errno == errno.EXDEV:
+            # An agent-made symlink must not let a check judge a file outside its run.
+            return _entry(check, False, f"{check.file} points outside its root")
+    else:
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode):
+            handle = os.fdopen(fd, "rb")
+        else:
+            os.close(fd)
+    with handle if handle is not None else contextlib.nullcontext():
+        if handle is not None and (info.st_dev, info.st_ino) in forbidden:
+            return _entry(check, False, f"{check.file} {REACHES_GRADING}")
+        exists = handle is not None
+        if check.exists is not None:
+            if exists == check.exists:
+                return _entry(check, True, f"{check.file} {'exists' if exists else 'is absent'}")
+            return _entry(check, False, f"{check.file} {'exists' if exists else 'does not exist'}")
+        if handle is None:
+            return _entry(check, False, f"{check.file} does not exist")
         text = handle.read(MAX_READ_BYTES).decode("utf-8", errors="replace")
     if check.contains is not None:
         found = check.contains in text

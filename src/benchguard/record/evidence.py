@@ -48,8 +48,22 @@ TAMPERING_EVENTS: dict[str, tuple[str, str]] = {
         "a test runner's report of the grading check",
         "forged from inside the test process (it disagrees with the harness's result stream)",
     ),
+    # harness.grading: a symlink the agent left that the kernel resolves, once the
+    # grading files are placed in the box, to one of them (total.txt -> expected/...).
+    "grading-link": (
+        "a symlink in the workspace",
+        "resolves to a grading file of the task in the grading box (removed before grading)",
+    ),
+    # harness.tampering: a workspace file that is a protected file (a hard link to the
+    # task's expected output: link(2) opens nothing, so no audit sees it).
+    "protected-file-linked": (
+        "a protected file (the tasks folder, results, the harness)",
+        "delivered as a hard link in the workspace (same device and inode)",
+    ),
 }
 GRADER_REPORT_FORGED = "grader-report-forged"
+PROTECTED_FILE_LINKED = "protected-file-linked"
+GRADING_LINK = "grading-link"
 
 # The layers that can produce evidence for a run (a manifest's ``evidenceSources``).
 EvidenceSource = Literal["audit", "sandbox", "transcript"]
