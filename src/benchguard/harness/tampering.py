@@ -21,8 +21,9 @@ gates like material access (``benchguard.detection.harness_evidence``):
 - ``grader-output-written``: the agent wrote a file the task declares as the grader's
   own output (a reward or verdict file);
 - ``deliverable-changed-after-end``: the workspace's content (a file's bytes or exec
-  bit, a link's target, an entry added or removed; never its times alone: a sibling's
-  ``utime`` framed honest runs) changed between the agent's end and the moment its
+  bit, a link's target, an entry added or removed; not its times alone, where the
+  run's containment can kill its whole tree: a sibling's ``utime`` framed honest
+  runs; without it, times included) changed between the agent's end and the moment its
   whole process tree was known dead (a process it left behind may have written
   there). A change after that moment cannot be this run's: it is listed under
   ``changed_by_others``, not gated, and the box does not grade it
@@ -264,8 +265,11 @@ class TamperWatch:
             complete = complete and final.complete
             # Before the tree is known dead a change may be a process the agent left
             # (gates); after it, it is another process's (recorded, not the run's).
+            # Without a tree known dead (containment off) nothing can be attributed:
+            # every change, times included, gates as before (fail closed).
+            compare = _content_changed if self.gone is not None else _changed
             own_until = self.gone if self.gone is not None else final
-            for path in _content_changed(self.end, own_until):
+            for path in compare(self.end, own_until):
                 events.append(_event(path, "deliverable-changed-after-end"))
             if self.gone is not None:
                 complete = complete and self.gone.complete
