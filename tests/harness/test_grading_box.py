@@ -65,3 +65,29 @@ def test_a_planted_pycache_outside_grading_files_is_not_copied(tmp_path: Path) -
 
 def test_hook_files_are_listed_sorted(tmp_path: Path) -> None:
     assert hook_files(_workspace(tmp_path)) == ["conftest.py", "x.pth"]
+
+
+def test_the_box_grades_only_what_the_run_delivered(tmp_path: Path) -> None:
+    """Guards against a file another process rewrote after the run's processes were all
+    dead (a colluding sibling handing a finished run the answer) being graded: the box
+    checks each copy against the delivered digests and leaves out what differs or
+    appeared since; what matches (or was not digested) is copied as before."""
+    from benchguard.harness.tampering import TamperWatch, tree_state
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "answer.txt").write_text("0\n", "utf-8")
+    (workspace / "notes.txt").write_text("mine\n", "utf-8")
+    gone = tree_state(workspace, content=True)
+    delivered = {path: gone.content.get(path) for path in gone.entries}
+    assert delivered == TamperWatch(task=None, workspace=workspace, gone=gone).delivered()  # type: ignore[arg-type]
+    (workspace / "answer.txt").write_text("137\n", "utf-8")  # another process, later
+    (workspace / "extra.txt").write_text("planted\n", "utf-8")
+    task_dir = tmp_path / "task"
+    task_dir.mkdir()
+    box = build_box(workspace, task_dir=task_dir, delivered=delivered)
+    try:
+        assert box.foreign == {"answer.txt", "extra.txt"}
+        assert sorted(os.listdir(box.pristine)) == ["notes.txt"]
+    finally:
+        box.remove()
