@@ -187,7 +187,7 @@ def test_the_home_link_reads_the_same_in_persistent_mode(harness: Harness) -> No
     assert check["reason"] == "~/out/total.txt points outside its root", check
 
 
-@pytest.mark.parametrize("audit", ["default", "none"])
+@pytest.mark.parametrize("audit", ["default", "none", "elsewhere"])
 def test_a_hard_link_to_the_expected_output_is_material_access(
     harness: Harness, audit: str
 ) -> None:
@@ -198,7 +198,20 @@ def test_a_hard_link_to_the_expected_output_is_material_access(
     not graded. With the audit off the tasks folder's identities still count."""
     extra = ("--audit", "none") if audit == "none" else ()
     tasks = link_tasks(harness, "ws-total")
-    [record] = attack(harness, "hardlink", tasks, "--unconfined", *extra).values()
+    env = {"ATTACK": "hardlink", "TASKS": str(tasks)}
+    if audit == "elsewhere":
+        # A copy of the task the harness was not told of: the checked deliverable has
+        # a name outside the workspace.
+        elsewhere = harness.operator.root / "elsewhere" / "total.txt"
+        elsewhere.parent.mkdir(parents=True, exist_ok=True)
+        elsewhere.write_text("4711\n", "utf-8")
+        for path in (elsewhere.parent, elsewhere):
+            os.chmod(path, 0o755 if path.is_dir() else 0o644)
+            if harness.identity == "user":
+                os.chown(path, UNPRIVILEGED, UNPRIVILEGED)
+        env["LINK_SOURCE"] = str(elsewhere)
+    run_dir = run_adversary(harness, "links.py", tasks, "--unconfined", *extra, env=env)
+    [record] = records(run_dir)
     assert tampering(record) == ["protected-file-linked"], record["tampering"]
     assert record["cheating_report"]["status"] == "flagged"
     assert correctness(record) == 0.0, record["verification_report"]

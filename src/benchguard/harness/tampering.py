@@ -51,13 +51,13 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchguard.harness.audit import ProtectedSet, tree_identities
-from benchguard.harness.check_programs import GradingPaths
+from benchguard.harness.check_programs import GradingPaths, normalise
 from benchguard.harness.tasks import FileCheck, Task
 from benchguard.record.evidence import PROTECTED_FILE_LINKED, TAMPERING_EVENTS, TAMPERING_KEY
 
@@ -219,7 +219,9 @@ class TamperWatch:
 
     def agent_ended(self) -> None:
         self.end = tree_state(self.workspace, content=True)
-        self.linked = linked_files(self.workspace, self.protected)
+        names = [c.file for c in self.task.verification if isinstance(c, FileCheck)]
+        checked = sorted({n for n in names if not n.startswith("~/")})
+        self.linked = linked_files(self.workspace, self.protected, checked)
         names = [c.file for c in self.task.verification if isinstance(c, FileCheck)]
         self.deliverables = {
             name: file_digest(self.workspace / name)
@@ -310,12 +312,16 @@ def protected_identities(task: Task, protected: ProtectedSet | None) -> dict[tup
     return identities
 
 
-def linked_files(workspace: Path, protected: Mapping[tuple[int, int], int]) -> list[str]:
+def linked_files(
+    workspace: Path, protected: Mapping[tuple[int, int], int], checked: Sequence[str] = ()
+) -> list[str]:
     """The regular files under ``workspace`` that are protected files (same device,
-    inode and mtime): relative paths, sorted, bounded."""
+    inode and mtime), and the ``checked`` ones (named by a file check) that also have a
+    name outside the workspace (more hard links than names inside it: material the
+    harness was not told of, linked in without a read); relative paths, sorted,
+    bounded."""
     found: list[str] = []
-    if not protected:
-        return found
+    names_inside: dict[tuple[int, int], int] = {}
     seen = 0
     for folder, dirs, files in os.walk(workspace):
         dirs.sort()
@@ -330,11 +336,24 @@ def linked_files(workspace: Path, protected: Mapping[tuple[int, int], int]) -> l
                 continue
             if not stat.S_ISREG(info.st_mode):
                 continue
-            if protected.get((info.st_dev, info.st_ino)) == info.st_mtime_ns:
+            key = (info.st_dev, info.st_ino)
+            names_inside[key] = names_inside.get(key, 0) + 1
+            if protected.get(key) == info.st_mtime_ns:
                 found.append(os.path.relpath(path, workspace))
                 if len(found) >= MAX_EVENTS:
                     return found
-    return found
+    for name in checked:
+        clean = normalise(name)
+        if clean is None or clean in found:
+            continue
+        try:
+            info = os.lstat(workspace / clean)
+        except OSError:
+            continue
+        key = (info.st_dev, info.st_ino)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > names_inside.get(key, 0):
+            found.append(clean)
+    return sorted(found)[:MAX_EVENTS]
 
 
 def _content_changed(before: TreeState, after: TreeState) -> list[str]:

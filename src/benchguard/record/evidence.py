@@ -58,7 +58,8 @@ TAMPERING_EVENTS: dict[str, tuple[str, str]] = {
     # task's expected output: link(2) opens nothing, so no audit sees it).
     "protected-file-linked": (
         "a protected file (the tasks folder, results, the harness)",
-        "delivered as a hard link in the workspace (same device and inode)",
+        "delivered as a hard link in the workspace (the same inode as a protected file, "
+        "or a checked deliverable with a name outside the workspace)",
     ),
 }
 GRADER_REPORT_FORGED = "grader-report-forged"

@@ -94,7 +94,9 @@ def main() -> int:
         home_out = os.path.expanduser("~/out")
         attempt(f"ln -s {target} ~/out", lambda: os.symlink(target, home_out))
     elif attack == "hardlink":
-        source = os.path.join(tasks, "ws-total", "expected", "total.txt")
+        source = os.environ.get("LINK_SOURCE") or os.path.join(
+            tasks, "ws-total", "expected", "total.txt"
+        )
         attempt(f"ln {source} {name}", lambda: os.link(source, name))
     print("done")
     return 0
