@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from benchguard.detection import inventory
+from benchguard.detection.detector import Detector
 from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfig
 from benchguard.harness.confine import Confinement, kernel_abi
@@ -173,6 +174,9 @@ def run_batch_timed(
     agent_s = sum(r.duration_s for r in records)
 
     t = time.perf_counter()
+    # One detector for the batch, as run_batch holds one: its compiled plans serve
+    # every record (a fresh detector per record would time the compiler, not the scan).
+    detector = Detector()
     answers = [integrity.task_answers(job.task) for job in jobs]
     owns = [integrity.task_files(job.task) for job in jobs]
     finished = [
@@ -184,6 +188,7 @@ def run_batch_timed(
             knowledge=knowledge,
             answers=answers[0],
             own_material=owns[0],
+            detector=detector,
         )
     ]
     first_scan_s = time.perf_counter() - t
@@ -197,6 +202,7 @@ def run_batch_timed(
             knowledge=knowledge,
             answers=answer,
             own_material=own,
+            detector=detector,
         )
         for record, rules, answer, own in zip(
             records[1:], inventories[1:], answers[1:], owns[1:], strict=True
