@@ -321,6 +321,23 @@ OUTSIDE_METADATA_MATERIAL = "a file outside the run's own tree (its metadata cha
 METADATA_EXEMPT = ("/dev/", "/proc/", "/sys/")
 
 
+def metadata_change(shown: str, via: str, attributed_by: str | None = None) -> dict[str, str]:
+    """The recorded access for a metadata change of ``shown`` (the path as displayed)
+    outside the run's own trees, seen through ``via`` (a syscall name or FAN_ATTRIB)."""
+    access = {
+        "path": shown,
+        "operation": "changed",
+        "result": "ok",
+        "category": OUTSIDE_METADATA,
+        "material": OUTSIDE_METADATA_MATERIAL,
+        "root": "/",
+    }
+    if attributed_by is not None:
+        access["attributed_by"] = attributed_by
+    access["via"] = via
+    return access
+
+
 def outside_own_trees(protected: ProtectedSet, path: str) -> bool:
     """``path`` (absolute, the kernel's or made absolute) lies outside every one of the
     run's own trees and is not a device node or a kernel view."""

@@ -57,13 +57,13 @@ from typing import Any
 from benchguard.harness import cgroup as cgroups
 from benchguard.harness.audit import (
     MAX_RECORDED_ACCESSES,
-    OUTSIDE_METADATA,
-    OUTSIDE_METADATA_MATERIAL,
     AuditUnavailable,
     ProtectedSet,
+    metadata_change,
     outside_own_trees,
 )
 from benchguard.harness.fanotify_attrib import AttribWatch
+from benchguard.harness.fanotify_libc import fanotify_libc
 
 log = logging.getLogger(__name__)
 
@@ -103,27 +103,10 @@ UNSEEN = (
 )
 
 
-@functools.cache
-def _libc() -> ctypes.CDLL:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    libc.fanotify_init.argtypes = [ctypes.c_uint, ctypes.c_uint]
-    libc.fanotify_init.restype = ctypes.c_int
-    libc.fanotify_mark.argtypes = [
-        ctypes.c_int,
-        ctypes.c_uint,
-        ctypes.c_uint64,
-        ctypes.c_int,
-        ctypes.c_char_p,
-    ]
-    libc.fanotify_mark.restype = ctypes.c_int
-    return libc
-
-
 def _init() -> int:
     flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE
     event_flags = os.O_RDONLY | os.O_LARGEFILE | os.O_CLOEXEC | os.O_NONBLOCK
-    fd = int(_libc().fanotify_init(flags, event_flags))
+    fd = int(fanotify_libc().fanotify_init(flags, event_flags))
     if fd < 0:
         error = ctypes.get_errno()
         raise OSError(error, os.strerror(error))
@@ -131,7 +114,7 @@ def _init() -> int:
 
 
 def _mark_filesystem(fd: int, path: str) -> None:
-    done = _libc().fanotify_mark(
+    done = fanotify_libc().fanotify_mark(
         fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, MASK, AT_FDCWD, os.fsencode(path)
     )
     if done != 0:
@@ -144,7 +127,7 @@ def _ignore_mount(fd: int, path: str) -> bool:
     harness's own: the run opens files through its namespace's copies, never these),
     so the machine's other processes cost the observer nothing. False if refused."""
     flags = FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY
-    return bool(_libc().fanotify_mark(fd, flags, MASK, AT_FDCWD, os.fsencode(path)) == 0)
+    return bool(fanotify_libc().fanotify_mark(fd, flags, MASK, AT_FDCWD, os.fsencode(path)) == 0)
 
 
 def _mount_points(pid: int | str = "self") -> list[str]:
@@ -205,7 +188,7 @@ def _unique_mount(fd: int) -> int | None:
     ``mnt_id`` of fdinfo and mountinfo, which the kernel gives to the next mount made
     anywhere as soon as it is freed. None when the kernel cannot say (before 6.8)."""
     buffer = ctypes.create_string_buffer(256)
-    done = _libc().syscall(
+    done = fanotify_libc().syscall(
         ctypes.c_long(SYS_STATX),
         ctypes.c_int(fd),
         b"",
@@ -241,7 +224,7 @@ def namespace_mounts(ns_fd: int) -> set[int] | None:
         )
         found = (ctypes.c_uint64 * _LIST_BATCH)()
         count = int(
-            _libc().syscall(
+            fanotify_libc().syscall(
                 ctypes.c_long(SYS_LISTMOUNT),
                 request,
                 found,
@@ -538,16 +521,7 @@ class FanotifyObserver:
             self.attributed[how] = self.attributed.get(how, 0) + 1
             key = (path, "changed", "ok")
             if key not in self.found and len(self.found) < MAX_RECORDED_ACCESSES * 4:
-                self.found[key] = {
-                    "path": _shown(path),
-                    "operation": "changed",
-                    "result": "ok",
-                    "category": OUTSIDE_METADATA,
-                    "material": OUTSIDE_METADATA_MATERIAL,
-                    "root": "/",
-                    "attributed_by": how,
-                    "via": "FAN_ATTRIB",
-                }
+                self.found[key] = metadata_change(_shown(path), "FAN_ATTRIB", how)
         if self._attrib.overflowed:
             self.problem = "the fanotify metadata queue overflowed: events were lost"
 

@@ -24,6 +24,8 @@ import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from benchguard.harness.fanotify_libc import fanotify_libc
+
 FAN_CLASS_NOTIF = 0x0
 FAN_CLOEXEC = 0x1
 FAN_NONBLOCK = 0x2
@@ -47,25 +49,9 @@ _STATFS_FSID_OFFSET = 56
 _READ_BYTES = 1 << 16
 
 
-def _libc() -> ctypes.CDLL:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    libc.fanotify_init.argtypes = [ctypes.c_uint, ctypes.c_uint]
-    libc.fanotify_init.restype = ctypes.c_int
-    libc.fanotify_mark.argtypes = [
-        ctypes.c_int,
-        ctypes.c_uint,
-        ctypes.c_uint64,
-        ctypes.c_int,
-        ctypes.c_char_p,
-    ]
-    libc.fanotify_mark.restype = ctypes.c_int
-    return libc
-
-
 def _fsid(fd: int) -> tuple[int, int] | None:
     buffer = ctypes.create_string_buffer(_STATFS_SIZE)
-    if _libc().fstatfs(fd, buffer) != 0:
+    if fanotify_libc().fstatfs(fd, buffer) != 0:
         return None
     pair = _FSID.unpack_from(buffer, _STATFS_FSID_OFFSET)
     return int(pair[0]), int(pair[1])
@@ -87,7 +73,7 @@ class AttribWatch:
     @classmethod
     def open(cls, paths: Sequence[str]) -> AttribWatch:
         """Raises OSError when the group or a mark cannot be made."""
-        libc = _libc()
+        libc = fanotify_libc()
         flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE | FAN_REPORT_FID
         fd = int(libc.fanotify_init(flags, os.O_RDONLY | os.O_CLOEXEC))
         if fd < 0:
@@ -169,7 +155,7 @@ class AttribWatch:
         handle = info[start : start + _HANDLE_HEAD.size + size]
         buffer = ctypes.create_string_buffer(handle, len(handle))
         fd = int(
-            _libc().syscall(
+            fanotify_libc().syscall(
                 ctypes.c_long(SYS_OPEN_BY_HANDLE_AT),
                 ctypes.c_int(mount),
                 buffer,

@@ -38,9 +38,8 @@ from typing import Any
 from benchguard.harness.audit import (
     MAX_LOG_BYTES,
     MAX_RECORDED_ACCESSES,
-    OUTSIDE_METADATA,
-    OUTSIDE_METADATA_MATERIAL,
     ProtectedSet,
+    metadata_change,
     outside_own_trees,
 )
 
@@ -541,15 +540,7 @@ class _Parser:
         self.total_protected += 1
         key = (path, "changed", "ok")
         if key not in self.found and len(self.found) < MAX_RECORDED_ACCESSES * 4:
-            self.found[key] = {
-                "path": _shown(path),
-                "operation": "changed",
-                "result": "ok",
-                "category": OUTSIDE_METADATA,
-                "material": OUTSIDE_METADATA_MATERIAL,
-                "root": "/",
-                "via": name,
-            }
+            self.found[key] = metadata_change(_shown(path), name)
 
     def _link(self, pid: int, name: str, args: list[str], result: str) -> None:
         if name == "symlink" or name == "symlinkat":
