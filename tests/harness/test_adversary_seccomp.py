@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from benchguard.harness import seccomp
 from benchguard.harness.confine import launcher_script
 from harness.helpers import only_tasks
 from harness.privileges import Harness, records, run_adversary
@@ -64,7 +65,7 @@ def test_no_xattr_channel_between_runs(harness: Harness, sandbox: str) -> None:
     run_dir = run_adversary(harness, "xattr_channel.py", tasks, *args, env=env)
     [record] = records(run_dir)
     assert record["status"] == "success", record["error"]
-    assert record["seccomp"]["filter"] == "deny-xattr-io_uring"
+    assert record["seccomp"]["filter"] == seccomp.FILTER_NAME
     assert "setxattr" in record["seccomp"]["denied"]
     outcomes = _outcomes(record)
     assert outcomes["answer"] == "worked"

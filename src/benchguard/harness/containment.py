@@ -85,7 +85,9 @@ def pid_namespace_prefix() -> tuple[str, ...]:
     unshare = shutil.which("unshare")
     if unshare is None:
         return ()
-    common = ["--pid", "--fork", "--kill-child=SIGKILL", "--mount", "--mount-proc"]
+    # --ipc: a run's own System V IPC and POSIX message queues (a queue or a shared
+    # segment left by one run was a channel to the next: red team 4).
+    common = ["--pid", "--fork", "--kill-child=SIGKILL", "--mount", "--mount-proc", "--ipc"]
     if os.geteuid() == 0:
         argv = [unshare, *common, "--propagation", "private"]
     else:

@@ -1,4 +1,5 @@
-"""The agent's seccomp filter: no extended attributes, no io_uring.
+"""The agent's seccomp filter: no extended attributes, no io_uring, no kernel keyrings,
+no inode-flag ioctls.
 
 Landlock (ABI 7) mediates no metadata: an agent can still set, read and remove
 extended attributes of any file it can name, and an unsandboxed root agent (uid 0, no
@@ -75,10 +76,31 @@ XATTR_SYSCALLS: dict[str, tuple[int, int]] = {
     "removexattrat": (466, 466),
 }
 RING_SYSCALLS: dict[str, tuple[int, int]] = {"io_uring_setup": (425, 425)}
+# The kernel keyrings: a root user's keyring outlives every run and is shared by all of
+# them (red team 4 carried an answer between batches in it). ENOSYS, as on a kernel
+# built without keys.
+KEY_SYSCALLS: dict[str, tuple[int, int]] = {
+    "add_key": (248, 286),
+    "request_key": (249, 287),
+    "keyctl": (250, 288),
+}
 XATTR_ERRNO = errno.EOPNOTSUPP
 RING_ERRNO = errno.ENOSYS
+KEY_ERRNO = errno.ENOSYS
+# ioctl requests that set inode flags (chattr) or fsxattr fields of a file the agent
+# can name: metadata Landlock does not mediate (red team 4 spelt an answer in the
+# no-dump bits of stdlib files). EPERM. Reading the flags stays allowed.
+IOCTL_NUMBERS = (16, 54)  # x86_64, i386
+SETFLAG_IOCTLS: dict[str, int] = {
+    "FS_IOC_SETFLAGS": 0x40086602,
+    "FS_IOC32_SETFLAGS": 0x40046602,
+    "FS_IOC_FSSETXATTR": 0x401C5820,
+}
+IOCTL_ERRNO = errno.EPERM
+# struct seccomp_data's args[1], low 32 bits (little-endian): the ioctl request.
+_ARG1_LOW_OFFSET = 24
 # What the run record carries (record["seccomp"]) when the filter was applied.
-FILTER_NAME = "deny-xattr-io_uring"
+FILTER_NAME = "deny-xattr-io_uring-keys-setflags"
 
 
 class SeccompError(RuntimeError):
@@ -94,7 +116,20 @@ def _denials(column: int) -> list[tuple[int, int]]:
     """(syscall number, seccomp return) for one architecture's column."""
     rules = [(nrs[column], SECCOMP_RET_ERRNO | XATTR_ERRNO) for nrs in XATTR_SYSCALLS.values()]
     rules += [(nrs[column], SECCOMP_RET_ERRNO | RING_ERRNO) for nrs in RING_SYSCALLS.values()]
+    rules += [(nrs[column], SECCOMP_RET_ERRNO | KEY_ERRNO) for nrs in KEY_SYSCALLS.values()]
     return sorted(rules)
+
+
+def _ioctl_block(column: int) -> list[bytes]:
+    """With the number in A: for ioctl, deny the flag-setting requests and allow the
+    rest; for any other call, fall through to the next check (A kept)."""
+    requests = sorted(SETFLAG_IOCTLS.values())
+    body = [_insn(BPF_LD_W_ABS, 0, 0, _ARG1_LOW_OFFSET)]
+    for request in requests:
+        body.append(_insn(BPF_JEQ_K, 0, 1, request))
+        body.append(_insn(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | IOCTL_ERRNO))
+    body.append(_insn(BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW))
+    return [_insn(BPF_JEQ_K, 0, len(body), IOCTL_NUMBERS[column]), *body]
 
 
 def _arch_block(*, mask_x32: bool, column: int) -> list[bytes]:
@@ -102,6 +137,7 @@ def _arch_block(*, mask_x32: bool, column: int) -> list[bytes]:
     block = [_insn(BPF_LD_W_ABS, 0, 0, _NR_OFFSET)]
     if mask_x32:
         block.append(_insn(BPF_AND_K, 0, 0, 0xFFFFFFFF & ~X32_SYSCALL_BIT))
+    block += _ioctl_block(column)
     for number, verdict in _denials(column):
         # Equal: fall through to the verdict; else skip it.
         block.append(_insn(BPF_JEQ_K, 0, 1, number))
@@ -131,7 +167,7 @@ class _SockFprog(ctypes.Structure):
 
 def denied() -> list[str]:
     """The names of the calls the filter denies, sorted."""
-    return sorted({*XATTR_SYSCALLS, *RING_SYSCALLS})
+    return sorted({*XATTR_SYSCALLS, *RING_SYSCALLS, *KEY_SYSCALLS})
 
 
 def install() -> None:
@@ -175,5 +211,11 @@ def record() -> dict[str, object]:
     return {
         "filter": FILTER_NAME,
         "denied": denied(),
-        "errno": {"xattr": "EOPNOTSUPP", "io_uring_setup": "ENOSYS"},
+        "errno": {
+            "xattr": "EOPNOTSUPP",
+            "io_uring_setup": "ENOSYS",
+            "keys": "ENOSYS",
+            "ioctl": "EPERM",
+        },
+        "ioctls": sorted(SETFLAG_IOCTLS),
     }
