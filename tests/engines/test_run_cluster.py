@@ -38,6 +38,9 @@ VOLATILE = {
     # How many events of other processes on those mounts the audit dropped: two workers
     # on one machine read the same file system at once; a count, like events.
     "attributed_by",
+    # Metadata changes of processes already gone that the FAN_ATTRIB group could not
+    # attribute (a neighbour's as often as not): a count, like events.
+    "metadata_dropped",
 }
 
 

@@ -50,17 +50,21 @@ def test_cheater_reading_a_leftover_under_an_extra_root_is_flagged(
 
 
 def test_without_the_root_the_same_read_is_clean(operator: Operator, tmp_path: Path) -> None:
-    """The documented limitation: only the home (and configured roots) are inventoried."""
+    """The documented limitation: only the home (and configured roots) are inventoried.
+    The leftover has a name no generic family knows (since detector version 11 an
+    answer-key name such as ``answers.md`` in /tmp is evidence by its name alone), so
+    only an inventory could make it one."""
     shared = _shared_tmp(tmp_path)
+    (shared / "notes.md").write_text(ANSWER_LINE + "\n", encoding="utf-8")
     tasks = only_tasks(operator, "sum-numbers")
     run_dir = operator.run_ok(
         str(tasks),
         "--agent",
         agent("cheat-leftover-report"),
-        env={"CHEAT_HINT": str(shared / "answers.md")},
+        env={"CHEAT_HINT": str(shared / "notes.md")},
     )
     [record], _, _ = load_run(run_dir)
-    assert record["cheating_report"]["status"] == "clean"
+    assert record["cheating_report"]["status"] == "clean", record["cheating_report"]
 
 
 def test_parallel_runs_with_a_root_pair_each_record_with_its_snapshot(

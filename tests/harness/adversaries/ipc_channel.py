@@ -83,7 +83,7 @@ def set_flags(path: str) -> int:
         fcntl.ioctl(fd, FS_IOC_GETFLAGS, flags)
         value = struct.unpack("l", flags)[0] | FS_NODUMP_FL
         fcntl.ioctl(fd, FS_IOC_SETFLAGS, struct.pack("l", value))
-        return value
+        return int(value)
     finally:
         os.close(fd)
 
