@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import struct
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,9 +81,10 @@ def test_no_ipc_keyring_or_flag_channel_between_runs(
 ) -> None:
     if sandbox == "bwrap" and shutil.which("bwrap") is None:
         pytest.fail("bubblewrap is required on CI")
-    # A host file the agent may read (the interpreter's tree is on its allow-list), as
-    # the stdlib files red team 4 flagged were.
-    channel = Path(sys.prefix) / f"bg-flag-channel-{os.getpid()}"
+    # A host file the agent may read (Landlock grants /etc) and that is no harness
+    # material (the interpreter's tree may be inside the checkout), as the stdlib files
+    # red team 4 flagged were.
+    channel = Path("/etc") / f"bg-flag-channel-{os.getpid()}"
     channel.write_text("a host file\n", "utf-8")
     request.addfinalizer(lambda: channel.unlink(missing_ok=True))
     if harness.identity == "user":
