@@ -1,4 +1,4 @@
-"""The detection stack as the harness wires it: snapshot before, annotate after.
+"""The detection stack as the harness wires it: snapshot before, scan after.
 
 Both halves are best-effort. A home inventory that fails yields no dynamic rules (and
 a log line); a scan that fails on one record leaves that record's seeded empty report
@@ -18,13 +18,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Self
 
-from benchguard.detection.detector import annotate_records
 from benchguard.detection.inventory import (
     BatchInventory,
     baseline_from_granted_paths,
-    filter_rules_for_prompt,
 )
 from benchguard.detection.knowledge import HarnessKnowledge, gather
 from benchguard.detection.models import Rule
@@ -39,7 +37,6 @@ from benchguard.harness.confine import Confinement
 from benchguard.harness.home import HomeSettings
 from benchguard.harness.tampering import file_digest
 from benchguard.harness.tasks import FileCheck, Task
-from benchguard.record.rulesets import RulesetTable
 
 log = logging.getLogger(__name__)
 
@@ -388,40 +385,3 @@ def task_answers(task: Task) -> tuple[str, ...]:
         if isinstance(check, FileCheck) and check.contains:
             answers.append(check.contains)
     return tuple(answer for answer in answers if answer)
-
-
-def annotate(
-    records: list[dict[str, Any]],
-    static_rules: Sequence[Rule],
-    snapshots: Sequence[Sequence[Rule]],
-    *,
-    authorized: bool = False,
-    rulesets: RulesetTable | None = None,
-) -> list[str]:
-    """Scan every record in place with its own snapshot's rules; return the errors.
-
-    ``rulesets``: the table the reports' dynamic rulesets go to (each report names its
-    own by digest); without one, reports carry their rules inline.
-
-    ``snapshots[i]`` belongs to ``records[i]``. Inventory path rules are filtered per
-    record by that record's prompt: an entry the task itself names is authorized.
-    ``authorized``: the snapshots are each record's rules already
-    (``detection.knowledge.run_rules`` did the filtering) and are used as given.
-    """
-    if len(snapshots) != len(records):
-        raise ValueError(f"{len(snapshots)} snapshots for {len(records)} records")
-
-    def rules_for(index: int, record: dict[str, Any]) -> Sequence[Rule]:
-        if authorized:
-            return snapshots[index]
-        prompt = record.get("input")
-        return filter_rules_for_prompt(snapshots[index], prompt if isinstance(prompt, str) else "")
-
-    # Per record best-effort: a record that cannot be scanned keeps ``{}``.
-    errors = annotate_records(records, static_rules, dynamic_rules_for=rules_for, rulesets=rulesets)
-    for record in records:
-        report = record.get("cheating_report")
-        record["integrity_checked"] = isinstance(report, dict) and bool(report)
-    for message in errors:
-        log.warning("detection: %s", message)
-    return errors
