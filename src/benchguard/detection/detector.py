@@ -47,7 +47,7 @@ from benchguard.detection.models import (
     status_for,
 )
 from benchguard.detection.next_release import next_release_installs
-from benchguard.detection.provenance import apply_provenance
+from benchguard.detection.provenance import apply_provenance, weigh_generic_history
 from benchguard.detection.seeking import prompt_text_searches
 from benchguard.detection.shell import ShellReader, ShellState, canonical_text, command_text
 from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
@@ -83,7 +83,13 @@ from benchguard.record.run import RunRecord
 # 11: with no disk known, a glob or a ``find`` that can name a profile's material root
 #     reads as naming it (glob_reach); leftovers, shell histories and agent session
 #     stores in the home are generic families.
-DETECTOR_VERSION = 11
+# 12: generic families widened (comparison overrides in more spellings, assertion and
+#     test-result monkeypatches, outcome-changing hooks, interpreter and in-place writes
+#     to the grader, more leftover names); history beyond HEAD with no repository
+#     profile is weak (review); the shell reader keeps variables across calls, reads a
+#     bare ``cd`` as home, a printed ``pwd`` as the working directory, and ``printf``/
+#     ``rev`` substitutions; interpreter code's string variables are folded into paths.
+DETECTOR_VERSION = 12
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -603,6 +609,7 @@ def _scan(
     findings[:] = apply_provenance(
         findings, entries[:entry_count], surfaces, prompt, shape_rules=shape, workdir=workdir
     )
+    findings[:] = weigh_generic_history(findings, frozenset(rule.id for rule in plan.rules))
     findings += prompt_text_searches(entries[:entry_count], prompt)
     findings += next_release_installs(entries[:entry_count], prompt)
     content_rules = {rule.id for rule in plan.rules if "args" not in rule.fields}
