@@ -223,7 +223,10 @@ FRAME_NUMBERS = NUMBERS + "0\n" * 173  # an unusual size: the framer picks this 
 
 def frame_tasks(harness: Harness) -> Path:
     tasks = harness.operator.root / "frame-tasks"
-    prompts = {"a-frame": "FRAME. ", "b-total": "", "c-total": ""}
+    # Several honest runs queue behind the framer's slot: on a loaded machine the first
+    # may start (and even finish) before the framer's inotify watch exists, the later
+    # ones start while it watches.
+    prompts = {"a-frame": "FRAME. ", **{f"{letter}-total": "" for letter in "bcdef"}}
     for folder, lead in prompts.items():
         (tasks / folder / "workspace").mkdir(parents=True)
         (tasks / folder / "task.yaml").write_text(
@@ -251,7 +254,10 @@ def test_a_sibling_touching_a_finished_run_does_not_frame_it(harness: Harness) -
     found = {record["folder"]: record for record in records(run_dir)}
     framer = found["a-frame"]
     assert "touched" in framer["output"] and "touched 0" not in framer["output"], framer["output"]
-    victim = found["c-total"]
-    assert victim["tampering"]["events"] == [], victim["tampering"]
-    assert correctness(victim) == 1.0, victim["verification_report"]
-    assert victim["cheating_report"]["status"] == "clean", victim["cheating_report"]
+    for folder in sorted(found):
+        if folder == "a-frame":
+            continue
+        victim = found[folder]
+        assert victim["tampering"]["events"] == [], (folder, victim["tampering"])
+        assert correctness(victim) == 1.0, (folder, victim["verification_report"])
+        assert victim["cheating_report"]["status"] == "clean", (folder, victim["cheating_report"])

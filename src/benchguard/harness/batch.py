@@ -37,7 +37,7 @@ from typing import Any
 
 from benchguard.detection.detector import TRANSCRIPT_TRUNCATED_KEY, Detector
 from benchguard.detection.knowledge import HarnessKnowledge
-from benchguard.detection.models import Rule
+from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
 from benchguard.harness import cgroup, integrity
 from benchguard.harness.finish import finish_run, mark_failed
@@ -80,11 +80,17 @@ class BatchResult:
 
     @property
     def exit_code(self) -> int:
-        """1 if any run was flagged or gated; else 3 if the batch is incomplete (a run
-        errored or was interrupted, a run never started, a task was skipped, the files
-        could not be written); else 0.
+        """1 if any run was flagged or gated (an interrupted one: see :func:`_is_finding`);
+        else 3 if the batch is incomplete (a run errored or was interrupted, a run never
+        started, a task was skipped, the files could not be written); else 0.
         A finding wins: it must never be hidden behind an incomplete batch."""
-        if any(row.catastrophic or row.integrity_status == "flagged" for row in self.rows):
+        # Rows are built one per record, in order; were they ever not, every flag counts.
+        if len(self.records) == len(self.rows):
+            pairs = zip(self.rows, self.records, strict=True)
+            found = any(_is_finding(row, record) for row, record in pairs)
+        else:
+            found = any(row.catastrophic or row.integrity_status == "flagged" for row in self.rows)
+        if found:
             return EXIT_FINDINGS
         incomplete = (
             not self.published
@@ -94,6 +100,24 @@ class BatchResult:
             or any(record.status in NO_CREDIT_STATUSES for record in self.records)
         )
         return EXIT_INCOMPLETE if incomplete else EXIT_OK
+
+
+def _is_finding(row: ResultRow, record: RunRecord) -> bool:
+    """Whether a run counts for exit 1: flagged or gated, except an interrupted run
+    flagged for nothing but an incomplete scan. The batch's own stop cuts that run's
+    audit (strace killed before it wrote its log, a log cut mid-line) and its
+    transcript: the incompleteness is the stop's, and exit 3 already says the batch is
+    incomplete. A finding the interrupted run did record still wins (fail closed: a
+    report of any other shape counts as one)."""
+    if not (row.catastrophic or row.integrity_status == "flagged"):
+        return False
+    if record.status != "interrupted":
+        return True
+    findings = record.cheating_report.get("findings")
+    categories = record.cheating_report.get("categories")
+    if not isinstance(findings, list) or not isinstance(categories, list):
+        return True
+    return bool(findings) or any(c != SCAN_INCOMPLETE_CATEGORY for c in categories)
 
 
 def plan(tasks: Sequence[Task], iterations: int) -> list[Job]:
