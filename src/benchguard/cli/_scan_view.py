@@ -24,7 +24,7 @@ from benchguard.cli._view import print_table, printable
 from benchguard.detection.models import CheatingReport
 from benchguard.detection.rules import ruleset_digest
 from benchguard.engines import FileScan
-from benchguard.results.formats import ReportedRecord, junit_xml, sarif_log
+from benchguard.results.formats._record import ReportedRecord
 from benchguard.workflows._scan_gaps import InputGap, coverage_warnings, summary_line
 from benchguard.workflows.profiles import describe_names
 from benchguard.workflows.scan import ScanProgress
@@ -68,9 +68,13 @@ def print_scan(result: ScanResult, *, show_all: bool, verbose: bool) -> None:
     if chosen == "json":
         typer.echo(indented_json(_json_entries(scans, gaps)))
     elif chosen == "sarif":
+        from benchguard.results.formats.sarif import sarif_log  # on use: start-up
+
         log = sarif_log(_reported(scans), result.rules, tool_version=__version__)
         typer.echo(indented_json(log))
     elif chosen == "junit":
+        from benchguard.results.formats.junit import junit_xml  # on use: start-up
+
         typer.echo(junit_xml(_reported(scans), name="benchguard scan"), nl=False)
     elif not (missing or failed) or any(_shown(s) for s in scans):
         # After bad input, a table is printed only if some file could be reported.

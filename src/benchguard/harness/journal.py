@@ -32,12 +32,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchguard.errors import BadInputError
+from benchguard.record.codec import BATCH_FILE
 from benchguard.record.rulesets import DYNAMIC_RULES_REF_KEY, RulesetTable, reference_of
 from benchguard.records import RunRecord, dumps_strict, parse_record
 from benchguard.results.io import write_text_atomic
 
 JOURNAL_SCHEMA_VERSION = 1
-BATCH_FILE = "batch.json"
 RUNS_DIR = "runs"
 RULESETS_DIR = "rulesets"
 _REPORT_KEY = "cheating_report"

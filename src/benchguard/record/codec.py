@@ -52,6 +52,8 @@ ROWS_FILE = "rows.json"
 MANIFEST_FILE = "manifest.json"
 # ``benchguard aggregate``'s merged manifests.
 MANIFESTS_FILE = "manifests.json"
+# The harness's journal of a batch (harness.journal), beside its results.json.
+BATCH_FILE = "batch.json"
 
 # 3: records are ``records.RunRecord`` dumps (adds started_at, finished_at,
 # record_errors and the "interrupted" status; strict JSON, no NaN). 4: harness records
@@ -60,6 +62,7 @@ RESULTS_SCHEMA_VERSION = 4
 # Run-level table of dynamic rule lists (schema 2) and a report's reference into it.
 DYNAMIC_RULESETS_KEY = "dynamic_rulesets"
 __all__ = [
+    "BATCH_FILE",
     "DYNAMIC_RULESETS_KEY",
     "DYNAMIC_RULES_KEY",
     "DYNAMIC_RULES_REF_KEY",

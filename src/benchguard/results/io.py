@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -29,7 +29,11 @@ from benchguard.record.codec import (
     write_text_atomic,
 )
 from benchguard.record.rulesets import RulesetTable
-from benchguard.results.rows import Manifest, ResultRow
+
+if TYPE_CHECKING:
+    # Imported where rows are read: the input walk and the atomic writes (scan's)
+    # need none of the row models or the scoring they import.
+    from benchguard.results.rows import Manifest, ResultRow
 
 
 def results_document(
@@ -108,6 +112,8 @@ def read_row_objects(path: Path) -> list[dict[str, Any]]:
 
 def validate_rows(rows: Iterable[Mapping[str, Any]], *, source: Path | str) -> list[ResultRow]:
     """``ResultRow.model_validate`` each row; the error names the row and the field."""
+    from benchguard.results.rows import ResultRow
+
     validated = []
     for index, row in enumerate(rows):
         try:
@@ -118,6 +124,8 @@ def validate_rows(rows: Iterable[Mapping[str, Any]], *, source: Path | str) -> l
 
 
 def read_manifest(path: Path) -> Manifest:
+    from benchguard.results.rows import Manifest
+
     data = read_json(path)
     try:
         return Manifest.model_validate(data)

@@ -13,27 +13,29 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchguard.detection.models import Rule
 from benchguard.detection.profile_choice import AUTO, ProfileChoice, resolve_profiles
 from benchguard.engines import EngineName, FileScan, scan_files
-from benchguard.harness.journal import BATCH_FILE
 from benchguard.importers.harbor import is_harbor_dir
 from benchguard.importers.registry import detect_format
 from benchguard.importers.transcript import UnreadableLogError
-from benchguard.results.aggregate import MANIFEST_FILENAME, MANIFESTS_FILENAME, ROWS_FILENAME
-from benchguard.results.dismissals import Dismissal, apply_dismissals
+from benchguard.record.codec import BATCH_FILE, MANIFEST_FILE, MANIFESTS_FILE, ROWS_FILE
 from benchguard.workflows._inputs import collect_inputs
 from benchguard.workflows._log_head import log_head
 from benchguard.workflows._scan_gaps import InputGap, input_gaps
 from benchguard.workflows.exit_policy import verdict_exit_code
 from benchguard.workflows.foreign import ForeignKnowledge
 
+if TYPE_CHECKING:
+    from benchguard.results.dismissals import Dismissal
+
 # Suffixes picked up when walking a directory; a file named on the command line is
 # read whatever its name.
 WALK_SUFFIXES = (".json", ".jsonl", ".eval", ".traj")
 # Files the harness and ``aggregate`` write beside results.json that hold no records.
-WALK_SKIP_NAMES = frozenset({ROWS_FILENAME, MANIFEST_FILENAME, MANIFESTS_FILENAME})
+WALK_SKIP_NAMES = frozenset({ROWS_FILE, MANIFEST_FILE, MANIFESTS_FILE})
 
 
 @dataclass(frozen=True)
@@ -294,6 +296,9 @@ def _apply_dismissals(
     (a harness run folder), the way ``score`` names a run without a manifest."""
     if not entries:
         return scans, []
+    # On use: a scan without dismissals (most) does not import the results package.
+    from benchguard.results.dismissals import apply_dismissals
+
     used = [False] * len(entries)
     updated: list[FileScan] = []
     for scanned in scans:

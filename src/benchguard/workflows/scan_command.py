@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from benchguard.detection.models import Rule
 from benchguard.detection.profile_choice import AUTO, ProfileChoice, union_rules
@@ -23,14 +23,16 @@ from benchguard.detection.rules import load_ruleset
 from benchguard.engines import FileScan, engine_choice_problem
 from benchguard.errors import EXIT_BAD_INPUT, BadInputError
 from benchguard.importers.registry import FORMAT_NAMES
-from benchguard.results.dismissals import load_dismissals
+from benchguard.record.codec import write_text_atomic
 from benchguard.results.formats import OUTPUT_FORMATS, parse_output_format
-from benchguard.results.io import write_text_atomic
 from benchguard.workflows._stdin import STDIN_LABEL, STDIN_NAME, spooled_stdin
 from benchguard.workflows.foreign import foreign_knowledge
 from benchguard.workflows.profiles import describe_names, named_choice, profile_names
 from benchguard.workflows.scan import ScanOutcome, ScanProgress, ScanRequest, scan_logs
 from benchguard.workflows.settings import values
+
+if TYPE_CHECKING:
+    from benchguard.results.dismissals import Dismissal
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,12 @@ def scan_command(options: ScanOptions) -> ScanResult:
         raise BadInputError("- (standard input) may be named only once")
     named = named_choice(names, rules_file)
     rules = named.rules if named is not None else load_ruleset(AUTO, rules_file)
-    entries = load_dismissals(dismissals_file) if dismissals_file is not None else ()
+    entries: tuple[Dismissal, ...] = ()
+    if dismissals_file is not None:
+        # On use: most scans name no dismissals file.
+        from benchguard.results.dismissals import load_dismissals
+
+        entries = load_dismissals(dismissals_file)
     with ExitStack() as stack:
         renamed: dict[str, str] = {}
         paths = list(options.paths)

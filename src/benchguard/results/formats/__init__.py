@@ -10,12 +10,19 @@ record, at which step and on which surface.
 
 from __future__ import annotations
 
-from typing import Literal
+import importlib
+from typing import TYPE_CHECKING, Any, Literal
 
 from benchguard.errors import BadInputError
 from benchguard.results.formats._record import ReportedRecord
-from benchguard.results.formats.junit import junit_xml
-from benchguard.results.formats.sarif import SARIF_VERSION, sarif_log
+
+if TYPE_CHECKING:
+    from benchguard.results.formats.junit import junit_xml
+    from benchguard.results.formats.sarif import SARIF_VERSION, sarif_log
+
+# Loaded on first use (PEP 562): ``scan --format json`` never builds SARIF or JUnit, and
+# a start without bytecode compiles every module it imports.
+_LAZY = {"junit_xml": "junit", "sarif_log": "sarif", "SARIF_VERSION": "sarif"}
 
 OutputFormat = Literal["table", "json", "sarif", "junit"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("table", "json", "sarif", "junit")
@@ -40,3 +47,12 @@ __all__ = [
     "parse_output_format",
     "sarif_log",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
