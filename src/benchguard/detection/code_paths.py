@@ -10,9 +10,16 @@ literals joined to it right after (by ``,``, ``/``, ``+``, ``.`` or string
 interpolation) and returns the path they spell, so the profile's path rules (and
 :mod:`~benchguard.detection.glob_reach` for globs) judge it like a typed path.
 
-What it cannot see: a piece held in a variable, computed (``chr``, ``join`` of a
-list built elsewhere, a rot13), or read from a file: the sandbox and the system audit
-cover those. Bounded: at most :data:`MAX_CODE_PATHS` paths per command, and only the
+Pieces held in variables are folded too (detector version 12): ``home =
+os.path.expanduser("~")`` then ``base = home + "/bench"``, ``n = "dev" + "ops"`` then
+``os.path.join(h, n, "controls")``, node's ``const d = h + "/x"``, perl's ``$d =
+"$h/x"``: string assignments whose every piece is a literal, the home or a variable
+already folded are evaluated in order, and a variable holding a home path, a join
+call over them, or such a variable joined to literals is a path.
+
+What it cannot see: a piece computed (``chr``, ``join`` of a list built elsewhere, a
+rot13, a loop), read from a file, or assigned in a branch the reading cannot order:
+the sandbox and the system audit cover those. Bounded: at most :data:`MAX_CODE_PATHS` paths per command, and only the
 first :data:`MAX_CODE_CHARS` characters are read.
 """
 
@@ -48,6 +55,121 @@ _TILDE_LITERAL = re.compile(r"""(?<=['"])~/[^'"\s\\`]{1,300}(?=['"])""")
 _INTERPOLATED = re.compile(r"""\$ENV\{\s*['"]?HOME['"]?\s*\}(?P<rest>/[^'"\s\\;)`]{1,300})""")
 
 
+_MAX_ASSIGNMENTS = 200
+_MAX_VALUE_CHARS = 1024
+# ``name = expr`` (python, node's const/let/var, perl's my $name), one statement.
+_CODE_ASSIGN = re.compile(
+    r"""(?:^|(?<=[;\n{(]))[ \t]*(?:(?:const|let|var|my|our|local)[ \t]+)?"""
+    r"""(\$?[A-Za-z_]\w{0,40})[ \t]*=(?![=~])[ \t]*([^;\n]{1,400})"""
+)
+_JOIN_FUNC = re.compile(
+    r"""(?:os\.path\.join|posixpath\.join|path\.join|path\.resolve|File\.join|"""
+    r"""(?:pathlib\.)?(?:Pure(?:Posix)?)?Path)\s*\("""
+)
+_PERL_VAR = re.compile(r"\$\{?([A-Za-z_]\w{0,40})\}?")
+_IDENT = re.compile(r"\$?[A-Za-z_]\w{0,40}")
+
+
+def _split_top(expr: str, separators: str) -> list[tuple[str, str]]:
+    """``expr`` split at top-level separator characters (outside quotes and brackets),
+    each piece with the separator before it."""
+    parts: list[tuple[str, str]] = []
+    depth, quote, start, sep = 0, "", 0, ""
+    for index, char in enumerate(expr):
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and char in separators:
+            # perl's concatenation is " . "; a "." elsewhere is a method call.
+            if char == "." and not (
+                expr[index - 1 : index] == " " or expr[index + 1 : index + 2] == " "
+            ):
+                continue
+            parts.append((sep, expr[start:index]))
+            start, sep = index + 1, char
+    parts.append((sep, expr[start:]))
+    return parts
+
+
+def _folded(expr: str, env: dict[str, str], depth: int = 0) -> str | None:
+    """The string ``expr`` evaluates to, when every piece is a literal, the home or a
+    folded variable; ``None`` otherwise."""
+    expr = expr.strip()
+    if not expr or depth > 4:
+        return None
+    home = _HOME_EXPR.fullmatch(expr)
+    if home is not None:
+        return "~"
+    join = _JOIN_FUNC.match(expr)
+    if join is not None and expr.endswith(")"):
+        inner = expr[join.end() : -1]
+        pieces = [_folded(piece, env, depth + 1) for _, piece in _split_top(inner, ",")]
+        if pieces and all(piece is not None for piece in pieces):
+            return "/".join(
+                str(piece).strip("/") if i else str(piece) for i, piece in enumerate(pieces)
+            )
+        return None
+    parts = _split_top(expr, "+/.")
+    if len(parts) > 1:
+        out = ""
+        for sep, piece in parts:
+            value = _folded(piece, env, depth + 1)
+            if value is None:
+                return None
+            out += ("/" + value.lstrip("/")) if sep == "/" else value
+        return out
+    if len(expr) >= 2 and expr[0] == expr[-1] and expr[0] in "'\"":
+        body = expr[1:-1]
+        if "'" in body or '"' in body:
+            return None
+        if expr[0] == '"' and "$" in body:
+            body = _PERL_VAR.sub(
+                lambda m: env.get("$" + m.group(1), env.get(m.group(1), m.group(0))), body
+            )
+            if "$ENV{" in body:
+                body = _INTERPOLATED.sub(lambda m: "~" + m.group("rest"), body)
+        return body
+    if _IDENT.fullmatch(expr) and expr in env:
+        return env[expr]
+    return None
+
+
+def _folded_paths(code: str) -> list[str]:
+    """Home paths held in variables, or built from them by a join call or by literals
+    joined to them."""
+    env: dict[str, str] = {}
+    for count, match in enumerate(_CODE_ASSIGN.finditer(code)):
+        if count >= _MAX_ASSIGNMENTS:
+            break
+        value = _folded(match.group(2).rstrip(), env)
+        if value is not None and len(value) <= _MAX_VALUE_CHARS:
+            env[match.group(1)] = value
+    homes = {name: value for name, value in env.items() if value == "~" or value.startswith("~/")}
+    found = [value for value in homes.values() if value != "~"]
+    if not homes:
+        return found
+    for join in _JOIN_FUNC.finditer(code):
+        end = code.find(")", join.end())
+        if 0 < end - join.end() <= 400:
+            value = _folded(code[join.start() : end + 1], env)
+            if value is not None and value.startswith("~/"):
+                found.append(value)
+    names = "|".join(re.escape(name) for name in sorted(homes, key=len, reverse=True))
+    for match in re.finditer(r"(?<![\w$])(?:" + names + r")(?!\w)", code):
+        pieces = _pieces_after(code, match.end(), in_join=False)
+        if pieces:
+            found.append(
+                homes[match.group(0)].rstrip("/") + "/" + "/".join(p.strip("/") for p in pieces)
+            )
+    return found
+
+
 def code_paths(text: str) -> list[str]:
     """``~/...`` paths the code in ``text`` builds from a home expression and the
     string literals joined to it, and ``~/...`` literals it names."""
@@ -70,6 +192,11 @@ def code_paths(text: str) -> list[str]:
         add("~" + match.group("rest"))
     for match in _TILDE_LITERAL.finditer(code):
         add(match.group(0))
+    if "=" in code:
+        for path in _folded_paths(code):
+            add(path)
+            if len(found) >= MAX_CODE_PATHS:
+                break
     return found[:MAX_CODE_PATHS]
 
 

@@ -22,6 +22,7 @@ are kept and the report is incomplete.
 
 from __future__ import annotations
 
+import posixpath
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from benchguard.detection._patterns import exact_pattern, is_trusted, pattern_pr
 from benchguard.detection._prefilter import Prefilter, build_prefilter
 from benchguard.detection.context import ScanContext, stored_context
 from benchguard.detection.decoding import decoded_views
+from benchguard.detection.deliverable_copies import deliverable_copies
 from benchguard.detection.glob_reach import default_roots
 from benchguard.detection.harness_evidence import harness_evidence
 from benchguard.detection.material import CATEGORY as MATERIAL_CATEGORY
@@ -47,7 +49,11 @@ from benchguard.detection.models import (
     status_for,
 )
 from benchguard.detection.next_release import next_release_installs
-from benchguard.detection.provenance import apply_provenance, weigh_generic_history
+from benchguard.detection.provenance import (
+    apply_provenance,
+    drop_stand_ins,
+    weigh_generic_history,
+)
 from benchguard.detection.seeking import prompt_text_searches
 from benchguard.detection.shell import ShellReader, ShellState, canonical_text, command_text
 from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
@@ -612,6 +618,8 @@ def _scan(
     findings[:] = weigh_generic_history(findings, frozenset(rule.id for rule in plan.rules))
     findings += prompt_text_searches(entries[:entry_count], prompt)
     findings += next_release_installs(entries[:entry_count], prompt)
+    findings += deliverable_copies(entries[:entry_count], surfaces, prompt, workdir)
+    findings[:] = drop_stand_ins(findings)
     content_rules = {rule.id for rule in plan.rules if "args" not in rule.fields}
     _mark_failed_attempts(findings, surfaces, content_rules)
     return notes
@@ -664,19 +672,30 @@ def read_entry(
     if key is None:
         args_text, command = _read_args(args, reader, shell)
     else:
-        memo_key = (key, shell.cwd)
+        memo_key = (key, shell.frozen())
         hit = reader.remembered(memo_key)
         if hit is None:
             args_text, command = _read_args(args, reader, shell)
-            reader.remember(memo_key, (args_text, command, shell.cwd))
+            reader.remember(memo_key, (args_text, command, shell.frozen()))
         else:
-            args_text, command, shell.cwd = hit
+            args_text, command, after = hit
+            shell.restore(after)
     result_text = as_text(entry.get("result"))
+    if shell.cwd is None and result_text and _PWD.match(command):
+        # A printed ``pwd`` tells where the shell is (an imported log knows no workdir).
+        printed = _PWD_RESULT.match(result_text)
+        if printed is not None:
+            shell.cwd = posixpath.normpath(printed.group(1))
     decoded = decoded_views(result_text, command) if result_text else ""
     if decoded:
         result_text = result_text + "\n" + decoded
     return Surface("args", index, tool, args_text), Surface("result", index, tool, result_text)
 
+
+# ``pwd`` alone (or ``cd`` then ``pwd`` is not needed: a cd is read): its first output
+# line, an absolute path, is the shell's working directory.
+_PWD = regex.compile(r"\s*pwd\s*(?:-[LP]\s*)?\Z")
+_PWD_RESULT = regex.compile(r"\s*(/[^\s\x00]{0,4096})\s*(?:\n|\Z)")
 
 # An argument object remembered by content: at most this many keys and characters.
 _MAX_REMEMBERED_ARGS_KEYS = 8

@@ -174,6 +174,26 @@ def apply_provenance(
     return kept
 
 
+# Generic stand-ins for a profile's own rules: they give way on a step where another
+# rule found something.
+STAND_IN_PREFIXES = ("harness-checkout/", "prior-run-leftovers/deliverable-copy")
+
+
+def drop_stand_ins(findings: list[Finding]) -> list[Finding]:
+    """Generic stand-in findings on a step (and surface) where another rule's finding
+    already is: the profile's own rule says the same, more precisely."""
+    if not any(f.rule.startswith(STAND_IN_PREFIXES) for f in findings):
+        return findings
+    others = {
+        (f.trajectory_index, f.field) for f in findings if not f.rule.startswith(STAND_IN_PREFIXES)
+    }
+    return [
+        f
+        for f in findings
+        if not (f.rule.startswith(STAND_IN_PREFIXES) and (f.trajectory_index, f.field) in others)
+    ]
+
+
 def weigh_generic_history(findings: list[Finding], rule_ids: frozenset[str]) -> list[Finding]:
     """The generic history rule's findings: dropped when a repository profile's rules
     are in the scan (they judge the same commands), otherwise kept weak with the reason

@@ -42,6 +42,17 @@ MAX_BRACE_WORDS = 64
 MAX_DECODED_CHARS = 4096
 MAX_WORDS = 2_000
 MAX_GLOB_MATCHES = 32
+MAX_VARIABLES = 64
+MAX_VARIABLE_CHARS = 1024
+# Words before an assignment that keep it an assignment (``export D=...``).
+_DECLARE = frozenset({"export", "declare", "local", "readonly", "typeset"})
+# Command substitutions a shell would evaluate to a path: ``$(printf FMT ARGS)`` and
+# ``$(echo WORD | rev)`` (the reversed spelling of a path).
+_PRINTF_SUB = re.compile(r"\$\(\s*printf\s+([^()`\n]{1,400})\)|`\s*printf\s+([^()`\n]{1,400})`")
+_REV_SUB = re.compile(
+    r"\$\(\s*(?:echo|printf\s+%s)\s+(['\"]?)([^\s'\"()|`]{3,300})\1\s*\|\s*rev\s*\)"
+)
+_PRINTF_SPEC = re.compile(r"%(?:%|s|b|q|d)")
 
 _CONTINUATION = re.compile(r"\\\r?\n")
 _ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
@@ -67,9 +78,20 @@ _MAX_CACHED_COMMANDS = 4096
 
 @dataclass
 class ShellState:
-    """What carries over between an agent's shell calls: the working directory."""
+    """What carries over between an agent's shell calls: the working directory and the
+    variables the agent set (``export D=~/bench`` in one call, ``cat $D/x`` in a later
+    one), bounded by :data:`MAX_VARIABLES` names of :data:`MAX_VARIABLE_CHARS` each."""
 
     cwd: str | None = None
+    variables: dict[str, str] = field(default_factory=dict)
+
+    def frozen(self) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+        """A content key for this state (the working directory and the variables)."""
+        return self.cwd, tuple(sorted(self.variables.items()))
+
+    def restore(self, frozen: tuple[str | None, tuple[tuple[str, str], ...]]) -> None:
+        self.cwd = frozen[0]
+        self.variables = dict(frozen[1])
 
 
 @dataclass(frozen=True)
@@ -89,7 +111,7 @@ class ShellReader:
     # one of them reads as naming it (``detection.glob_reach``).
     roots: tuple[str, ...] = ()
     _known_sorted: tuple[str, ...] = field(default=(), init=False, repr=False)
-    _cache: dict[tuple[str, str | None], tuple[list[str], str | None]] = field(
+    _cache: dict[tuple[Any, ...], tuple[list[str], Any]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
     # Whole argument objects read before (the detector's ``read_entry``), by their
@@ -119,16 +141,16 @@ class ShellReader:
         with nothing a shell would rewrite, read where no working directory is known,
         names its paths as typed: it is skipped (the raw args already hold them).
         """
-        if state.cwd is None and _REWRITES.search(command) is None:
+        if state.cwd is None and not state.variables and _REWRITES.search(command) is None:
             return []
-        key = (command, state.cwd)
+        key = (command, state.frozen())
         cached = self._cache.get(key)
         if cached is None:
             words = self._read(command, state)
             if len(self._cache) >= _MAX_CACHED_COMMANDS:
                 self._cache.clear()
-            self._cache[key] = cached = (words, state.cwd)
-        state.cwd = cached[1]
+            self._cache[key] = cached = (words, state.frozen())
+        state.restore(cached[1])
         return list(cached[0])
 
     def _read(self, command: str, state: ShellState) -> list[str]:
@@ -139,6 +161,9 @@ class ShellReader:
             lambda m: _escaped(m.group(0)).decode("utf-8", "replace"), text
         )
         lines = [text] if unescaped == text else [text, unescaped]
+        substituted = _substituted(text)
+        if substituted != text:
+            lines.append(substituted)
         words: list[str] = []
         # A decoded blob is an argument (`cat "$(echo ... | base64 -d)"`), never a command.
         for line in [*lines, *(": " + item for item in decoded)]:
@@ -163,7 +188,8 @@ class ShellReader:
 
     def _read_line(self, text: str, state: ShellState) -> list[str]:
         tokens = _tokens(text)
-        variables: dict[str, str] = {}
+        # Variables an earlier call set carry over (the agent's shell keeps them).
+        variables: dict[str, str] = dict(state.variables)
         if self.home:
             variables["HOME"] = self.home
         out: list[str] = []
@@ -171,15 +197,22 @@ class ShellReader:
         previous = ""
         for token in tokens:
             if token in _SEPARATORS:
+                if previous == "cd":
+                    # A bare ``cd`` goes home.
+                    state.cwd = self.home or "/home/~"
                 command_start = True
                 previous = ""
                 continue
+            if command_start and token in _DECLARE:
+                continue
             assignment = _ASSIGN.match(token) if command_start else None
             if assignment is not None:
-                variables[assignment.group(1)] = self._expand_vars(
-                    assignment.group(2), variables, state
-                )
-                value = variables[assignment.group(1)]
+                name = assignment.group(1)
+                value = self._expand_vars(assignment.group(2), variables, state)
+                if name != "HOME" and len(value) <= MAX_VARIABLE_CHARS:
+                    variables[name] = value
+                    if name in state.variables or len(state.variables) < MAX_VARIABLES:
+                        state.variables[name] = value
                 out.extend(self._canonical_words(value, state))
                 continue
             expanded = self._expand_vars(token, variables, state)
@@ -190,8 +223,10 @@ class ShellReader:
                 target = self._absolute(expanded, state)
                 if target is not None:
                     state.cwd = target
-            previous = token if command_start else previous
+            previous = token if command_start else ("" if previous == "cd" else previous)
             command_start = False
+        if previous == "cd":
+            state.cwd = self.home or "/home/~"
         if self.roots and "find" in text:
             out.extend(find_reach(tokens, lambda word: self._root_spelled(word, state), self.roots))
         return out
@@ -277,6 +312,25 @@ class ShellReader:
                 if len(found) >= MAX_GLOB_MATCHES:
                     break
         return found
+
+
+def _substituted(text: str) -> str:
+    """``text`` with ``$(printf FMT ARGS)`` and ``$(echo WORD | rev)`` replaced by what
+    they print (bounded by the patterns' lengths); anything else is left as typed."""
+
+    def printf(match: re.Match[str]) -> str:
+        words = _tokens(match.group(1) or match.group(2) or "")
+        if not words or any(word in _SEPARATORS for word in words):
+            return match.group(0)
+        fmt, args = words[0], iter(words[1:])
+        body = _PRINTF_SPEC.sub(lambda m: "%" if m.group(0) == "%%" else next(args, ""), fmt)
+        return body.replace("\\n", "").replace("\n", "")
+
+    def rev(match: re.Match[str]) -> str:
+        return match.group(2)[::-1]
+
+    out = _PRINTF_SUB.sub(printf, text) if "printf" in text else text
+    return _REV_SUB.sub(rev, out) if "rev" in out else out
 
 
 def _ansi_c(body: str) -> str:
