@@ -12,9 +12,10 @@ import json
 import math
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from benchguard.record.edge import StepWindow, _plain_step
 from benchguard.records import (
     _Notes,
     _parse_any_step,
@@ -88,3 +89,57 @@ def test_parse_step_matches_the_general_path(step: Any) -> None:
 def test_bounded_record_dict_matches_typed_steps_dumped(steps: list[Any], rest: Any) -> None:
     raw = {**rest, "trajectory": steps}
     assert _same(bounded_record_dict(raw), parse_record(raw).to_json(complete=False))
+
+
+# Steps as tools write them: ASCII or not, argument values strings or not.
+_plain_values = st.fixed_dictionaries(
+    {
+        "name": _text | st.sampled_from(["exec", "read_file"]),
+        "args": st.dictionaries(_text, _text | _leaf, max_size=3),
+    },
+    optional={
+        "result": st.none() | _text,
+        "status": st.sampled_from(["called", "completed", "error", "ok"]),
+    },
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_plain_values | _steps)
+def test_the_plain_step_path_matches_the_general_path(step: Any) -> None:
+    notes = _Notes()
+    plain = _plain_step(step, notes)
+    if plain is None:
+        assert notes.chars == 0  # declined before counting anything
+        return
+    general = _notes_of(step, _parse_any_step)
+    assert _same(plain, general[0])
+    assert (notes.chars, notes.result()) == general[1:]
+    assert plain["args"] is not step["args"]  # a copy: the edge never shares its input
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(min_value=0, max_value=40), max_size=12),
+    st.integers(min_value=0, max_value=4),
+    st.integers(min_value=0, max_value=60),
+)
+@example([30, 30, 30, 30], 4, 60)  # the head fills by bytes after the extension
+def test_a_window_extended_at_once_equals_one_added_step_by_step(
+    sizes: list[int], head_steps: int, head_bytes: int
+) -> None:
+    limits = {"head_steps": head_steps, "tail_steps": 3, "head_bytes": head_bytes, "tail_bytes": 50}
+    one: StepWindow[int] = StepWindow(**limits)
+    for index, size in enumerate(sizes):
+        one.add(index, size)
+    many: StepWindow[int] = StepWindow(**limits)
+    half = len(sizes) // 2
+    many.extend(list(range(half)), sizes[:half])  # then one at a time: the counts carry
+    for index in range(half, len(sizes)):
+        many.add(index, sizes[index])
+    assert (many.steps(), many.seen, many.dropped, many.problem()) == (
+        one.steps(),
+        one.seen,
+        one.dropped,
+        one.problem(),
+    )

@@ -327,6 +327,23 @@ class StepWindow(Generic[T]):
             self._tail_bytes -= dropped_size
             self.dropped += 1
 
+    def extend(self, steps: list[T], sizes: list[int]) -> None:
+        """:meth:`add` for each step and its size, in order; a trajectory that fits the
+        head whole (most do) is taken in one step."""
+        head_steps, _, head_bytes, _ = self._limits
+        if (
+            not self._head_full
+            and len(self._head) + len(steps) <= head_steps
+            and self._head_bytes + sum(sizes) <= head_bytes
+        ):
+            # add() would put every one of them in the head: nothing fails to fit.
+            self._head.extend(steps)
+            self._head_bytes += sum(sizes)
+            self.seen += len(steps)
+            return
+        for step, size in zip(steps, sizes, strict=True):
+            self.add(step, size)
+
     @property
     def truncated(self) -> bool:
         return self.dropped > 0
@@ -366,11 +383,51 @@ def step_size(step: Mapping[str, Any] | Step) -> int:
 
 def bound_steps(raw_steps: Iterable[Any], notes: _Notes) -> StepWindow[dict[str, Any]]:
     window: StepWindow[dict[str, Any]] = StepWindow()
+    steps: list[dict[str, Any]] = []
+    sizes: list[int] = []
     for index, raw in enumerate(raw_steps):
         before = notes.chars
-        step = parse_step(raw, notes, f"trajectory[{index}]")
-        window.add(step, notes.chars - before)
+        step = _plain_step(raw, notes)
+        if step is None:
+            step = parse_step(raw, notes, f"trajectory[{index}]")
+        steps.append(step)
+        sizes.append(notes.chars - before)
+    window.extend(steps, sizes)
     return window
+
+
+def _plain_step(raw: Any, notes: _Notes) -> dict[str, Any] | None:
+    """The commonest step, ``{name, args, result?, status?}`` with ASCII text and
+    arguments that are ASCII strings, as :func:`parse_step` builds it (the same dict
+    and the same ``notes.chars``); None for anything else, which ``parse_step`` reads.
+    Nothing is ever noted for such a step, so no note is lost by taking this path."""
+    if type(raw) is not dict or not raw.keys() <= _STEP_KEYS:
+        return None
+    name = raw.get("name")
+    args = raw.get("args")
+    result = raw.get("result")
+    status = raw.get("status", "completed")
+    if not (
+        type(name) is str
+        and name
+        and name.isascii()
+        and type(args) is dict
+        and (result is None or (type(result) is str and result.isascii()))
+        and type(status) is str
+        and status in STEP_STATUSES
+    ):
+        return None
+    chars = sum(map(len, raw)) + len(name) + len(result or "")
+    if "status" in raw:
+        chars += len(status)
+    for key, value in args.items():
+        if type(key) is not str or type(value) is not str or not key.isascii():
+            return None
+        if not value.isascii():
+            return None
+        chars += len(key) + len(value)
+    notes.chars += chars
+    return {"name": name, "args": dict(args), "result": result, "status": status}
 
 
 _RECORD_FIELDS = frozenset(RunRecord.model_fields)
