@@ -17,16 +17,17 @@ AGENT_CLIS_STAMP := $(AGENT_CLIS)/.installed-claude-code-$(CLAUDE_CODE_VERSION)-
 setup: system-deps $(STAMP)
 
 # Debian packages the tests and the demo need: bubblewrap (the sandbox), strace (the
-# system audit), util-linux's setpriv (agents drop root), chromium (the HTML
+# system audit), util-linux's setpriv (agents drop root), gcc (the native Landlock
+# launcher, harness/confine_exec.c, built at setup), chromium (the HTML
 # leaderboard test) and npm (to install the agent CLIs). Skipped when already present.
 # python3-venv is needed only where python3 is Debian's own and lacks ensurepip.
 system-deps:
 	@if ! command -v bwrap >/dev/null || ! command -v chromium >/dev/null \
 	    || ! command -v npm >/dev/null || ! command -v strace >/dev/null \
-	    || ! command -v setpriv >/dev/null \
+	    || ! command -v setpriv >/dev/null || ! command -v gcc >/dev/null \
 	    || ! $(PY) -c 'import ensurepip' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
-	  PKGS="bubblewrap strace util-linux chromium fonts-dejavu-core"; \
+	  PKGS="bubblewrap strace util-linux gcc libc6-dev chromium fonts-dejavu-core"; \
 	  command -v npm >/dev/null || PKGS="$$PKGS nodejs npm"; \
 	  $(PY) -c 'import ensurepip' 2>/dev/null || PKGS="$$PKGS python3-venv"; \
 	  $$SUDO apt-get update -qq && \
@@ -48,6 +49,7 @@ $(STAMP): pyproject.toml constraints.txt $(ENV_DIR)/pyproject.toml | system-deps
 	$(BIN)/python -m pip install -q --no-build-isolation -c constraints.txt -e '$(ENV_DIR)[test]'
 	$(BIN)/python -m pip install -q --no-build-isolation -c constraints.txt -e '.[dev,dask]'
 	$(BIN)/python -m compileall -q src $(ENV_DIR)/redaction_pressure
+	$(BIN)/python -m benchguard.harness.launcher_build
 	touch $(STAMP)
 
 agent-clis: $(AGENT_CLIS_STAMP)

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from benchguard.errors import BadInputError
 from benchguard.harness import confine_exec, seccomp
+from benchguard.harness.launcher_build import native_launcher
 
 SYSTEM_READ_EXEC = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_READ = ("/etc", "/proc", "/sys")
@@ -172,9 +173,47 @@ def seccomp_script() -> Path:
     return Path(seccomp.__file__).resolve()
 
 
+@functools.cache
+def _seccomp_hex() -> str:
+    return seccomp.program().hex()
+
+
+def launcher_files() -> tuple[Path, ...]:
+    """What the launcher runs from, bound into the sandbox and granted read + execute:
+    the native program (:mod:`launcher_build`), or the Python launcher and the seccomp
+    filter it loads from beside it."""
+    native = native_launcher()
+    if native is not None:
+        return (native,)
+    return (launcher_script(), seccomp_script())
+
+
+def launcher_programs() -> tuple[Path, ...]:
+    """Every program an exec of the launcher can name (the audit's trace knows it by
+    these): the native one when built, and the Python script."""
+    native = native_launcher()
+    return (launcher_script(),) if native is None else (native, launcher_script())
+
+
 def launcher_argv(policy: Policy, command: Sequence[str]) -> list[str]:
-    """``command`` started through the launcher, confined to ``policy``."""
-    return [sys.executable, "-I", "-S", str(launcher_script()), *policy.to_args(), "--", *command]
+    """``command`` started through the launcher, confined to ``policy``: the native
+    launcher where it is built (no interpreter start per run), else the Python one."""
+    native = native_launcher()
+    if native is None:
+        return [
+            sys.executable,
+            "-I",
+            "-S",
+            str(launcher_script()),
+            *policy.to_args(),
+            "--",
+            *command,
+        ]
+    args = policy.to_args()
+    if policy.seccomp:
+        # The native launcher installs the program seccomp.py builds: one filter source.
+        args.append(f"seccomp.program={_seccomp_hex()}")
+    return [str(native), *args, "--", *command]
 
 
 def interpreter_trees() -> tuple[Path, ...]:

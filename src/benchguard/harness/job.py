@@ -47,8 +47,7 @@ from benchguard.harness.confine import (
     Confinement,
     agent_policy,
     launcher_argv,
-    launcher_script,
-    seccomp_script,
+    launcher_files,
 )
 from benchguard.harness.containment import RunContainment
 from benchguard.harness.granted import changed, digest, granted_inputs
@@ -322,8 +321,7 @@ def sandbox_read_only(agent: AgentConfig, home: Path) -> tuple[Path, ...]:
     paths.extend(agent.install_paths())
     # The Landlock launcher runs the agent (inside the sandbox too): its file, and the
     # seccomp filter it loads from beside it.
-    paths.append(launcher_script())
-    paths.append(seccomp_script())
+    paths.extend(launcher_files())
     return tuple(p for p in paths if p.exists())
 
 

@@ -353,7 +353,7 @@ class _Parser:
             return
         name = os.path.basename(program or "")
         init = program == "/bin/sh" and self.parents.get(pid) == self.leader
-        launcher = _launcher() in argv
+        launcher = any(name in argv for name in _launchers())
         if not (init or launcher or name in WRAPPER_PROGRAMS):
             self.wrappers.discard(pid)
 
@@ -639,11 +639,11 @@ class _Parser:
         return any("/".join(parts[:n]) in self.created for n in range(2, len(parts) + 1))
 
 
-def _launcher() -> str:
-    """The confinement launcher's path as an exec's argv shows it (quoted)."""
-    from benchguard.harness.confine import launcher_script
+def _launchers() -> list[str]:
+    """The confinement launcher's programs as an exec's argv shows them (quoted)."""
+    from benchguard.harness.confine import launcher_programs
 
-    return f'"{launcher_script()}"'
+    return [f'"{path}"' for path in launcher_programs()]
 
 
 def _realpath(path: str) -> str:
