@@ -52,6 +52,11 @@ _PRINTF_SUB = re.compile(r"\$\(\s*printf\s+([^()`\n]{1,400})\)|`\s*printf\s+([^(
 _REV_SUB = re.compile(
     r"\$\(\s*(?:echo|printf\s+%s)\s+(['\"]?)([^\s'\"()|`]{3,300})\1\s*\|\s*rev\s*\)"
 )
+# ``$(echo BLOB | base64 -d)`` and ``$(echo HEX | xxd -r -p)``: the decoded text.
+_DECODE_SUB = re.compile(
+    r"\$\(\s*(?:echo|printf\s+%s)\s+(?:-n\s+)?(['\"]?)([A-Za-z0-9+/=]{4,400})\1\s*\|\s*"
+    r"(?P<how>base64\s+(?:-d|--decode|-D)|xxd\s+-r\s+-p|xxd\s+-p\s+-r)\s*\)"
+)
 _PRINTF_SPEC = re.compile(r"%(?:%|s|b|q|d)")
 
 _CONTINUATION = re.compile(r"\\\r?\n")
@@ -72,6 +77,8 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 # globs, relative or doubled separators, a home, /proc, cd, or a blob to decode.
 _REWRITES = re.compile(
     r"""[~$\\{}*?\[`'"]|\.\.?/|//|/home/|/root\b|/proc/|\b(?:cd|pushd)\b|[A-Za-z0-9+]{16,}"""
+    # an assignment: its variable may name a path in a later call
+    r"""|(?:^|[\s;&|])[A-Za-z_]\w{0,40}="""
 )
 _MAX_CACHED_COMMANDS = 4096
 
@@ -329,7 +336,20 @@ def _substituted(text: str) -> str:
     def rev(match: re.Match[str]) -> str:
         return match.group(2)[::-1]
 
+    def decode(match: re.Match[str]) -> str:
+        blob = match.group(2)
+        try:
+            if match.group("how").startswith("base64"):
+                data = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
+            else:
+                data = binascii.unhexlify(blob)
+            value = data.decode("utf-8").strip()
+        except (binascii.Error, ValueError):
+            return match.group(0)
+        return value if value.isprintable() else match.group(0)
+
     out = _PRINTF_SUB.sub(printf, text) if "printf" in text else text
+    out = _DECODE_SUB.sub(decode, out) if ("base64" in out or "xxd" in out) else out
     return _REV_SUB.sub(rev, out) if "rev" in out else out
 
 
