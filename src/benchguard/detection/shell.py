@@ -76,7 +76,7 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 # Anything a shell would rewrite or that hides a path: quotes, escapes, expansions,
 # globs, relative or doubled separators, a home, /proc, cd, or a blob to decode.
 _REWRITES = re.compile(
-    r"""[~$\\{}*?\[`'"]|\.\.?/|//|/home/|/root\b|/proc/|\b(?:cd|pushd)\b|[A-Za-z0-9+]{16,}"""
+    r"""[~$\\{}*?\[`'"]|\.\.?/|//|/home/|/root\b|/proc/|\b(?:cd|pushd|ln)\b|[A-Za-z0-9+]{16,}"""
     # an assignment: its variable may name a path in a later call
     r"""|(?:^|[\s;&|])[A-Za-z_]\w{0,40}="""
 )
@@ -91,14 +91,18 @@ class ShellState:
 
     cwd: str | None = None
     variables: dict[str, str] = field(default_factory=dict)
+    # Symbolic links the agent made (``ln -s TARGET NAME``): the name, as typed when it
+    # was relative with no working directory known, to the target's path.
+    links: dict[str, str] = field(default_factory=dict)
 
-    def frozen(self) -> tuple[str | None, tuple[tuple[str, str], ...]]:
-        """A content key for this state (the working directory and the variables)."""
-        return self.cwd, tuple(sorted(self.variables.items()))
+    def frozen(self) -> tuple[Any, ...]:
+        """A content key for this state (directory, variables, links)."""
+        return self.cwd, tuple(sorted(self.variables.items())), tuple(sorted(self.links.items()))
 
-    def restore(self, frozen: tuple[str | None, tuple[tuple[str, str], ...]]) -> None:
+    def restore(self, frozen: tuple[Any, ...]) -> None:
         self.cwd = frozen[0]
         self.variables = dict(frozen[1])
+        self.links = dict(frozen[2])
 
 
 @dataclass(frozen=True)
@@ -148,7 +152,12 @@ class ShellReader:
         with nothing a shell would rewrite, read where no working directory is known,
         names its paths as typed: it is skipped (the raw args already hold them).
         """
-        if state.cwd is None and not state.variables and _REWRITES.search(command) is None:
+        if (
+            state.cwd is None
+            and not state.variables
+            and not state.links
+            and _REWRITES.search(command) is None
+        ):
             return []
         key = (command, state.frozen())
         cached = self._cache.get(key)
@@ -234,9 +243,44 @@ class ShellReader:
             command_start = False
         if previous == "cd":
             state.cwd = self.home or "/home/~"
+        if "ln" in text:
+            self._links(tokens, variables, state)
         if self.roots and "find" in text:
             out.extend(find_reach(tokens, lambda word: self._root_spelled(word, state), self.roots))
         return out
+
+    def _links(self, tokens: list[str], variables: dict[str, str], state: ShellState) -> None:
+        """Remember ``ln -s TARGET NAME`` so a later ``NAME/...`` reads as the target."""
+        for start, token in enumerate(tokens):
+            if token != "ln" or (start and tokens[start - 1] not in _SEPARATORS):
+                continue
+            words: list[str] = []
+            symbolic = False
+            for word in tokens[start + 1 :]:
+                if word in _SEPARATORS:
+                    break
+                if word.startswith("-"):
+                    symbolic = (
+                        symbolic
+                        or ("s" in word and not word.startswith("--"))
+                        or word == "--symbolic"
+                    )
+                    continue
+                words.append(self._expand_vars(word, variables, state))
+            if not symbolic or len(words) != 2 or len(state.links) >= MAX_VARIABLES:
+                continue
+            target = self._absolute(words[0], state)
+            if target is None:
+                continue
+            name = self._absolute(words[1], state) or words[1].rstrip("/")
+            if name and len(name) <= MAX_VARIABLE_CHARS:
+                state.links[name] = target
+
+    def _through_links(self, word: str, state: ShellState) -> str:
+        for name, target in state.links.items():
+            if word == name or word.startswith(name + "/"):
+                return target + word[len(name) :]
+        return word
 
     def _root_spelled(self, word: str, state: ShellState) -> str | None:
         path = self._absolute(word, state)
@@ -254,6 +298,8 @@ class ShellReader:
         return _VAR.sub(value, word)
 
     def _canonical_words(self, word: str, state: ShellState) -> list[str]:
+        if state.links:
+            word = self._through_links(word, state)
         bare = "/" not in word and not word.startswith("~")
         # A bare name is a path relative to a known working directory (after
         # `cd ~/bench; cat task.yaml`); options and empty words are not.
@@ -262,6 +308,8 @@ class ShellReader:
         path = self._absolute(word, state)
         if path is None:
             return []
+        if state.links:
+            path = self._through_links(path, state)
         found = [self._spelled(path)]
         if _GLOB_CHARS.search(path):
             found.extend(self._spelled(match) for match in self._glob(path))
