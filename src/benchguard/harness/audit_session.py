@@ -45,7 +45,7 @@ class RunSession:
         if self.settings.mode == "strace":
             self.strace = RunAudit(self.settings)
             wrapped = self.strace.wrap(wrapped)
-        wrapped = self.containment.outer(wrapped)
+        wrapped = self.containment.outer(wrapped, traced=self.strace is not None)
         if fanotify and self.protected is not None:
             self.observer = observe(
                 self.protected,

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -366,8 +367,80 @@ static void install_seccomp(const char *hex)
         fail("the kernel does not report seccomp mode 2 (filter)", mode ? mode : "missing");
 }
 
+struct clone_args_ {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
+        set_tid, set_tid_size, cgroup;
+};
+#define CLONE_INTO_CGROUP_ 0x200000000ULL
+#define SYS_CLONE3_NR 435
+
+/* --spawn CGROUP_DIR -- COMMAND...: the run's first process, created inside the run's
+ * cgroup by the kernel (clone3 CLONE_INTO_CGROUP), so it is a member from its first
+ * instruction with no migration (writing cgroup.procs waits for an RCU grace period);
+ * both this process and the child die with their parent (PR_SET_PDEATHSIG SIGKILL).
+ * This process waits and ends as the child ended (its code, or its signal). Signals
+ * the harness sends the run's process group reach the child directly, so they are
+ * ignored here. Where clone3 cannot do it, the old way: this process joins the
+ * cgroup (cgroup.procs) and execs the command itself. */
+static int spawn_main(int argc, char **argv)
+{
+    if (argc < 5 || strcmp(argv[3], "--") != 0) {
+        dprintf(2, "usage: confine-exec --spawn CGROUP_DIR -- COMMAND...\n");
+        return 2;
+    }
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail_errno("prctl(PR_SET_PDEATHSIG)");
+    if (getppid() != parent) _exit(EXIT_CONFINE_FAILED); /* the harness is already gone */
+    int cgroup = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cgroup < 0) fail_errno("cannot open the run's cgroup");
+    sigset_t group, old;
+    sigemptyset(&group);
+    int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) sigaddset(&group, forwarded[i]);
+    sigprocmask(SIG_BLOCK, &group, &old);
+    pid_t me = getpid();
+    struct clone_args_ args;
+    memset(&args, 0, sizeof args);
+    args.flags = CLONE_INTO_CGROUP_;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = (uint64_t)cgroup;
+    long child = syscall(SYS_CLONE3_NR, &args, sizeof args);
+    if (child < 0) {
+        char procs[4200];
+        snprintf(procs, sizeof procs, "%s/cgroup.procs", argv[2]);
+        write_file(procs, "0");
+        close(cgroup);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        execvp(argv[4], argv + 4);
+        dprintf(2, "%s cannot run '%s': %s\n", PREFIX, argv[4], strerror(errno));
+        return EXIT_EXEC_FAILED;
+    }
+    if (child == 0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != me) _exit(EXIT_CONFINE_FAILED);
+        close(cgroup);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        execvp(argv[4], argv + 4);
+        dprintf(2, "%s cannot run '%s': %s\n", PREFIX, argv[4], strerror(errno));
+        _exit(EXIT_EXEC_FAILED);
+    }
+    close(cgroup);
+    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) signal(forwarded[i], SIG_IGN);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    int status = 0;
+    while (waitpid((pid_t)child, &status, 0) < 0)
+        if (errno != EINTR) fail_errno("waitpid");
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    int sig = WTERMSIG(status);
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); /* no core file of this process */
+    signal(sig, SIG_DFL);
+    sigprocmask(SIG_UNBLOCK, &group, NULL);
+    kill(getpid(), sig);
+    return 128 + sig;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--spawn") == 0) return spawn_main(argc, argv);
     int split = -1;
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--") == 0) {

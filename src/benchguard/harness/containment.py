@@ -12,6 +12,15 @@ The command a run starts is wrapped, outermost first::
     sh -c '"$@"; exit $?'                        the namespace's init: the agent's parent
     <the agent's command>                        (setpriv to the agent uid, bwrap, ...)
 
+Without strace, and with the native launcher built (harness/launcher_build), the first
+two layers and the second ``setpriv`` are one program instead: ``confine-exec --spawn
+<run cgroup>`` creates the run's first process inside the cgroup (clone3
+``CLONE_INTO_CGROUP``: a member from its first instruction, no migration of a running
+process, which costs an RCU grace period), with the parent-death signal set on both
+itself and that process, and ends as that process ends (its code or its signal)::
+
+    confine-exec --spawn <cgroup> -- unshare ... -- sh -c INIT ... <the agent's command>
+
 What each layer guarantees:
 
 - the cgroup: every process the agent starts, daemonized or not, is a member; at the
@@ -46,6 +55,7 @@ from typing import Any
 
 from benchguard.harness.cgroup import BatchCgroups, CgroupError, RunCgroup
 from benchguard.harness.confine import harness_dumpable, protect_harness
+from benchguard.harness.launcher_build import native_launcher
 
 log = logging.getLogger(__name__)
 
@@ -130,8 +140,21 @@ class RunContainment:
                 reason = str(exc)
         return cls(cgroup, reason, pid_namespace_prefix(), pdeathsig_prefix())
 
-    def outer(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` joining the cgroup first, dying with the harness."""
+    def outer(self, argv: Sequence[str], *, traced: bool = False) -> list[str]:
+        """``argv`` joining the cgroup first, dying with the harness.
+
+        With the native launcher built (and no tracer: strace must be the harness's own
+        child), ``argv`` is created inside the cgroup by the kernel (``confine-exec
+        --spawn``, clone3 ``CLONE_INTO_CGROUP``, both processes with the parent-death
+        signal): no shell, no ``setpriv``, no migration of a running process."""
+        spawner = native_launcher() if self.cgroup is not None and not traced else None
+        if self.cgroup is not None and spawner is not None:
+            command = list(argv)
+            # The spawned process already has the parent-death signal, and keeps it
+            # across exec: inner()'s own setpriv in front of unshare would repeat it.
+            if self.pdeathsig and tuple(command[: len(self.pdeathsig)]) == self.pdeathsig:
+                command = command[len(self.pdeathsig) :]
+            return [str(spawner), "--spawn", str(self.cgroup.directory), "--", *command]
         wrapped = [*self.pdeathsig, *argv]
         if self.cgroup is not None:
             wrapped = [SHELL, "-c", JOIN_SCRIPT, str(self.cgroup.procs_file), *wrapped]

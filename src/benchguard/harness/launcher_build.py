@@ -103,6 +103,13 @@ def _build(directory: Path, name: str, flags: tuple[str, ...], cc: str) -> Path 
             os.unlink(temporary)
 
 
+def _remove_stale(directory: Path, *, keep: str) -> None:
+    """Builds of older sources in ``directory`` (a process running one keeps it open)."""
+    for old in directory.glob(PROGRAM_PREFIX + "*"):
+        if old.name != keep:
+            old.unlink(missing_ok=True)
+
+
 def native_launcher() -> Path | None:
     """The native launcher, built if needed; None when none can be had (the Python
     launcher runs then). Asked once per process (and per choice)."""
@@ -132,6 +139,7 @@ def _locate() -> Path | None:
         for directory in build_dirs():
             built = _build(directory, name, flags, cc)
             if built is not None and _trusted(built):
+                _remove_stale(directory, keep=name)
                 return built
     log.warning("the native launcher did not build: agents start through the Python one")
     return None
