@@ -13,11 +13,12 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from benchguard.harness import launcher_build
+from benchguard.harness import cgroup, launcher_build
 from benchguard.harness.confine import (
     DEVICES,
     EXIT_CONFINE_FAILED,
@@ -28,6 +29,15 @@ from benchguard.harness.confine import (
     interpreter_trees,
     launcher_argv,
     launcher_files,
+)
+from benchguard.harness.containment import RunContainment
+from benchguard.harness.process import (
+    ChildBaseline,
+    become_subreaper,
+    descendants,
+    own_tree,
+    process_table,
+    read_process,
 )
 
 # For each directory: read its file, list it, write a new file, run its script.
@@ -171,3 +181,96 @@ def test_a_launcher_writable_by_others_is_not_trusted(tmp_path: Path) -> None:
     program.chmod(0o757)
     assert not launcher_build._trusted(program)
     assert not stat.S_ISREG(tmp_path.lstat().st_mode) and not launcher_build._trusted(tmp_path)
+
+
+def _run_cgroup() -> cgroup.RunCgroup:
+    batch = cgroup.BatchCgroups.open()
+    assert isinstance(batch, cgroup.BatchCgroups), batch
+    return batch.new_run("spawn-test")
+
+
+def test_spawn_starts_the_command_inside_the_run_cgroup() -> None:
+    """Guards against the run's first process starting outside its cgroup (it could
+    fork a daemon before joining): the command's own first act reads /proc/self/cgroup
+    and must name the run's cgroup; the spawner itself is not a member; the command's
+    exit code and killing signal come back as the spawner's."""
+    native = launcher_build.native_launcher()
+    assert native is not None
+    run = _run_cgroup()
+    try:
+        argv = RunContainment(run, None, (), ()).outer(
+            ["/bin/sh", "-c", "cat /proc/self/cgroup; exit 7"]
+        )
+        assert argv[:2] == [str(native), "--spawn"]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 7, done.stderr
+        assert f"0::{run.name}\n" in done.stdout
+        killed = subprocess.run(
+            [str(native), "--spawn", str(run.directory), "--", "/bin/sh", "-c", "kill -9 $$"],
+            timeout=60,
+            check=False,
+        )
+        assert killed.returncode == -9
+    finally:
+        run.remove()
+
+
+def test_a_killed_spawner_takes_the_run_with_it(tmp_path: Path) -> None:
+    """Guards against the command outliving the process the harness waits on: SIGKILL
+    to the spawner (a harness's wait ended by force) kills the command too."""
+    native = launcher_build.native_launcher()
+    assert native is not None
+    run = _run_cgroup()
+    pid_file = tmp_path / "pid"
+    try:
+        spawner = subprocess.Popen(
+            [
+                str(native),
+                "--spawn",
+                str(run.directory),
+                "--",
+                "/bin/sh",
+                "-c",
+                f"echo $$ > {pid_file}; exec sleep 60",
+            ],
+        )
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        child = int(pid_file.read_text())
+        spawner.kill()
+        spawner.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while (info := read_process(child)) is not None and not info.zombie:
+            assert time.monotonic() < deadline, "the command outlived its spawner"
+            time.sleep(0.01)
+    finally:
+        run.remove()
+
+
+def test_the_own_tree_listing_finds_every_descendant() -> None:
+    """Guards against the sweeps' cheaper listing (own_tree: the children files, not
+    the whole process table) missing a process: a shell with 700 children (its
+    children file is longer than a page) and a double-forked orphan; own_tree must
+    list exactly the descendants the full table shows, and they are swept."""
+    become_subreaper()
+    script = "for i in $(seq 700); do sleep 60 & done; (setsid sleep 60 &); echo ready; wait"
+    shell = subprocess.Popen(["/bin/sh", "-c", script], stdout=subprocess.PIPE)
+    try:
+        assert shell.stdout is not None and shell.stdout.readline() == b"ready\n"
+        deadline = time.monotonic() + 30
+        while True:
+            full = descendants([os.getpid()], process_table())
+            if len(full) >= 702 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        mine = own_tree()
+        assert len(full) >= 702
+        assert sorted(p.pid for p in full) == sorted(p for p in mine if p != os.getpid())
+    finally:
+        shell.kill()
+        shell.wait()
+        baseline = ChildBaseline(frozenset())
+        baseline.sweep_new()
+    assert not [p for p in descendants([os.getpid()], process_table()) if not p.zombie]
