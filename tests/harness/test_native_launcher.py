@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -274,3 +276,36 @@ def test_the_own_tree_listing_finds_every_descendant() -> None:
         baseline = ChildBaseline(frozenset())
         baseline.sweep_new()
     assert not [p for p in descendants([os.getpid()], process_table()) if not p.zombie]
+
+
+@pytest.mark.parametrize("python", [True, False], ids=["python", "native"])
+def test_a_refused_overlay_falls_back_to_a_copy(tmp_path: Path, python: bool) -> None:
+    """Guards against the copy fallback writing into the operator's home: the kernel
+    refuses an overlay whose work directory is on another filesystem than its upper
+    layer (/dev/shm here), so the launcher copies the home, says so in its marker, and
+    the agent's write lands in the copy only."""
+    home, layers = tmp_path / "home", tmp_path / "layers"
+    (home / "private").mkdir(parents=True)
+    (home / "private").chmod(0o700)
+    (home / "f").write_text("operator's\n")
+    (home / "link").symlink_to("f")
+    (layers / "upper").mkdir(parents=True)
+    work = Path(tempfile.mkdtemp(dir="/dev/shm"))
+    try:
+        assert work.stat().st_dev != layers.stat().st_dev
+        policy = Policy(
+            home=(("target", str(home)), ("upper", str(layers / "upper")), ("work", str(work))),
+            confine=False,
+            seccomp=False,
+        )
+        agent = ["/bin/sh", "-c", f"echo run > {home}/g; cat {home}/link"]
+        done = _launch(policy, agent, python=python, cwd=tmp_path)
+    finally:
+        shutil.rmtree(work)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "operator's\n"
+    assert (layers / "overlay-refused").read_text().startswith("overlay refused (")
+    assert (layers / "copy" / "g").read_text() == "run\n"
+    assert (layers / "copy" / "link").is_symlink()
+    assert stat.S_IMODE((layers / "copy" / "private").stat().st_mode) == 0o700
+    assert not (home / "g").exists()

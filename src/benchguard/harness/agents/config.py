@@ -192,10 +192,11 @@ class AgentConfig(BaseModel):
 
 
 def builtin_agent_script() -> Path:
-    """The built-in agent's source file, runnable as a standalone stdlib-only script."""
-    from benchguard.harness.agents import openai_agent
+    """The built-in agent's source file, runnable as a standalone stdlib-only script.
 
-    return Path(openai_agent.__file__).resolve()
+    Found beside this module, not imported: importing it loads ``urllib``, ``http``
+    and ``ssl`` (about 200 ms on a loaded host) for a path every run renders."""
+    return Path(__file__).resolve().with_name("openai_agent.py")
 
 
 def render_argv(
