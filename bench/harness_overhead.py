@@ -32,7 +32,10 @@ Each batch runs twice, in the same process: as before issue 19 (persistent home,
 unconfined: the baseline) and as ``benchguard run`` now defaults (a fresh overlay home
 per run and the Landlock launcher). The launcher runs inside the agent's process, so
 its cost is the agent process's measured time minus the bare spawn; it is printed on
-its own line and counted in the harness total.
+its own line and counted in the harness total. It is the native launcher
+(``confine_exec.c``, with ``confine-exec --spawn`` creating the run's first process in
+its cgroup) where a C compiler built it, the Python one otherwise (the header says which;
+``BENCHGUARD_LAUNCHER=python`` forces it).
 
 Target: harness overhead (everything but the agent) under 50 ms per task.
 Usage: python bench/harness_overhead.py [--tasks 20 50] [--entries N] [--home-writes]
@@ -56,6 +59,7 @@ from benchguard.harness import integrity
 from benchguard.harness.agents.config import AgentConfig
 from benchguard.harness.confine import Confinement, kernel_abi
 from benchguard.harness.home import HomeSettings
+from benchguard.harness.launcher_build import native_launcher
 from benchguard.harness.process import ChildBaseline, become_subreaper
 from benchguard.harness.runner import (
     BatchSettings,
@@ -254,8 +258,9 @@ def report(figures: dict[str, Any], entries: int, home_writes: bool) -> float:
     """Print one batch's figures; its harness total per task (ms)."""
     n = figures["n"]
     label = ", agents write into the home" if home_writes else ""
+    kind = "native" if native_launcher() is not None else "Python"
     mode = (
-        "fresh overlay home + Landlock (now)"
+        f"fresh overlay home + Landlock (now, {kind} launcher)"
         if figures["fresh"]
         else "persistent home, unconfined (baseline: before issue 19)"
     )
