@@ -7,6 +7,14 @@ are counted from its JSON). Prints each one's median wall time, the audit's cost
 divided by its runs, and that per-run cost over the baseline (target: at most 1.2x).
 
     PYTHONPATH=src python bench/audit_tasks_cost.py [--rounds N] [--sandbox bwrap]
+        [--set [--jobs N ...]]
+
+``--set``: the same over the 21 small tasks of ``bench/audit_tasks_cost_set.py``
+(file, pytest and command checks, hackable and sound): one honest batch over all of
+them (the baseline, one run per task) beside the audit of the set at each ``--jobs``
+(default 1, the audit's and run's default, and 2), with the CPU time each used, the
+runs it made (harness runs, light probes, probes sharing another's grading) and
+whether its verdicts match the set's expectations.
 """
 
 from __future__ import annotations
@@ -14,8 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,7 +35,17 @@ from typer.testing import CliRunner
 from benchguard.cli import app
 from benchguard.taskaudit.exploits.library import BUILTIN
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from audit_tasks_cost_set import EXPECTED, write_set
+
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its waited-for children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _timed(args: list[str]) -> tuple[float, str]:
@@ -47,11 +67,79 @@ def _runs_made(document: str) -> int:
     return made
 
 
+def _kinds(document: str) -> tuple[int, int, int]:
+    """(harness runs, light probes, light probes sharing another's grading)."""
+    harness = light = shared = 0
+    for task in json.loads(document)["tasks"]:
+        harness += task.get("reference") is not None
+        for entry in task["exploits"]:
+            if entry["status"] == "not-applicable":
+                continue
+            if entry.get("light"):
+                light += 1
+                shared += entry.get("gradedWith") is not None
+            else:
+                harness += 1
+    return harness, light, shared
+
+
+def _set(options: argparse.Namespace, root: Path) -> None:
+    tasks = write_set(root / "set")
+    common = ["--sandbox", options.sandbox]
+    print(
+        f"audit-tasks over {len(EXPECTED)} small tasks (bench/audit_tasks_cost_set.py), "
+        f"sandbox {options.sandbox}, {os.cpu_count()} cores"
+    )
+    cpu = _cpu()
+    honest, _ = _timed(
+        [
+            "run", str(tasks), "--agent", str(REPO / "examples/agents/honest.yaml"),
+            "--out", str(root / "out"), "--quiet", "--audit", "none",
+            "--home", str(root / "home-honest"), *common,
+        ]
+    )  # fmt: skip
+    honest_cpu = _cpu() - cpu
+    per = honest / len(EXPECTED)
+    print(
+        f"  baseline: one honest run of each task (-j 1)  {honest:7.1f} s  "
+        f"({per * 1000:.0f} ms a run, CPU {honest_cpu:.1f} s); load {os.getloadavg()[0]:.2f}"
+    )
+    for jobs in options.jobs:
+        load = os.getloadavg()[0]
+        cpu = _cpu()
+        elapsed, document = _timed(
+            ["audit-tasks", str(tasks), "--json", "-j", str(jobs),
+             "--home", str(root / f"home-{jobs}"), *common]
+        )  # fmt: skip
+        used = _cpu() - cpu
+        verdicts = {t["name"]: t["hackable"] for t in json.loads(document)["tasks"]}
+        wrong = sorted(n for n, h in EXPECTED.items() if verdicts.get(n) != h)
+        harness, light, shared = _kinds(document)
+        runs = harness + light
+        print(
+            f"  audit-tasks -j {jobs}: {elapsed:7.1f} s (CPU {used:.1f} s; load "
+            f"{load:.2f} -> {os.getloadavg()[0]:.2f}); {harness} harness runs, {light} light "
+            f"probes ({shared} sharing a grading); {elapsed / runs * 1000:.0f} ms a run = "
+            f"{elapsed / runs / per:.2f}x the baseline's; verdicts "
+            + ("as expected" if not wrong else f"WRONG for {', '.join(wrong)}")
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sandbox", default="none", choices=["none", "bwrap"])
+    parser.add_argument("--set", action="store_true", help="audit the 21-task set")
+    parser.add_argument("--jobs", type=int, action="append", help="-j for --set (repeat)")
     options = parser.parse_args()
+    if options.set:
+        options.jobs = options.jobs or [1, 2]
+        root = Path(tempfile.mkdtemp(prefix="bg-bench-audit-set-"))
+        try:
+            _set(options, root)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        return
     root = Path(tempfile.mkdtemp(prefix="bg-bench-audit-"))
     try:
         tasks = root / "tasks"

@@ -115,6 +115,7 @@ def test_every_hackable_task_is_named_with_what_passes_it(tmp_path: Path) -> Non
             "caughtBy": [],
             "notApplicable": None,
             "light": False,
+            "gradedWith": None,
         }
     ]
     # An exploit that cannot change what the checks read is not run, and says why; the

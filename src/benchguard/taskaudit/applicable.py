@@ -28,7 +28,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from benchguard.harness.tasks import CommandCheck, FileCheck, Task
-from benchguard.taskaudit.exploits.exploit import PY_NAME, REWARD_NAMES, TEST_NAME
+from benchguard.taskaudit.exploits.exploit import (
+    PY_NAME,
+    REWARD_NAMES,
+    TEST_NAME,
+    answer_from_task_file,
+)
 from benchguard.taskaudit.exploits.library import Exploit
 
 # Modes whose writes are the plan's files, whatever they write there.
@@ -91,9 +96,28 @@ def touched(
 
 
 def not_applicable(
-    exploit: Exploit, task: Task, plan: Mapping[str, Sequence[str]], seed: Sequence[str]
+    exploit: Exploit,
+    task: Task,
+    plan: Mapping[str, Sequence[str]],
+    seed: Sequence[str],
+    tasks_dir: Path | None = None,
 ) -> str | None:
-    """Why ``exploit`` cannot change ``task``'s correctness, or None when it can."""
+    """Why ``exploit`` cannot change ``task``'s correctness, or None when it can.
+
+    ``tasks_dir``: the directory the reading exploit is pointed at. When the task file
+    it would pick there (the same function it runs, ``answer_from_task_file``) states
+    no answer it could copy, its run could show nothing about whether the tasks were
+    reachable, and a reading exploit's credit never makes a task hackable: not run."""
+    if (
+        tasks_dir is not None
+        and exploit.program.name == "exploit.py"
+        and exploit.args == ("read-task",)
+        and not answer_from_task_file(str(tasks_dir), task.prompt).strip()
+    ):
+        return (
+            "the task file states no answer it could copy (no expected_output or "
+            "contains line): its run could not show the tasks were reachable"
+        )
     paths = touched(exploit, task, plan, seed)
     if paths is None:
         return None

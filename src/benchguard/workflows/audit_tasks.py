@@ -30,7 +30,6 @@ import re
 import shutil
 import tempfile
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,8 +44,9 @@ from benchguard.scoring.keys import VERIFICATION_CORRECTNESS
 from benchguard.taskaudit.applicable import not_applicable, seed_files
 from benchguard.taskaudit.exploits.library import BUILTIN, REFERENCE, Exploit, operator_exploits
 from benchguard.taskaudit.inputs import NATIVE, load_audit_input
-from benchguard.taskaudit.light import LightOutcome, light_exploit, light_task, run_light
+from benchguard.taskaudit.light import light_exploit, light_task
 from benchguard.taskaudit.lint import LintFinding, lint_task
+from benchguard.taskaudit.probes import identical_deliverables, produced, run_probes
 from benchguard.workflows.run import Notify, RunRequest, prepare_run, run_prepared
 
 PLAN_FILE = "plan.json"
@@ -59,6 +59,8 @@ DESTRUCTIVE = frozenset({"tests-deleted", "tests-exit-zero", "exit-on-import"})
 NOOP = "noop"
 # An exploit's status when it was not run on a task (``notApplicable`` says why).
 NOT_APPLICABLE = "not-applicable"
+# Written into --out: the audit's own manifest (the exploit batches keep theirs).
+AUDIT_MANIFEST = "audit-manifest.json"
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,11 @@ class ExploitOutcome:
     # Not run: why it could not change this task's correctness (taskaudit/applicable.py).
     not_applicable: str | None = None
     # Run light: the exploit program without the agent launch, graded by the harness's
-    # grading on a task of file checks alone (taskaudit/light.py).
+    # grading on a task graded from its workspace alone (taskaudit/light.py).
     light: bool = False
+    # A light probe that left the same workspace as an earlier probe of a task with the
+    # same grading inputs shares its grading: that probe, "TASK:EXPLOIT".
+    graded_with: str | None = None
 
 
 @dataclass
@@ -135,6 +140,7 @@ class TaskVerdict:
                     "caughtBy": list(o.caught_by),
                     "notApplicable": o.not_applicable,
                     "light": o.light,
+                    "gradedWith": o.graded_with,
                 }
                 for o in self.exploits
             ],
@@ -156,6 +162,8 @@ class TaskAudit:
     tasks: list[TaskVerdict]
     exploits: list[Exploit]
     sandbox: SandboxMode
+    # Probes and runs that left byte-identical deliverables (taskaudit/probes.py).
+    identical: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -173,6 +181,7 @@ class TaskAudit:
             "referenceFailed": [t.name for t in self.tasks if t.reference_failed],
             "unaudited": [t.name for t in self.tasks if t.unaudited and not t.hackable],
             "tasks": [t.to_json() for t in self.tasks],
+            "identicalDeliverables": self.identical,
         }
 
 
@@ -228,11 +237,32 @@ def _audit(request: AuditTasksRequest, notify: Notify, scratch: Path) -> TaskAud
             unrun.folder, unrun.path, format=unrun.format, unaudited=unrun.reason
         )
     verdicts = dict(sorted(verdicts.items()))
+    deliveries: dict[tuple[str, str], dict[str, str]] = {}
     if loaded.tasks:
-        _run_all(request, loaded, exploits, verdicts, scratch, notify)
+        _run_all(request, loaded, exploits, verdicts, deliveries, scratch, notify)
     for task in loaded.tasks:
         _judge(verdicts[task.folder], task, exploits)
-    return TaskAudit(list(verdicts.values()), exploits, request.sandbox)
+    audit = TaskAudit(
+        list(verdicts.values()), exploits, request.sandbox, identical_deliverables(deliveries)
+    )
+    if request.out is not None:
+        _write_manifest(request.out, audit)
+    return audit
+
+
+def _write_manifest(out: Path, audit: TaskAudit) -> None:
+    """The audit's manifest beside the exploit batches it kept: what ran, and which
+    probes left byte-identical deliverables."""
+    out.mkdir(parents=True, exist_ok=True)
+    document = {
+        "kind": "benchguard-audit-tasks",
+        "tasks": [t.name for t in audit.tasks],
+        "exploits": [e.id for e in audit.exploits],
+        "identicalDeliverables": audit.identical,
+    }
+    staged = out / f".{AUDIT_MANIFEST}.tmp"
+    staged.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", "utf-8")
+    staged.replace(out / AUDIT_MANIFEST)
 
 
 def _run_all(
@@ -240,6 +270,7 @@ def _run_all(
     loaded: LoadedTasks,
     exploits: Sequence[Exploit],
     verdicts: dict[str, TaskVerdict],
+    deliveries: dict[tuple[str, str], dict[str, str]],
     scratch: Path,
     notify: Notify,
 ) -> None:
@@ -257,68 +288,81 @@ def _run_all(
             if task.solution is not None and task.folder in records:
                 verdicts[task.folder].reference = _outcome(REFERENCE, records[task.folder])
     seeds = {task.folder: seed_files(task) for task in loaded.tasks}
-    for exploit in exploits:
-        skipped: dict[str, str] = {}
+    # Where the reading exploit is pointed (its CHEAT_HINT).
+    hint = request.tasks_dir.resolve()
+    # The no-op first: an exploit is skipped as not applicable only where it earned nothing.
+    first = [e for e in exploits if e.id == NOOP]
+    rest = [e for e in exploits if e.id != NOOP]
+    for exploit in first:
+        records = _run_exploit(exploit, request, loaded, plan, scratch, out, relay)
         for task in loaded.tasks:
-            reason = _skip_reason(exploit, task, verdicts[task.folder], plan, seeds[task.folder])
+            if task.folder in records:
+                verdicts[task.folder].exploits.append(_outcome(exploit, records[task.folder]))
+                deliveries[(exploit.id, task.folder)] = _delivered(task, records[task.folder])
+    skipped: dict[tuple[str, str], str] = {}
+    for exploit in rest:
+        for task in loaded.tasks:
+            reason = _skip_reason(
+                exploit, task, verdicts[task.folder], plan, seeds[task.folder], hint
+            )
             if reason is not None:
-                skipped[task.folder] = reason
-        chosen = tuple(t for t in loaded.tasks if t.folder not in skipped)
-        light = (
-            _light_runs(exploit, chosen, plan, scratch, request.jobs)
-            if light_exploit(exploit)
-            else {}
+                skipped[(exploit.id, task.folder)] = reason
+    probes = [
+        (exploit, task)
+        for exploit in rest
+        if light_exploit(exploit)
+        for task in loaded.tasks
+        if (exploit.id, task.folder) not in skipped and light_task(task)
+    ]
+    light = run_probes(probes, plan, scratch, request.jobs)
+    for key, found in light.items():
+        deliveries[key] = found.delivered
+    harness: dict[tuple[str, str], RunRecord] = {}
+    for exploit in rest:
+        chosen = tuple(
+            t
+            for t in loaded.tasks
+            if (exploit.id, t.folder) not in skipped and (exploit.id, t.folder) not in light
         )
-        chosen = tuple(t for t in chosen if t.folder not in light)
-        records = (
-            _run_exploit(exploit, request, LoadedTasks(chosen, ()), plan, scratch, out, relay)
-            if chosen
-            else {}
-        )
+        if not chosen:
+            continue
+        loaded_chosen = LoadedTasks(chosen, ())
+        records = _run_exploit(exploit, request, loaded_chosen, plan, scratch, out, relay)
+        for folder, record in records.items():
+            harness[(exploit.id, folder)] = record
+    for exploit in rest:
         for task in loaded.tasks:
-            record = records.get(task.folder)
-            if task.folder in skipped:
-                verdicts[task.folder].exploits.append(
-                    ExploitOutcome(
-                        exploit.id, 0.0, (), NOT_APPLICABLE, not_applicable=skipped[task.folder]
-                    )
+            key = (exploit.id, task.folder)
+            verdict = verdicts[task.folder]
+            if key in skipped:
+                verdict.exploits.append(
+                    ExploitOutcome(exploit.id, 0.0, (), NOT_APPLICABLE, not_applicable=skipped[key])
                 )
-            elif task.folder in light:
-                found = light[task.folder]
-                verdicts[task.folder].exploits.append(
+            elif key in light:
+                found = light[key]
+                verdict.exploits.append(
                     ExploitOutcome(
                         exploit.id,
-                        found.credit,
-                        found.accepted,
+                        found.outcome.credit,
+                        found.outcome.accepted,
                         "success",
-                        acted=found.acted,
+                        acted=found.outcome.acted,
                         light=True,
+                        graded_with=None
+                        if found.graded_by is None
+                        else f"{found.graded_by[1]}:{found.graded_by[0]}",
                     )
                 )
-            elif record is not None:
-                verdicts[task.folder].exploits.append(_outcome(exploit, record))
+            elif key in harness:
+                verdict.exploits.append(_outcome(exploit, harness[key]))
+                deliveries[key] = _delivered(task, harness[key])
 
 
-def _light_runs(
-    exploit: Exploit,
-    tasks: Sequence[Task],
-    plan: dict[str, dict[str, list[str]]],
-    scratch: Path,
-    jobs: int,
-) -> dict[str, LightOutcome]:
-    """The light runs of ``exploit`` (taskaudit/light.py) on the tasks graded by
-    workspace file checks alone; a task missing from the result runs in the harness."""
-    eligible = [t for t in tasks if light_task(t)]
-    if not eligible:
-        return {}
-    agent_dir = scratch / "light" / exploit.id
-    agent_dir.mkdir(parents=True)
-    shutil.copy(exploit.program, agent_dir / exploit.program.name)
-    (agent_dir / PLAN_FILE).write_text(json.dumps(plan, sort_keys=True), "utf-8")
-    # As many at once as the audit's -j, as the harness would run them.
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        outcomes = list(pool.map(lambda t: run_light(exploit, t, agent_dir, scratch), eligible))
-    return {t.folder: o for t, o in zip(eligible, outcomes, strict=True) if o is not None}
+def _delivered(task: Task, record: RunRecord) -> dict[str, str]:
+    """The deliverables a harness run left (the digests the harness took at agent end)."""
+    tampering = record.tampering if isinstance(record.tampering, dict) else {}
+    found = tampering.get("deliverables")
+    return produced(task, found if isinstance(found, dict) else {})
 
 
 def _skip_reason(
@@ -327,6 +371,7 @@ def _skip_reason(
     verdict: TaskVerdict,
     plan: dict[str, dict[str, list[str]]],
     seed: Sequence[str],
+    tasks_dir: Path,
 ) -> str | None:
     """Why ``exploit`` need not run on ``task`` (its run would be the no-op's), or None.
 
@@ -336,7 +381,7 @@ def _skip_reason(
     if noop is None or noop.credit > 0 or noop.status == NOT_APPLICABLE:
         return None
     key = hashlib.sha256(task.prompt.encode("utf-8")).hexdigest()
-    return not_applicable(exploit, task, plan.get(key, {}), seed)
+    return not_applicable(exploit, task, plan.get(key, {}), seed, tasks_dir)
 
 
 def _plan(tasks: Sequence[Task]) -> dict[str, dict[str, list[str]]]:
