@@ -9,6 +9,8 @@ The command a run starts is wrapped, outermost first::
     setpriv --pdeathsig KILL --                  die when strace dies
     unshare --pid --fork --kill-child ...        a pid namespace (and a mount namespace
                                                  with its own /proc)
+    [python -I -S separate_exec.py ...]          the run's private /tmp and /dev/shm
+                                                 (harness/separate_exec), then exec:
     sh -c '"$@"; exit $?'                        the namespace's init: the agent's parent
     <the agent's command>                        (setpriv to the agent uid, bwrap, ...)
 
@@ -35,7 +37,15 @@ What each layer guarantees:
   no capability after ``exec``);
 - the mount namespace (as root, propagation private): the run's mounts are copies of the
   harness's, so the mount a file was opened through names the run that opened it
-  (the fanotify audit attributes events by it, harness/fanotify).
+  (the fanotify audit attributes events by it, harness/fanotify);
+- the separation (confined runs without a sandbox, root or not: :func:`separation`): in
+  that namespace the harness's temp directory is a tmpfs holding only this run's own
+  scratch and the paths beneath it its command names, and ``/dev/shm`` is a tmpfs of its
+  own, so another run's scratch, a grading box or the harness's records beneath the
+  temp directory do not exist for the agent (ENOENT). Landlock already refuses opening
+  them; the separation also takes away what Landlock does not mediate: ``chmod``,
+  ``chown``, ``utime`` of a sibling's files by path (red team 4's sibling sabotage),
+  and the host ``/dev/shm``'s times as a channel between runs.
 
 Unavailable pieces are recorded on the run (:meth:`RunContainment.facts`), never
 silently assumed.
@@ -48,6 +58,8 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +88,32 @@ INIT_SCRIPT = (
 INIT_NAME = "benchguard-init"
 SHELL = "/bin/sh"
 PROBE_TIMEOUT_S = 10.0
+SEPARATE_SCRIPT = Path(__file__).with_name("separate_exec.py")
+
+
+def separate_script() -> Path:
+    """The separation helper's file (harness/separate_exec), run before the init."""
+    return SEPARATE_SCRIPT
+
+
+def _under(path: str, parent: str) -> bool:
+    return path.startswith(parent.rstrip("/") + "/")
+
+
+def named_paths(argv: Sequence[str], parent: str) -> list[str]:
+    """The existing paths beneath ``parent`` that ``argv`` names, whole or as the value
+    of a ``KEY=VALUE`` entry (the launcher's allow-list, a sandbox's binds): what the
+    run's command needs to find in its private ``parent``. Resolved, sorted."""
+    found: set[str] = set()
+    for arg in argv:
+        for candidate in (arg, arg.partition("=")[2]):
+            if not candidate.startswith("/"):
+                continue
+            real = os.path.realpath(candidate)
+            for path in {os.path.normpath(candidate), real}:
+                if _under(path, parent) and os.path.lexists(path):
+                    found.add(real if path == real else path)
+    return sorted(found)
 
 
 @functools.cache
@@ -89,9 +127,11 @@ def pdeathsig_prefix() -> tuple[str, ...]:
 
 
 @functools.cache
-def pid_namespace_prefix() -> tuple[str, ...]:
+def pid_namespace_prefix(keep_caps: bool = False) -> tuple[str, ...]:
     """The ``unshare`` command making a run's pid (and mount) namespace, or () where
-    this harness cannot make one."""
+    this harness cannot make one. ``keep_caps``: an unprivileged harness's first
+    process keeps its user namespace's capabilities (the separation mounts with them,
+    then gives them up before the init starts); no effect as root."""
     unshare = shutil.which("unshare")
     if unshare is None:
         return ()
@@ -102,7 +142,46 @@ def pid_namespace_prefix() -> tuple[str, ...]:
         argv = [unshare, *common, "--propagation", "private"]
     else:
         argv = [unshare, "--user", "--map-current-user", *common]
+        if keep_caps:
+            argv.append("--keep-caps")
     return tuple(argv) if _works([*argv, "--", "true"]) else ()
+
+
+@functools.cache
+def separation_works() -> str | None:
+    """None when this harness can give a run its private temp directory and /dev/shm
+    (tried once, on a throwaway scratch, in a throwaway namespace); else why not."""
+    prefix = pid_namespace_prefix(keep_caps=True)
+    if not prefix:
+        return "no mount namespace of the run's own (unshare failed)"
+    parent = os.path.realpath(tempfile.gettempdir())
+    with (
+        tempfile.TemporaryDirectory(prefix="bg-separate-probe-", dir=parent) as own,
+        tempfile.TemporaryDirectory(prefix="bg-separate-probe-", dir=parent) as other,
+    ):
+        argv = [
+            *prefix,
+            "--",
+            *_separate_argv(parent, own, ()),
+            SHELL,
+            "-c",
+            'test -d "$1" && test ! -e "$2"',
+            "probe",
+            own,
+            other,
+        ]
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"the separation could not be tried ({exc})"
+        if done.returncode != 0:
+            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            return tail[-1] if tail else f"the separation probe exited {done.returncode}"
+    return None
+
+
+def _separate_argv(parent: str, own: str, keep: Sequence[str]) -> list[str]:
+    return [sys.executable, "-I", "-S", str(SEPARATE_SCRIPT), parent, own, *keep, "--"]
 
 
 def _works(argv: Sequence[str]) -> bool:
@@ -124,11 +203,18 @@ class RunContainment:
     killed_at_end: int = 0
     end_error: str | None = None
     strays_file: Path | None = None
+    # The run's scratch when it is separated from the other runs (:func:`separation`).
+    separated: Path | None = None
+    separation_unavailable: str | None = None
 
     @classmethod
-    def start(cls, batch: BatchCgroups | str, label: str) -> RunContainment:
+    def start(
+        cls, batch: BatchCgroups | str, label: str, *, separate: Path | None = None
+    ) -> RunContainment:
         """A run's containment in ``batch`` (a reason string when the batch has no
-        cgroups: the pid namespace then contains the run alone)."""
+        cgroups: the pid namespace then contains the run alone). ``separate``: the run's
+        scratch, to be the only run's scratch its namespace sees (a confined run without
+        a sandbox; the sandbox makes its own /tmp)."""
         # Before any agent starts: the harness's memory and root are not for the agent.
         protect_harness()
         cgroup: RunCgroup | None = None
@@ -138,7 +224,22 @@ class RunContainment:
                 cgroup = batch.new_run(label)
             except CgroupError as exc:
                 reason = str(exc)
-        return cls(cgroup, reason, pid_namespace_prefix(), pdeathsig_prefix())
+        unavailable = separation_works() if separate is not None else None
+        if separate is not None and unavailable is None:
+            return cls(
+                cgroup,
+                reason,
+                pid_namespace_prefix(keep_caps=True),
+                pdeathsig_prefix(),
+                separated=separate,
+            )
+        return cls(
+            cgroup,
+            reason,
+            pid_namespace_prefix(),
+            pdeathsig_prefix(),
+            separation_unavailable=unavailable,
+        )
 
     def outer(self, argv: Sequence[str], *, traced: bool = False) -> list[str]:
         """``argv`` joining the cgroup first, dying with the harness.
@@ -167,10 +268,17 @@ class RunContainment:
         if not self.pid_namespace:
             return list(argv)
         self.strays_file = strays_file
+        separate: list[str] = []
+        if self.separated is not None:
+            parent = os.path.realpath(tempfile.gettempdir())
+            own = str(self.separated)
+            keep = [path for path in named_paths(argv, parent) if not _under(path, own)]
+            separate = _separate_argv(parent, own, keep)
         return [
             *self.pdeathsig,
             *self.pid_namespace,
             "--",
+            *separate,
             SHELL,
             "-c",
             INIT_SCRIPT,
@@ -238,6 +346,10 @@ class RunContainment:
             "pid_namespace": bool(self.pid_namespace),
             "dies_with_harness": bool(self.pdeathsig) and bool(self.pid_namespace),
             "killed_at_end": self.killed_at_end,
+            # Whether the run's namespace held no other run's scratch and a /dev/shm of
+            # its own (:func:`separation_works`); why not, when it was asked for.
+            "separated": self.separated is not None,
+            "separation_unavailable": self.separation_unavailable,
             "end_error": self.end_error,
             # Every agent starts through the launcher, which drops every capability and
             # refuses to run the agent when the kernel still reports one.

@@ -49,7 +49,7 @@ from benchguard.harness.confine import (
     launcher_argv,
     launcher_files,
 )
-from benchguard.harness.containment import RunContainment
+from benchguard.harness.containment import RunContainment, separate_script
 from benchguard.harness.granted import changed, digest, granted_inputs
 from benchguard.harness.home import (
     HomeSettings,
@@ -394,7 +394,15 @@ def run_job(
             batch = cgroups if cgroups is not None else cgroup.process_batch()
             session = RunSession(
                 settings.audit,
-                RunContainment.start(batch, f"{job.position}"),
+                RunContainment.start(
+                    batch,
+                    f"{job.position}",
+                    # Confined and unsandboxed: no other run's scratch in its namespace
+                    # (the sandbox makes its own /tmp; --unconfined promises nothing).
+                    separate=scratch.root
+                    if settings.sandbox != "bwrap" and settings.confinement.active
+                    else None,
+                ),
                 scratch.root,
                 protected=_protected(job, settings, scratch, leftovers)
                 if settings.audit.active
@@ -575,6 +583,8 @@ def _protected(
         # the checkout); leftovers inside the home stay protected.
         agent_own=(
             *sandbox_read_only(settings.agent, settings.home),
+            # Run by the run's first process, before the init (harness.separate_exec).
+            separate_script(),
             settings.home,
             scratch.root,
         ),

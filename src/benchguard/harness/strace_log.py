@@ -353,7 +353,8 @@ class _Parser:
             return
         name = os.path.basename(program or "")
         init = program == "/bin/sh" and self.parents.get(pid) == self.leader
-        launcher = any(name in argv for name in _launchers())
+        # The separation helper mounts the run's private /tmp, then execs the init.
+        launcher = any(name in argv for name in _launchers()) or _separator() in argv
         if not (init or launcher or name in WRAPPER_PROGRAMS):
             self.wrappers.discard(pid)
 
@@ -644,6 +645,13 @@ def _launchers() -> list[str]:
     from benchguard.harness.confine import launcher_programs
 
     return [f'"{path}"' for path in launcher_programs()]
+
+
+def _separator() -> str:
+    """The separation helper's path as an exec's argv shows it (quoted)."""
+    from benchguard.harness.containment import separate_script
+
+    return f'"{separate_script()}"'
 
 
 def _realpath(path: str) -> str:
