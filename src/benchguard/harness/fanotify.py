@@ -64,6 +64,7 @@ from benchguard.harness.audit import (
 )
 from benchguard.harness.fanotify_attrib import AttribWatch
 from benchguard.harness.fanotify_libc import fanotify_libc
+from benchguard.harness.fanotify_procs import ForkRecord, open_record
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,8 @@ UNSEEN = (
     "event (Landlock still prevented it)",
     "stat, access and readlink lookups",
     "unlink, rename, mkdir (no file is opened)",
-    "a metadata change by a process that exited before its event was read",
+    "which run an exited process's metadata change was, where the kernel's fork record "
+    "could not place it (the record is then incomplete, never clean)",
     "reads through a descriptor opened before the run",
     "files on a filesystem that holds no protected path",
 )
@@ -336,7 +338,14 @@ class FanotifyObserver:
     # The FAN_ATTRIB group (harness.fanotify_attrib); None when it could not be made.
     _attrib: AttribWatch | None = None
     metadata_problem: str | None = None
+    # Other processes' metadata events (known not the run's): never charged to it.
     metadata_dropped: int = 0
+    # Events outside the run's trees by exited processes nothing could place: they
+    # could be the run's, so the summary is incomplete (fail closed).
+    metadata_unattributed: int = 0
+    # The kernel's fork record (harness.fanotify_procs): the run's processes by descent.
+    _forks: ForkRecord | None = None
+    forks_problem: str | None = None
     _attrib_marks: list[str] = field(default_factory=list)
     # pid -> the run its opens went through (None: no run's mount), see _learn_pid.
     _pid_runs: dict[int, str | None] = field(default_factory=dict)
@@ -373,6 +382,10 @@ class FanotifyObserver:
             self._attrib = AttribWatch.open(paths)
         except OSError as exc:
             self.metadata_problem = f"metadata changes are not watched ({exc})"
+            return
+        if self.run is not None:
+            # Before the run's first fork: every process of it is then on the record.
+            self._forks, self.forks_problem = open_record(self.run.holds)
 
     def finish(self) -> dict[str, Any]:
         """Drain what is queued, stop, and return ``record["system_audit"]``."""
@@ -383,6 +396,12 @@ class FanotifyObserver:
         if self._thread is not None:
             self._thread.join()
         self._close()
+        if self.metadata_unattributed and self.problem is None:
+            why = self.forks_problem or "the fork record could not place them"
+            self.problem = (
+                f"{self.metadata_unattributed} metadata change(s) outside the run's trees "
+                f"were made by exited processes that could be the run's ({why})"
+            )
         accesses = sorted(
             self.found.values(), key=lambda a: (a["path"], a["operation"], a["result"])
         )
@@ -403,6 +422,11 @@ class FanotifyObserver:
             "metadata_watched": self._attrib_marks,
             "metadata_problem": self.metadata_problem,
             "metadata_dropped": self.metadata_dropped,
+            "metadata_unattributed": self.metadata_unattributed,
+            # How an exited process's change is placed: the kernel's fork record, or
+            # why it is not available (each such change then reads incomplete).
+            "metadata_attribution": "fork record" if self.forks_problem is None else None,
+            "metadata_attribution_problem": self.forks_problem,
         }
 
     def _open_gate(self) -> None:
@@ -413,6 +437,11 @@ class FanotifyObserver:
         thread.start()
 
     def _close(self) -> None:
+        if self._forks is not None:
+            if self._forks.lost is not None:
+                self.forks_problem = self.forks_problem or self._forks.lost
+            self._forks.close()
+            self._forks = None
         if self._attrib is not None:
             self._attrib_marks = list(self._attrib.marked)
             self._attrib.close()
@@ -463,15 +492,22 @@ class FanotifyObserver:
         poller.register(self._wake[0], select.POLLIN)
         if self._attrib is not None:
             poller.register(self._attrib.fd, select.POLLIN)
+        if self._forks is not None:
+            poller.register(self._forks.fileno(), select.POLLIN)
         try:
             while True:
                 poller.poll(_POLL_MS)
                 # A namespace a run made since (a sandbox's) is learned while it lives.
                 self._refresh()
-                # The open events first: they name the pids of the metadata events.
+                # The forks first (while parents live), then the open events: they
+                # name the pids of the metadata events.
+                if self._forks is not None:
+                    self._forks.drain()
                 drained = self._drain()
                 self._drain_attrib()
                 if self._stop.is_set() and drained:
+                    if self._forks is not None:
+                        self._forks.drain()
                     self._drain()
                     self._drain_attrib()
                     return
@@ -496,22 +532,17 @@ class FanotifyObserver:
         for pid, info in self._attrib.events():
             if pid == self._me:
                 continue
-            # One cgroup read per pid (the host's other processes change metadata too).
-            member = self._pid_member.get(pid)
-            if member is None and self.run is not None:
-                member = self.run.holds(pid)
-                if member is not None and len(self._pid_member) < MAX_KNOWN_PIDS:
-                    self._pid_member[pid] = member
-            how = "cgroup"
-            if member is None and self.run is not None:
-                member = self._pid_runs.get(pid) == self.run.name
-                how = "mount"
-            if member is not True:
-                # Another process's, or one gone that no open of the run named:
-                # never charged to the run.
+            how = self._metadata_owner(pid)
+            if how is None:
+                # Another process's: never charged to the run.
                 self.metadata_dropped += 1
                 continue
             path = self._attrib.path(info)
+            if how == "unknown":
+                # Inside the run's own trees it is no reach either way.
+                if path is None or outside_own_trees(self.protected, path):
+                    self.metadata_unattributed += 1
+                continue
             if path is None:
                 self._attrib.unnamed += 1
                 continue
@@ -524,6 +555,41 @@ class FanotifyObserver:
                 self.found[key] = metadata_change(_shown(path), "FAN_ATTRIB", how)
         if self._attrib.overflowed:
             self.problem = "the fanotify metadata queue overflowed: events were lost"
+
+    def _metadata_owner(self, pid: int) -> str | None:
+        """How a metadata event of ``pid`` is the run's ("fork", "cgroup", "mount"),
+        "unknown" when it could be and nothing can say, None when it is another's.
+
+        The kernel's fork record decides first (a pid once the run's and reused since
+        is "unknown"); then, for a process alive, its cgroup; for one gone, a run its
+        opens named; else the record: a pid it never saw forked from the run is
+        another's, unless the record is lossy or missing (then "unknown")."""
+        if self.run is None:
+            return None
+        # Without the record a live process's cgroup is the word; a gone one is unknown.
+        whose = "unknown" if self._forks is not None else "alive-decides"
+        if self._forks is not None:
+            whose = self._forks.whose(pid)
+            if whose != "ours":
+                # Its fork was queued before it ran: read what has come in since.
+                self._forks.drain()
+                whose = self._forks.whose(pid)
+            if whose == "ours":
+                return "fork"
+        member = self._pid_member.get(pid)
+        if member is None:
+            member = self.run.holds(pid)
+            if member is not None and len(self._pid_member) < MAX_KNOWN_PIDS:
+                self._pid_member[pid] = member
+        if member is True:
+            return "cgroup"
+        if member is None and self._pid_runs.get(pid) == self.run.name:
+            return "mount"
+        if member is False and whose in ("foreign", "alive-decides"):
+            return None
+        if member is None and whose == "foreign":
+            return None
+        return "unknown"
 
     def _drain(self) -> bool:
         """Read and handle events until the queue is empty; True once it is."""
