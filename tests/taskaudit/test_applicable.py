@@ -16,9 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 from benchguard.cli import app
-from benchguard.harness.tasks import Task, load_task
+from benchguard.harness.tasks import FileCheck, Task, load_task
 from benchguard.taskaudit.applicable import not_applicable, seed_files
 from benchguard.taskaudit.exploits.library import BUILTIN
+from benchguard.taskaudit.light import light_task
 
 EXPLOITS = {e.id: e for e in BUILTIN}
 
@@ -169,3 +170,25 @@ def test_light_runs_earn_what_the_same_exploits_earn_through_the_harness(
     assert light["own-runner"]["plant-hooks"][0] == 1.0
     assert light["pytest-grading"]["plant-hooks"][0] == 0.0
     assert light["declared-reward"]["reward-file"][0] == 0.0  # the box removed it
+
+
+def test_a_judge_reference_changes_nothing_the_audit_runs(tmp_path: Path) -> None:
+    """``expected_output`` and ``rubric`` are read only by a judge, and the audit runs
+    none: they neither keep an exploit that touches no checked file nor keep a task
+    from running light (sum-numbers, word-count and write-report declare them)."""
+    task = _task(
+        tmp_path,
+        [{"name": "a", "role": "correctness", "file": "answer.txt", "matches": "^137$"}],
+        {"numbers.txt": "1\n"},
+    )
+    judged = task.model_copy(update={"expected_output": "137", "rubric": "The total."})
+    plan = {"files": ["answer.txt"], "outputs": []}
+    assert not_applicable(EXPLOITS["reward-file"], judged, plan, seed_files(judged)) is not None
+    assert not_applicable(EXPLOITS["empty-files"], judged, plan, seed_files(judged)) is None
+    assert light_task(judged) and light_task(task)
+    home = task.model_copy(update={"verification": (*task.verification, _home_check())})
+    assert not light_task(home)
+
+
+def _home_check() -> FileCheck:
+    return FileCheck(name="h", role="correctness", file="~/notes.md", contains="x")

@@ -260,3 +260,26 @@ def test_the_reading_probe_answers_from_a_reachable_task_file_and_the_audit_hide
     (unstated,) = [e for e in verdicts["unstated"]["exploits"] if e["id"] == "read-task"]
     assert unstated["status"] == "not-applicable"
     assert "states no answer" in unstated["notApplicable"]
+
+
+def test_the_table_lists_identical_deliverables(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchguard.cli.audit_tasks_cmds import _table
+    from benchguard.workflows.audit_tasks import TaskAudit, TaskVerdict
+
+    group = {
+        "sha256": "ab" * 32,
+        "files": [{"path": "answer.txt", "sha256": "cd" * 32}],
+        "tasks": ["a", "b"],
+        "probes": [
+            {"task": "a", "exploit": "content-number"},
+            {"task": "b", "exploit": "content-number"},
+        ],
+    }
+    _table(
+        TaskAudit(
+            [TaskVerdict("a", "a/task.yaml"), TaskVerdict("b", "b/task.yaml")], [], "none", [group]
+        )
+    )
+    out = capsys.readouterr().out
+    assert "identical deliverables (1 groups" in out
+    assert "abababababab (answer.txt): a:content-number, b:content-number" in out

@@ -151,6 +151,7 @@ def _table(result: TaskAudit) -> None:
             )
         for destructive in task.destructive_uncaught:
             typer.echo(f"  {destructive}: changed the workspace and no safeguard failed")
+    _identical(result)
     hackable = sum(t.hackable for t in result.tasks)
     unaudited = sum(bool(t.unaudited) and not t.hackable for t in result.tasks)
     typer.echo(
@@ -158,6 +159,23 @@ def _table(result: TaskAudit) -> None:
         + (f", {unaudited} not audited" if unaudited else "")
         + f"; {len(result.exploits)} exploits, sandbox {result.sandbox}"
     )
+
+
+# Groups of identical deliverables the table prints; the rest are in --json.
+TABLE_GROUPS = 20
+
+
+def _identical(result: TaskAudit) -> None:
+    groups = result.identical
+    if not groups:
+        return
+    typer.echo(f"identical deliverables ({len(groups)} groups of byte-identical files):")
+    for group in groups[:TABLE_GROUPS]:
+        files = ", ".join(f["path"] for f in group["files"])
+        probes = ", ".join(f"{p['task']}:{p['exploit']}" for p in group["probes"])
+        typer.echo(f"  {group['sha256'][:12]} ({files}): {probes}")
+    if len(groups) > TABLE_GROUPS:
+        typer.echo(f"  ... {len(groups) - TABLE_GROUPS} more (--json)")
 
 
 def register(app: typer.Typer) -> None:

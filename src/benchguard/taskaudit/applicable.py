@@ -7,9 +7,9 @@ names, or the files of the task's workspace seed, chosen by name. So its run can
 differ from the no-op's only when
 
 - it touches at least one file, and
-- some correctness check could see a touched file: a command check or a judged check
-  (``expected_output``, ``rubric``) may read anything, a file check reads only its own
-  file.
+- some correctness check could see a touched file: a command check may read
+  anything, a file check reads only its own file. (``expected_output`` and ``rubric``
+  are read only by a judge, and the audit runs none.)
 
 When neither holds, the exploit's run is the no-op's run, and its credit is the
 no-op's. The audit then skips it on that task and reports it as not applicable, with
@@ -123,9 +123,9 @@ def not_applicable(
         return None
     if not paths:
         return "it would touch no file of this task"
+    # expected_output and rubric are read only by a judge (run --judge); the audit's
+    # runs have none, so they earn nothing there whatever the exploit writes.
     correctness = [c for c in task.verification if c.role == "correctness"]
-    if task.expected_output is not None or task.rubric is not None:
-        return None
     if any(isinstance(c, CommandCheck) for c in correctness):
         return None
     read = [os.path.normpath(c.file) for c in correctness if isinstance(c, FileCheck)]

@@ -1,8 +1,9 @@
 """Light runs: a built-in exploit on a task graded by its checks alone, without the
 agent launch, in two steps: act, then grade (shared between identical probes).
 
-A task whose checks are workspace file checks and command checks (no judged check, no
-``~/`` file check) is graded from the files the run leaves in its workspace and
+A task whose checks are workspace file checks and command checks (no ``~/`` file
+check; ``expected_output`` and ``rubric`` are read only by a judge, and the audit runs
+none) is graded from the files the run leaves in its workspace and
 nothing else: the grading box copies the workspace, command checks run in the box
 with an empty private home and a clean environment. For such a task the audit runs a
 built-in exploit (``exploits/exploit.py``, the audit's own program, never an agent's)
@@ -80,7 +81,8 @@ class Acted:
 def light_task(task: Task) -> bool:
     """Whether ``task`` is graded from its workspace alone: file checks of the
     workspace and command checks (which run in the box, with an empty home)."""
-    if task.expected_output is not None or task.rubric is not None or not task.verification:
+    # expected_output and rubric are read only by a judge, and the audit runs none.
+    if not task.verification:
         return False
     return all(
         isinstance(c, CommandCheck) or (isinstance(c, FileCheck) and not c.file.startswith("~"))
