@@ -35,9 +35,15 @@ from benchguard.detection import (
     ruleset_digest,
     scan_record,
 )
+from benchguard.detection.deliverable_copies import deliverable_copies
 from benchguard.detection.detector import Detector, read_entry
 from benchguard.detection.models import status_for
-from benchguard.detection.provenance import apply_provenance
+from benchguard.detection.next_release import next_release_installs
+from benchguard.detection.provenance import (
+    apply_provenance,
+    drop_stand_ins,
+    weigh_generic_history,
+)
 from benchguard.detection.seeking import prompt_text_searches
 from benchguard.detection.shell import ShellReader, ShellState
 from benchguard.detection.surfaces import (
@@ -116,7 +122,11 @@ def naive_scan_record(
     surfaces = [surface for pair in pairs for surface in pair] + [output]
     prompt = as_text(record.get("input"))
     findings = apply_provenance(findings, entries, surfaces, prompt)
+    findings = weigh_generic_history(findings, frozenset(rule.id for rule in all_rules))
     findings += prompt_text_searches(entries, prompt)
+    findings += next_release_installs(entries, prompt)
+    findings += deliverable_copies(entries, surfaces, prompt, None)
+    findings = drop_stand_ins(findings)
     categories = tuple(sorted({f.category for f in findings}))
     return CheatingReport(
         detector_version=DETECTOR_VERSION,
@@ -321,8 +331,20 @@ def main() -> int:
         for index, (a, b) in enumerate(zip(ours, naive, strict=True)):
             if a.model_dump() != b.model_dump():
                 print(f"MISMATCH ({label}) at record {index}", file=sys.stderr)
-                print(json.dumps(a.model_dump(mode="json"), indent=1)[:3000], file=sys.stderr)
-                print(json.dumps(b.model_dump(mode="json"), indent=1)[:3000], file=sys.stderr)
+                mine, theirs = a.model_dump(mode="json"), b.model_dump(mode="json")
+                for key in mine:
+                    if mine[key] != theirs[key]:
+                        # The first field that differs (findings: the first finding).
+                        if key == "findings":
+                            pairs = zip(mine[key], theirs[key], strict=False)
+                            first = next(((x, y) for x, y in pairs if x != y), None)
+                            print(
+                                f"findings: {len(mine[key])} vs {len(theirs[key])}", file=sys.stderr
+                            )
+                            print(json.dumps(first, indent=1)[:3000], file=sys.stderr)
+                        else:
+                            print(key, json.dumps([mine[key], theirs[key]])[:3000], file=sys.stderr)
+                        break
                 return False
         flagged = sum(r.status == "flagged" for r in ours)
         findings = sum(len(r.findings) for r in ours)
