@@ -1,8 +1,9 @@
 """Kernel-enforced file access for every agent process: the Landlock allow-list.
 
-Before the agent's program starts, a small launcher (:mod:`confine_exec`, run by the
-harness's own interpreter with ``-I -S``) restricts itself to the run's allow-list and
-execs the agent; the kernel then refuses every open, exec, listing, create, rename or
+Before the agent's program starts, a small launcher (``confine_exec.c``, built by
+:mod:`launcher_build`; where no C compiler is available :mod:`confine_exec`, run by the
+harness's own interpreter with ``-I -S``, which does the same steps) restricts itself to
+the run's allow-list and execs the agent; the kernel then refuses every open, exec, listing, create, rename or
 link outside it, for the agent and everything it starts, whatever the spelling
 (``//x``, ``/proc/self/root/x``, a ``dup``'d fd, a second thread, a symlink, io_uring).
 Sandboxed or not, root or not: root gains nothing (Landlock is not bypassed by

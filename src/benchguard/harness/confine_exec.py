@@ -1,5 +1,9 @@
 """The Landlock launcher: restrict this process to an allow-list, then exec the agent.
 
+The harness runs its native twin, ``confine_exec.c`` (same policy, same steps, no
+interpreter start per run), wherever a C compiler built it (``launcher_build``); this
+script is the fallback, and the reference the native one is tested against.
+
 Usage: ``python -I -S confine_exec.py [KEY=VALUE...] -- AGENT ARGV...``
 
 The policy is one argument per entry before ``--``, ``KEY=VALUE`` (split at the first
