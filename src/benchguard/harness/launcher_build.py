@@ -9,7 +9,8 @@ the same policy arguments, with the seccomp filter handed over as the program
 Where it lives: ``_native/confine-exec-<digest>`` beside this file (``make setup``
 builds it there), else, where the package directory is not writable by this user, under
 ``$XDG_CACHE_HOME/benchguard/`` (``~/.cache``). ``<digest>`` covers the C source and the
-compiler command, so an edited source is never run from a stale build. A found binary
+compiler command, so an edited source is never run from a stale build (older builds are
+left in place: a batch still running may exec its own at any time). A found binary
 is used only when it is a regular file owned by this user or root and writable by no
 one else (an agent that could rewrite it would run its own code before confinement on
 every later run); otherwise it is rebuilt. No C compiler: the Python launcher runs,
@@ -103,13 +104,6 @@ def _build(directory: Path, name: str, flags: tuple[str, ...], cc: str) -> Path 
             os.unlink(temporary)
 
 
-def _remove_stale(directory: Path, *, keep: str) -> None:
-    """Builds of older sources in ``directory`` (a process running one keeps it open)."""
-    for old in directory.glob(PROGRAM_PREFIX + "*"):
-        if old.name != keep:
-            old.unlink(missing_ok=True)
-
-
 def native_launcher() -> Path | None:
     """The native launcher, built if needed; None when none can be had (the Python
     launcher runs then). Asked once per process (and per choice)."""
@@ -139,7 +133,6 @@ def _locate() -> Path | None:
         for directory in build_dirs():
             built = _build(directory, name, flags, cc)
             if built is not None and _trusted(built):
-                _remove_stale(directory, keep=name)
                 return built
     log.warning("the native launcher did not build: agents start through the Python one")
     return None
