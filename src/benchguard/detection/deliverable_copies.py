@@ -100,8 +100,14 @@ def deliverable_copies(
         args_text = "\n".join(command_strings(entry.get("args")))
         wrote = {name for name in names if name in args_text and _writes(name, entry, args_text)}
         hit = None
-        paths = [m.group(0) for m in _PATH_LINE.finditer(surfaces[2 * index].text)]
-        paths += [_HOME.sub("~", m.group(0)) for m in _RAW_PATH.finditer(args_text)]
+        text = surfaces[2 * index].text
+        paths: list[str] = []
+        # A path counts only when its base name (a component of it, so a substring of
+        # the text it came from) is one the prompt asks for: a step that names none of
+        # them has no path to find, and the two searches were most of this function.
+        if any(name in text or name in args_text for name in names):
+            paths = [m.group(0) for m in _PATH_LINE.finditer(text)]
+            paths += [_HOME.sub("~", m.group(0)) for m in _RAW_PATH.finditer(args_text)]
         for path in paths:
             path = posixpath.normpath(path)
             base = posixpath.basename(path)
