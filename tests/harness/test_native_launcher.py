@@ -40,6 +40,7 @@ from benchguard.harness.process import (
     own_tree,
     process_table,
     read_process,
+    wait_exit,
 )
 
 # For each directory: read its file, list it, write a new file, run its script.
@@ -309,3 +310,20 @@ def test_a_refused_overlay_falls_back_to_a_copy(tmp_path: Path, python: bool) ->
     assert (layers / "copy" / "link").is_symlink()
     assert stat.S_IMODE((layers / "copy" / "private").stat().st_mode) == 0o700
     assert not (home / "g").exists()
+
+
+def test_wait_exit_returns_the_code_and_times_out_like_wait() -> None:
+    """Guards against the pidfd wait losing a run's exit code or its deadline: the code
+    comes back, a process past its timeout raises TimeoutExpired and is still alive
+    (the caller kills it), and an already reaped process falls back to Popen's wait."""
+    done = subprocess.Popen(["/bin/sh", "-c", "exit 5"])
+    assert wait_exit(done, 60) == 5
+    assert wait_exit(done, 60) == 5  # reaped already: Popen's own answer
+    slow = subprocess.Popen(["/bin/sleep", "30"])
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            wait_exit(slow, 0.2)
+        assert slow.poll() is None
+    finally:
+        slow.kill()
+        slow.wait()
