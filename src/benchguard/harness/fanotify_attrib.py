@@ -9,6 +9,14 @@ group beside it: each event names the inode by file handle, which is opened
 (``open_by_handle_at``, ``O_PATH``: nothing is read) on the marked filesystem it came
 from (matched by ``fsid``) to ask the kernel its path.
 
+A handle of a file that is not a directory may open as a *disconnected* dentry once its
+name has left the dentry cache (memory pressure, a busy machine): the kernel then calls
+its path ``/``, and an honest run's ``chmod`` of its own file read as a change of ``/``.
+So the group also reports the parent directory's handle and the entry's name
+(``FAN_REPORT_DFID_NAME``; a directory's handle always reconnects), and a path is
+believed only when it names the very inode the event did (``lstat`` against ``fstat``
+of the opened handle). Neither spelling naming it: the change is unnamed.
+
 Which run: an attribute event carries no descriptor, so no mount names it; the event's
 pid is asked for its cgroup while it lives. A change by a process that has exited by
 the time its event is read (a ``chmod`` command run by a shell, when the observer is
@@ -31,12 +39,15 @@ FAN_CLOEXEC = 0x1
 FAN_NONBLOCK = 0x2
 FAN_UNLIMITED_QUEUE = 0x10
 FAN_REPORT_FID = 0x200
+FAN_REPORT_DIR_FID = 0x400
+FAN_REPORT_NAME = 0x800
 FAN_MARK_ADD = 0x1
 FAN_MARK_FILESYSTEM = 0x100
 FAN_ATTRIB = 0x4
 FAN_Q_OVERFLOW = 0x4000
 FAN_ONDIR = 0x40000000
 FAN_EVENT_INFO_TYPE_FID = 1
+FAN_EVENT_INFO_TYPE_DFID_NAME = 2
 AT_FDCWD = -100
 SYS_OPEN_BY_HANDLE_AT = 304
 _METADATA = struct.Struct("=IBBHQii")
@@ -74,7 +85,8 @@ class AttribWatch:
     def open(cls, paths: Sequence[str]) -> AttribWatch:
         """Raises OSError when the group or a mark cannot be made."""
         libc = fanotify_libc()
-        flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE | FAN_REPORT_FID
+        flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE
+        flags |= FAN_REPORT_FID | FAN_REPORT_DIR_FID | FAN_REPORT_NAME
         fd = int(libc.fanotify_init(flags, os.O_RDONLY | os.O_CLOEXEC))
         if fd < 0:
             error = ctypes.get_errno()
@@ -139,20 +151,67 @@ class AttribWatch:
                 yield pid, info
 
     def path(self, info: bytes) -> str | None:
-        """The kernel's path of the file a FID info record names (None: gone, or not
-        one of the marked filesystems)."""
-        if len(info) < _INFO_HEADER.size + _FSID.size + _HANDLE_HEAD.size:
+        """The kernel's path of the file an event's info records name, verified to be
+        that inode (None: gone, not one of the marked filesystems, or no spelling the
+        kernel gives names it)."""
+        target: int | None = None
+        parent: tuple[str, str] | None = None
+        directory_record = b""
+        offset = 0
+        try:
+            while offset + _INFO_HEADER.size <= len(info):
+                kind, _, length = _INFO_HEADER.unpack_from(info, offset)
+                if length < _INFO_HEADER.size:
+                    break
+                record = info[offset : offset + length]
+                offset += length
+                if kind == FAN_EVENT_INFO_TYPE_FID and target is None:
+                    target = self._open(record)
+                elif kind == FAN_EVENT_INFO_TYPE_DFID_NAME and parent is None:
+                    parent = self._entry(record)
+                    directory_record = record
+            if target is None and parent is not None and parent[1] == ".":
+                # A directory's own change: one record, the directory and the name ".".
+                target = self._open(directory_record)
+            if target is None:
+                return None
+            try:
+                want = os.fstat(target)
+                shown = os.readlink(str(target), dir_fd=self._proc_fd)
+            except OSError:
+                return None
+            candidates = []
+            if parent is not None:
+                directory, name = parent
+                candidates.append(directory if name == "." else os.path.join(directory, name))
+            candidates.append(shown)
+            for candidate in candidates:
+                if candidate.endswith(" (deleted)") or not candidate.startswith("/"):
+                    continue
+                try:
+                    seen = os.stat(candidate, follow_symlinks=False)
+                except OSError:
+                    continue
+                if (seen.st_dev, seen.st_ino) == (want.st_dev, want.st_ino):
+                    return candidate
             return None
-        kind, _, _ = _INFO_HEADER.unpack_from(info, 0)
-        if kind != FAN_EVENT_INFO_TYPE_FID:
+        finally:
+            if target is not None:
+                os.close(target)
+
+    def _open(self, record: bytes) -> int | None:
+        """An ``O_PATH`` descriptor of the inode an info record's handle names."""
+        head = _INFO_HEADER.size + _FSID.size
+        if len(record) < head + _HANDLE_HEAD.size:
             return None
-        fsid = _FSID.unpack_from(info, _INFO_HEADER.size)
+        fsid = _FSID.unpack_from(record, _INFO_HEADER.size)
         mount = self._mounts.get((int(fsid[0]), int(fsid[1])))
         if mount is None:
             return None
-        start = _INFO_HEADER.size + _FSID.size
-        size, _ = _HANDLE_HEAD.unpack_from(info, start)
-        handle = info[start : start + _HANDLE_HEAD.size + size]
+        size, _ = _HANDLE_HEAD.unpack_from(record, head)
+        handle = record[head : head + _HANDLE_HEAD.size + size]
+        if len(handle) < _HANDLE_HEAD.size + size:
+            return None
         buffer = ctypes.create_string_buffer(handle, len(handle))
         fd = int(
             fanotify_libc().syscall(
@@ -162,14 +221,24 @@ class AttribWatch:
                 ctypes.c_int(os.O_PATH | os.O_CLOEXEC),
             )
         )
-        if fd < 0:
+        return fd if fd >= 0 else None
+
+    def _entry(self, record: bytes) -> tuple[str, str] | None:
+        """(the parent directory's path, the entry's name) of a DFID_NAME record."""
+        head = _INFO_HEADER.size + _FSID.size
+        if len(record) < head + _HANDLE_HEAD.size:
+            return None
+        size, _ = _HANDLE_HEAD.unpack_from(record, head)
+        raw_name = record[head + _HANDLE_HEAD.size + size :].split(b"\0", 1)[0]
+        fd = self._open(record)
+        if fd is None or not raw_name:
+            if fd is not None:
+                os.close(fd)
             return None
         try:
-            path = os.readlink(str(fd), dir_fd=self._proc_fd)
+            directory = os.readlink(str(fd), dir_fd=self._proc_fd)
         except OSError:
             return None
         finally:
             os.close(fd)
-        if path.endswith(" (deleted)"):
-            return None
-        return path
+        return directory, os.fsdecode(raw_name)
