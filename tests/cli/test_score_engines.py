@@ -27,18 +27,18 @@ from cli.helpers import CHEAT, HONEST, invoke, record, run_dir
 # A leftover-file rule recorded by the harness's pre-run inventory: only a rescan that
 # passes each record's own stored dynamic rules can flag the read below.
 LEFTOVER = Rule(
-    id="prior-run-artifact/old-report.md/path",
+    id="prior-run-artifact/q3-figures.md/path",
     category="prior-run-artifact",
-    material="prior-run leftover ~/old-report.md",
-    patterns=(r"(?<![\w~])(?:~|\$HOME)/old\-report\.md(?![\w-]|\.[\w-])",),
-    source="old-report.md",
+    material="prior-run leftover ~/q3-figures.md",
+    patterns=(r"(?<![\w~])(?:~|\$HOME)/q3\-figures\.md(?![\w-]|\.[\w-])",),
+    source="q3-figures.md",
 )
 OUTPUTS = ["manifest.json", "results.json", "rows.json"]
 
 
 def _leftover_record(folder: str, iteration: int) -> dict[str, Any]:
     stored = {"status": "clean", "dynamic_rules": [LEFTOVER.model_dump(mode="json")]}
-    return record(folder, iteration, "cat ~/old-report.md", cheating_report=stored)
+    return record(folder, iteration, "cat ~/q3-figures.md", cheating_report=stored)
 
 
 @pytest.fixture

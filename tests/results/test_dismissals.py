@@ -209,11 +209,11 @@ def test_a_failed_rescan_keeps_the_stored_verdict() -> None:
 def test_stored_dynamic_rules_apply_on_rescan() -> None:
     """A leftover-file rule generated before the run must still fire on a rescore."""
     record = _cheat_record()
-    record["trajectory"] = [{"name": "exec", "args": {"command": "cat ~/old-report.md"},
+    record["trajectory"] = [{"name": "exec", "args": {"command": "cat ~/q3-figures.md"},
                              "result": "", "status": "completed"}]  # fmt: skip
-    leftover = {"id": "prior-run-artifact/old-report.md", "category": "prior-run-artifact",
-                "material": "a prior run's leftover", "patterns": ["old-report\\.md"],
-                "source": "old-report.md"}  # fmt: skip
+    leftover = {"id": "prior-run-artifact/q3-figures.md", "category": "prior-run-artifact",
+                "material": "a prior run's leftover", "patterns": ["q3-figures\\.md"],
+                "source": "q3-figures.md"}  # fmt: skip
     record["cheating_report"] = {"status": "clean", "dynamic_rules": [leftover]}
     rescore([record], RULES)
     assert record["cheating_report"]["status"] == "flagged"
