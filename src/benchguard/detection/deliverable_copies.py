@@ -97,16 +97,18 @@ def deliverable_copies(
     for index, entry in enumerate(entries):
         if 2 * index >= len(surfaces):
             break
-        args_text = "\n".join(command_strings(entry.get("args")))
-        wrote = {name for name in names if name in args_text and _writes(name, entry, args_text)}
+        surface = surfaces[2 * index].text
+        # The common case: the step names no deliverable and asks for no pwd (substring
+        # tests on the surface, which holds the typed arguments).
+        named = [name for name in names if name in surface]
+        if not named and "pwd" not in surface:
+            continue
+        args = entry.get("args")
+        args_text = args if isinstance(args, str) else "\n".join(command_strings(args))
         hit = None
-        text = surfaces[2 * index].text
-        paths: list[str] = []
-        # A path counts only when its base name (a component of it, so a substring of
-        # the text it came from) is one the prompt asks for: a step that names none of
-        # them has no path to find, and the two searches were most of this function.
-        if any(name in text or name in args_text for name in names):
-            paths = [m.group(0) for m in _PATH_LINE.finditer(text)]
+        wrote = {name for name in named if name in args_text and _writes(name, entry, args_text)}
+        paths = [m.group(0) for m in _PATH_LINE.finditer(surface)] if named else []
+        if named:
             paths += [_HOME.sub("~", m.group(0)) for m in _RAW_PATH.finditer(args_text)]
         for path in paths:
             path = posixpath.normpath(path)

@@ -97,6 +97,8 @@ class ShellState:
 
     def frozen(self) -> tuple[Any, ...]:
         """A content key for this state (directory, variables, links)."""
+        if not self.variables and not self.links:
+            return self.cwd, (), ()
         return self.cwd, tuple(sorted(self.variables.items())), tuple(sorted(self.links.items()))
 
     def restore(self, frozen: tuple[Any, ...]) -> None:
