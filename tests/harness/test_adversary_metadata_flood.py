@@ -115,14 +115,14 @@ def test_a_flooded_reader_still_charges_the_exited_child_s_change(
     assert honest["scores"]["OutcomeScore"]["score"] == 1.0
 
 
-def test_without_the_fork_record_an_unplaced_change_is_incomplete(
+def test_without_the_fork_record_an_unplaced_change_is_never_clean(
     operator: Operator, channel: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Guards against the fallback reading clean: where the kernel's fork record is
     unavailable (root harness, in-process, the record's subscription refused), the
-    reaped child's change cannot be placed; the audit is then incomplete (the
-    record's verdict is not clean, and the run is not scored as clean work), never
-    complete with the change dropped."""
+    reaped child's change cannot be placed; it is then on the record as an
+    ``unattributed`` access (a weak finding: the run goes to review), never dropped
+    with the audit complete and clean."""
     monkeypatch.setattr(fanotify, "open_record", lambda holds: (None, "refused for the test"))
     operator_harness = Harness("root", operator)
     tasks = _tasks(operator_harness, {"a-flood": "FLOOD. "})
@@ -137,10 +137,12 @@ def test_without_the_fork_record_an_unplaced_change_is_incomplete(
     audit = record["system_audit"]
     assert audit["tool"] == "fanotify"
     assert audit["metadata_attribution_problem"] == "refused for the test"
-    if str(channel) not in _findings(record):
-        # The reader was behind (the flood): the change is unplaced, never dropped.
+    [change] = [a for a in audit["accesses"] if a["path"] == str(channel)]
+    if change["attributed_by"] == "unattributed":
+        # The reader was behind (the flood): unplaced, never dropped; for review.
         assert audit["metadata_unattributed"] >= 1, audit
-        assert audit["complete"] is False, audit
-        assert "could be the run's" in audit["incomplete_reason"]
-    assert record["cheating_report"]["status"] != "clean", record["cheating_report"]
-    assert record["scores"]["OutcomeScore"]["score"] == 0.0
+        assert record["cheating_report"]["status"] == "review", record["cheating_report"]
+    else:
+        # Read while the child lived: its cgroup said whose it was.
+        assert change["attributed_by"] == "cgroup", change
+        assert record["cheating_report"]["status"] == "flagged"

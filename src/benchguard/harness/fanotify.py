@@ -99,7 +99,7 @@ UNSEEN = (
     "stat, access and readlink lookups",
     "unlink, rename, mkdir (no file is opened)",
     "which run an exited process's metadata change was, where the kernel's fork record "
-    "could not place it (the record is then incomplete, never clean)",
+    "could not place it (recorded as unattributed, for review)",
     "reads through a descriptor opened before the run",
     "files on a filesystem that holds no protected path",
 )
@@ -341,7 +341,8 @@ class FanotifyObserver:
     # Other processes' metadata events (known not the run's): never charged to it.
     metadata_dropped: int = 0
     # Events outside the run's trees by exited processes nothing could place: they
-    # could be the run's, so the summary is incomplete (fail closed).
+    # could be the run's, so each is an "unattributed" access (a weak finding: the run
+    # goes to review, never reads clean, and is never zeroed for it alone).
     metadata_unattributed: int = 0
     # The kernel's fork record (harness.fanotify_procs): the run's processes by descent.
     _forks: ForkRecord | None = None
@@ -396,12 +397,6 @@ class FanotifyObserver:
         if self._thread is not None:
             self._thread.join()
         self._close()
-        if self.metadata_unattributed and self.problem is None:
-            why = self.forks_problem or "the fork record could not place them"
-            self.problem = (
-                f"{self.metadata_unattributed} metadata change(s) outside the run's trees "
-                f"were made by exited processes that could be the run's ({why})"
-            )
         accesses = sorted(
             self.found.values(), key=lambda a: (a["path"], a["operation"], a["result"])
         )
@@ -465,6 +460,8 @@ class FanotifyObserver:
         while not learned and time.monotonic() < deadline and not self._stop.is_set():
             self._refresh()
             if self.run is not None and self.run.name in self._namespaces.values():
+                # The run's first processes, before its agent starts.
+                self._adopt()
                 learned = True
                 break
             time.sleep(0.001)
@@ -501,19 +498,27 @@ class FanotifyObserver:
                 self._refresh()
                 # The forks first (while parents live), then the open events: they
                 # name the pids of the metadata events.
-                if self._forks is not None:
-                    self._forks.drain()
+                self._adopt()
                 drained = self._drain()
                 self._drain_attrib()
                 if self._stop.is_set() and drained:
-                    if self._forks is not None:
-                        self._forks.drain()
+                    self._adopt()
                     self._drain()
                     self._drain_attrib()
                     return
         except Exception as exc:  # a reader fault must make the audit incomplete
             log.exception("fanotify reader failed")
             self.problem = f"the fanotify reader failed ({type(exc).__name__}: {exc})"
+
+    def _adopt(self) -> None:
+        """Read the forks reported so far, then adopt the run's cgroup members (its
+        first process among them: harness.fanotify_procs)."""
+        if self._forks is None:
+            return
+        self._forks.drain()
+        if self.run is not None:
+            with contextlib.suppress(ValueError, OSError):
+                self._forks.adopt(self.run.pids())
 
     def _learn_pid(self, fd: int, pid: int) -> None:
         """Remember which run a pid's opens went through (by unique mount id), once per
@@ -529,6 +534,7 @@ class FanotifyObserver:
         """Metadata changes of the run's processes outside its own trees: findings."""
         if self._attrib is None:
             return
+        self._adopt()
         for pid, info in self._attrib.events():
             if pid == self._me:
                 continue
@@ -539,10 +545,13 @@ class FanotifyObserver:
                 continue
             path = self._attrib.path(info)
             if how == "unknown":
-                # Inside the run's own trees it is no reach either way.
-                if path is None or outside_own_trees(self.protected, path):
-                    self.metadata_unattributed += 1
-                continue
+                # Could be the run's: recorded for review (a weak finding), never
+                # dropped and never gating on its own. Inside the run's own trees it is
+                # no reach either way.
+                if path is not None and not outside_own_trees(self.protected, path):
+                    continue
+                self.metadata_unattributed += 1
+                how = "unattributed"
             if path is None:
                 self._attrib.unnamed += 1
                 continue
@@ -585,9 +594,9 @@ class FanotifyObserver:
             return "cgroup"
         if member is None and self._pid_runs.get(pid) == self.run.name:
             return "mount"
-        if member is False and whose in ("foreign", "alive-decides"):
+        if member is False and whose in ("foreign", "pending", "alive-decides"):
             return None
-        if member is None and whose == "foreign":
+        if member is None and whose in ("foreign", "pending"):
             return None
         return "unknown"
 

@@ -11,16 +11,19 @@ child's fork is queued before the child runs, so before any event it causes. Sub
 before the run starts, this keeps the run's processes by descent: the child of one of
 the run's processes is the run's (whether it lives, left the cgroup or was reaped).
 The only way into a run other than descent is the harness's own child that joins the
-run's cgroup (its first process): the harness's children are asked for their cgroup
-when their fork is read and when they fork. Nothing else is read from ``/proc``: a
-process forked by one not of the run is not the run's (even if it wrote itself into
-the run's cgroup later: a neighbour cannot make its changes the run's). So each pid is
+run's cgroup (its first process): a harness child and what it forks stay pending until
+the observer sees one of them in the run's ``cgroup.procs`` (read when it learns the
+run's namespace, before the agent starts, and on every pass), which adopts them all.
+Nothing else is read from ``/proc``: a process forked by one not of the run is not the
+run's (even if it wrote itself into the run's cgroup later: a neighbour cannot make its
+changes the run's). So each pid is
 
 - ``ours``: forked by the run's tree;
-- ``unknown``: forked by a harness child that was gone before it could be asked, or a
-  pid that was the run's and another's since (reused), or any pid not the run's once
-  the record lost messages (the socket overflowed, or more processes than the bound):
-  the caller must fail closed;
+- ``pending``: under a harness child not seen joining (yet): the caller asks the
+  process's cgroup while it lives; a grading box's process, gone, is no run's;
+- ``unknown``: a pid that was the run's and is another's since (reused), or any pid
+  not the run's once the record lost messages (the socket overflowed, or more
+  processes than the bound): the caller must not read it as another's;
 - ``foreign``: anything else, with an intact record: forked by a process not of the
   run, or born before the run started (every process of the run was forked after).
 """
@@ -32,7 +35,7 @@ import errno
 import os
 import socket
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 NETLINK_CONNECTOR = 11
@@ -65,7 +68,8 @@ class ForkRecord:
     # other than by descent (the run's first process, harness/containment).
     harness: int = field(default_factory=os.getpid)
     ours: set[int] = field(default_factory=set)
-    pending: set[int] = field(default_factory=set)
+    # pid -> the harness child it was forked under, until that one is seen joining.
+    pending: dict[int, int] = field(default_factory=dict)
     unresolved: set[int] = field(default_factory=set)
     reused: set[int] = field(default_factory=set)
     lost: str | None = None
@@ -133,36 +137,48 @@ class ForkRecord:
         if child_pid != child:
             return  # a thread: the process is the same
         self.forks += 1
-        if parent in self.ours and parent not in self.reused:
-            self._add(self.ours, child)
-            self.unresolved.discard(child)
-            return
         if child in self.ours:
-            # The pid was the run's and is another's now: its queued events could be
+            # The pid was the run's and is forked anew: its queued events could be
             # either's.
             self._add(self.reused, child)
-        self.unresolved.discard(child)
-        if parent == self.harness:
+        self.pending.pop(child, None)
+        if parent in self.ours and parent not in self.reused:
+            self._add(self.ours, child)
+        elif parent == self.harness:
             # The harness's child: the one that joins the run's cgroup (and execs the
-            # run's wrappers) becomes the run's, so it is asked, now and when it forks.
-            if self.holds(child) is True:
-                self._add(self.ours, child)
-            else:
-                self._add(self.pending, child)
-            return
-        if parent in self.pending:
-            joined = self.holds(parent)
-            if joined is True:
-                self.pending.discard(parent)
-                self._add(self.ours, parent)
-                self._add(self.ours, child)
-            elif joined is None:
-                # Gone before it could be asked: its child could be the run's.
-                self._add(self.unresolved, child)
+            # run's wrappers) becomes the run's, with everything forked under it
+            # meanwhile (:meth:`adopt`).
+            self._pend(child, child)
+        elif parent in self.pending:
+            self._pend(child, self.pending[parent])
         # Anything else was forked by a process not of the run: not the run's.
 
+    def _pend(self, pid: int, root: int) -> None:
+        if len(self.pending) >= MAX_TRACKED:
+            self.lost = self.lost or f"the harness started more than {MAX_TRACKED} processes"
+            return
+        self.pending[pid] = root
+
+    def adopt(self, members: Iterable[int]) -> None:
+        """``members`` are in the run's cgroup now (its ``cgroup.procs``): each is the
+        run's, and so is every process pending under the same harness child (the one
+        that joined)."""
+        roots = set()
+        for pid in members:
+            if pid in self.ours:
+                continue
+            self._add(self.ours, pid)
+            root = self.pending.get(pid)
+            if root is not None:
+                roots.add(root)
+        if roots:
+            for pid, root in list(self.pending.items()):
+                if root in roots:
+                    del self.pending[pid]
+                    self._add(self.ours, pid)
+
     def _add(self, into: set[int], pid: int) -> None:
-        tracked = len(self.ours) + len(self.unresolved) + len(self.reused) + len(self.pending)
+        tracked = len(self.ours) + len(self.unresolved) + len(self.reused)
         if tracked >= MAX_TRACKED:
             self.lost = self.lost or f"the run made more than {MAX_TRACKED} processes"
             return
@@ -174,6 +190,8 @@ class ForkRecord:
             return "unknown"
         if pid in self.ours:
             return "ours"
+        if pid in self.pending:
+            return "pending"
         return "unknown" if self.lost is not None else "foreign"
 
 
