@@ -150,6 +150,7 @@ def main() -> None:
         tasks = root / "tasks"
         shutil.copytree(REPO / "examples/tasks/sum-numbers", tasks / "sum-numbers")
         honest, audit, runs = [], [], 0
+        kinds = (0, 0, 0)
         for round_ in range(options.rounds):
             common = ["--sandbox", options.sandbox, "--home", str(root / f"home-{round_}")]
             honest.append(
@@ -163,10 +164,11 @@ def main() -> None:
             elapsed, document = _timed(["audit-tasks", str(tasks), "--json", *common])
             audit.append(elapsed)
             runs = _runs_made(document)
+            kinds = _kinds(document)
         base, whole = statistics.median(honest), statistics.median(audit)
         print(
-            f"audit-tasks cost: 1 task, {runs} runs made ({len(BUILTIN)} exploits; the rest "
-            f"not applicable), {options.rounds} rounds, sandbox {options.sandbox}; load "
+            f"audit-tasks cost: 1 task, {runs} runs made ({kinds[0]} harness, {kinds[1]} light; "
+            f"{len(BUILTIN)} exploits, the rest not applicable), {options.rounds} rounds, sandbox {options.sandbox}; load "
             f"average {os.getloadavg()[0]:.2f}"
         )
         print(f"  baseline: one honest benchguard run        {base * 1000:8.0f} ms")
