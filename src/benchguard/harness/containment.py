@@ -40,7 +40,8 @@ What each layer guarantees:
   (the fanotify audit attributes events by it, harness/fanotify);
 - the separation (confined runs without a sandbox, root or not: :func:`separation`): in
   that namespace the harness's temp directory is a tmpfs holding only this run's own
-  scratch and the paths beneath it its command names, and ``/dev/shm`` is a tmpfs of its
+  scratch and the top-level entries holding a path its command names (an operator's
+  tree or an install under /tmp), and ``/dev/shm`` is a tmpfs of its
   own, so another run's scratch, a grading box or the harness's records beneath the
   temp directory do not exist for the agent (ENOENT). Landlock already refuses opening
   them; the separation also takes away what Landlock does not mediate: ``chmod``,
@@ -272,7 +273,17 @@ class RunContainment:
         if self.separated is not None:
             parent = os.path.realpath(tempfile.gettempdir())
             own = str(self.separated)
-            keep = [path for path in named_paths(argv, parent) if not _under(path, own)]
+            # Whole top-level entries: a named program's interpreter or a symlink
+            # beside it (an install under /tmp) must resolve as before. Other runs'
+            # scratch, boxes and records are top-level entries no command names.
+            keep = sorted(
+                {
+                    os.path.join(parent, os.path.relpath(path, parent).split(os.sep, 1)[0])
+                    for path in named_paths(argv, parent)
+                    if not _under(path, own) and path != own
+                }
+                - {own}
+            )
             separate = _separate_argv(parent, own, keep)
         return [
             *self.pdeathsig,
