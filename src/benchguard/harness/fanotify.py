@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from benchguard.harness import cgroup as cgroups
+from benchguard.harness import harness_namespaces
 from benchguard.harness.audit import (
     MAX_RECORDED_ACCESSES,
     AuditUnavailable,
@@ -241,6 +242,9 @@ def namespace_mounts(ns_fd: int) -> set[int] | None:
         if count < _LIST_BATCH:
             return ids
         last = batch[-1]
+
+
+harness_namespaces.REGISTRY.lister = namespace_mounts
 
 
 def _mount_ids(pid: int | str) -> tuple[str | None, set[int]]:
@@ -694,6 +698,12 @@ class FanotifyObserver:
         mine = self.run.name if self.run is not None else None
         if mount is not None and mount not in self._host_mounts:
             owner = self._mounts.get(mount)
+            if owner is None:
+                # A namespace the harness registered before anything ran in it (a
+                # sandbox; a grading box, owned by no run): named even once it is gone.
+                known, made_for = harness_namespaces.lookup(mount)
+                if known:
+                    return "mount" if made_for is not None and made_for == mine else None
             if owner is None and mount not in self._foreign:
                 self._refresh()
                 owner = self._mounts.get(mount) or self._relist(mount)

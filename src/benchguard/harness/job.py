@@ -51,6 +51,7 @@ from benchguard.harness.confine import (
 )
 from benchguard.harness.containment import RunContainment, separate_script
 from benchguard.harness.granted import changed, digest, granted_inputs
+from benchguard.harness.harness_namespaces import SandboxGate
 from benchguard.harness.home import (
     HomeSettings,
     RunHome,
@@ -192,6 +193,7 @@ def _command(
     granted: Sequence[Path] = (),
     run_home: RunHome | None = None,
     record: dict[str, Any] | None = None,
+    gate: SandboxGate | None = None,
 ) -> tuple[list[str], dict[str, str], dict[str, Path], ModelProxy | None]:
     agent = settings.agent
     argv = render_argv(
@@ -260,7 +262,7 @@ def _command(
         hand_over(settings.identity, scratch_paths.workspace, *state_dirs.values(), *run_tmp)
         if run_home is not None:
             hand_over(settings.identity, run_home.upper.parent)
-        argv = bwrap_argv(spec, argv, bwrap=settings.bwrap, identity=settings.identity)
+        argv = bwrap_argv(spec, argv, bwrap=settings.bwrap, identity=settings.identity, gate=gate)
     else:
         # The host's /tmp holds other runs' scratch: the run gets its own.
         tmp = scratch_paths.root / "tmp"
@@ -378,6 +380,7 @@ def run_job(
     channel: TranscriptChannel | None = None
     proxy: ModelProxy | None = None
     session: RunSession | None = None
+    gate: SandboxGate | None = None
     try:
         scratch = make_scratch(job.task)
         run_home = make_run_home(settings.home_settings, settings.home, scratch.root)
@@ -387,7 +390,13 @@ def run_job(
             channel = TranscriptChannel(scratch.trajectory_file)
         granted = granted_inputs(job.task, settings.home)
         record["granted_inputs"] = [str(path) for path in granted]
-        argv, env, state_dirs, proxy = _command(job, settings, scratch, granted, run_home, record)
+        if settings.sandbox == "bwrap" and settings.audit.mode == "fanotify":
+            # The sandbox's namespace is registered before the agent runs in it, so
+            # every observer names its mounts however briefly it lives.
+            gate = SandboxGate.make(scratch.root)
+        argv, env, state_dirs, proxy = _command(
+            job, settings, scratch, granted, run_home, record, gate=gate
+        )
         if _findable(argv[0], env, scratch.workspace):
             # Nothing to contain or trace when the program does not exist (the tracer
             # would report that as the agent's own failure): its start error stays.
@@ -407,6 +416,7 @@ def run_job(
                 protected=_protected(job, settings, scratch, leftovers)
                 if settings.audit.active
                 else None,
+                sandbox_gate=gate,
             )
             argv = session.command(argv)
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
@@ -531,6 +541,8 @@ def run_job(
             _model_request(record, job.task.prompt, proxy)
         if session is not None:
             session.remove()
+        if gate is not None:
+            gate.close()
         if scratch is not None:
             undeleted = scratch.remove()
             if undeleted and record["error"] is None:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchguard.errors import BadInputError
+from benchguard.harness.harness_namespaces import SandboxGate
 from benchguard.harness.identity import AgentIdentity, hand_over
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -138,8 +139,12 @@ def bwrap_argv(
     *,
     bwrap: str = "bwrap",
     identity: AgentIdentity | None = None,
+    gate: SandboxGate | None = None,
 ) -> list[str]:
     """The full ``bwrap ... -- command`` argv for one run.
+
+    With ``gate`` bwrap reports its namespace and waits until the harness registered
+    it (:mod:`benchguard.harness.harness_namespaces`) before the command runs.
 
     With ``identity`` (the harness is root) bubblewrap builds the sandbox as root and
     the command inside starts through ``setpriv`` as that unprivileged uid, with no
@@ -182,7 +187,7 @@ def bwrap_argv(
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     args += ["--chdir", str(spec.workspace), "--"]
     args += identity.argv(command) if identity is not None else list(command)
-    return args
+    return gate.wrap(sys.executable, args) if gate is not None else args
 
 
 def namespace_args(network: bool, identity: AgentIdentity | None) -> list[str]:

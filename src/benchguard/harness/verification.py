@@ -47,8 +47,9 @@ import re2
 
 from benchguard.harness import grading
 from benchguard.harness.beneath import open_beneath
-from benchguard.harness.check_programs import GradingPaths, normalise, pytest_run
+from benchguard.harness.check_programs import GradingPaths, PytestRun, normalise, pytest_run
 from benchguard.harness.grading import CHECK_PATH, Box, BoxError, CheckRun
+from benchguard.harness.harness_namespaces import SandboxGate
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.junit import expected_tests
 from benchguard.harness.process import kill_group
@@ -316,6 +317,7 @@ def _run_command(
     argv = list(check.command)
     pytest = pytest_run(check.command)
     read_only: tuple[Path, ...] = ()
+    gate: SandboxGate | None = None
     if pytest is not None:
         argv = grading.pytest_argv(pytest, run)
         env.update(grading.pytest_environment(run))
@@ -329,7 +331,28 @@ def _run_command(
             writable_dirs=(run.reports,),
             read_only=tuple(p for p in read_only if p.exists()),
         )
-        argv = bwrap_argv(spec, argv, bwrap=sandbox.bwrap, identity=identity)
+        if os.geteuid() == 0:
+            # Root: fanotify observers may be watching other runs; the box's namespace
+            # is registered as the harness's before the check runs in it.
+            gate = SandboxGate.make(run.root)
+        argv = bwrap_argv(spec, argv, bwrap=sandbox.bwrap, identity=identity, gate=gate)
+    try:
+        return _run_gated(check, argv, env, run, box, gate, pytest, forged)
+    finally:
+        if gate is not None:
+            gate.close()
+
+
+def _run_gated(
+    check: CommandCheck,
+    argv: list[str],
+    env: dict[str, str],
+    run: CheckRun,
+    box: Box,
+    gate: SandboxGate | None,
+    pytest: PytestRun | None,
+    forged: list[dict[str, str]] | None,
+) -> dict[str, Any]:
     reader: StreamReader | None = None
     pass_fds: tuple[int, ...] = ()
     if pytest is not None:
@@ -358,6 +381,8 @@ def _run_command(
         if reader is not None:
             reader.finish(0)
         return _entry(check, None, f"command could not start: {exc.strerror or exc}")
+    if gate is not None:
+        gate.admit_box(_child_pid)
     if reader is not None:
         reader.start()
     try:
@@ -382,6 +407,12 @@ def _run_command(
     if verdict.forged is not None and forged is not None:
         forged.append({"path": check.name, "what": FORGED_EVENT, "detail": verdict.forged})
     return _entry(check, verdict.passed, verdict.reason)
+
+
+def _child_pid(report: dict[str, object]) -> list[int]:
+    """The box's first process, as bwrap reported it (the harness's pid namespace)."""
+    pid = report.get("child-pid")
+    return [pid] if isinstance(pid, int) and pid > 0 else []
 
 
 def _run_file(
