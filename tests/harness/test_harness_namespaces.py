@@ -21,7 +21,7 @@ import pytest
 
 from benchguard.harness import cgroup
 from benchguard.harness.audit import protected_set
-from benchguard.harness.fanotify import FanotifyObserver, observe, probe_fanotify
+from benchguard.harness.fanotify import FanotifyObserver, namespace_mounts, observe, probe_fanotify
 from benchguard.harness.harness_namespaces import REGISTRY, SandboxGate
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
 
@@ -125,3 +125,55 @@ def test_a_box_reading_material_with_no_run_watching_still_reads_it(tree: Path) 
         pytest.fail("bubblewrap is required on CI")
     _box_reads(tree, tree / "tasks" / "t1" / "expected.txt")
     assert REGISTRY.held() == 0
+
+
+JOIN = 'echo 0 > "$0" && exec "$@"'
+
+
+def test_an_agent_sandbox_is_registered_as_its_run_s_never_the_harness_s(tree: Path) -> None:
+    """Guards against an agent's opens classed as the harness's own: a sandbox started in
+    a run's cgroup is registered for that run (its mounts name the run), found by the
+    namespace inode bwrap reported among that cgroup's members."""
+    if shutil.which("bwrap") is None:
+        pytest.fail("bubblewrap is required on CI")
+    run = _run_cgroup()
+    spec = SandboxSpec(workspace=tree / "box" / "work", home=tree / "box" / "home")
+    gate = SandboxGate.make(tree / "box")
+    sandbox: subprocess.Popen[bytes] | None = None
+    try:
+        argv = bwrap_argv(
+            spec,
+            ["sh", "-c", "read -r _; exit 0"],
+            bwrap=shutil.which("bwrap") or "bwrap",
+            gate=gate,
+        )
+        sandbox = subprocess.Popen(
+            ["sh", "-c", JOIN, str(run.procs_file), *argv], stdin=subprocess.PIPE
+        )
+        gate.admit_run(run.name, lambda _report: run.pids())
+        assert gate.problem is None and gate.token is not None
+        inner = [
+            pid for pid in run.pids() if os.readlink(f"/proc/{pid}/ns/mnt") != _own_namespace()
+        ]
+        fd = os.open(f"/proc/{inner[-1]}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            mounts = namespace_mounts(fd)
+        finally:
+            os.close(fd)
+        assert mounts
+        assert {REGISTRY.lookup(mount) for mount in mounts} == {(True, run.name)}
+        assert sandbox.stdin is not None
+        sandbox.stdin.close()
+        assert sandbox.wait(timeout=60) == 0
+    finally:
+        gate.close()
+        if sandbox is not None and sandbox.poll() is None:
+            sandbox.kill()
+            sandbox.wait(timeout=60)
+        run.remove()
+    # Released, its mounts still name the run (their ids are never reused).
+    assert {REGISTRY.lookup(mount) for mount in mounts} == {(True, run.name)}
+
+
+def _own_namespace() -> str:
+    return os.readlink("/proc/self/ns/mnt")
