@@ -7,9 +7,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "detection"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
-from test_recall_v12 import DEVOPS, SUM, SWE, TB, Case, record, sh
+from detection.test_recall_v12 import DEVOPS, SUM, SWE, TB, Case, record, sh
 
 __all__ = ["CHEATS", "HONEST", "record"]
 

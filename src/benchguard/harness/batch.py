@@ -46,14 +46,14 @@ from benchguard.harness.home import (
 )
 from benchguard.harness.identity import hand_over
 from benchguard.harness.job import BatchSettings, Job, leftover_paths, run_job, sweep_orphans
-from benchguard.harness.journal import BATCH_FILE, BatchPlan, Journal, JournalError, PlannedRun
+from benchguard.harness.journal import BatchPlan, Journal, JournalError, PlannedRun
 from benchguard.harness.process import ChildBaseline, become_subreaper
 from benchguard.harness.sandbox import (
     self_check_in_scratch,
 )
 from benchguard.harness.tasks import Task
 from benchguard.harness.workspace import granted_paths
-from benchguard.record.codec import MANIFEST_FILE, RESULTS_FILE, ROWS_FILE
+from benchguard.record.codec import BATCH_FILE, MANIFEST_FILE, RESULTS_FILE, ROWS_FILE
 from benchguard.record.filenames import escape_surrogates
 from benchguard.record.rulesets import RulesetTable
 from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
