@@ -187,7 +187,7 @@ def bwrap_argv(
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     args += ["--chdir", str(spec.workspace), "--"]
     args += identity.argv(command) if identity is not None else list(command)
-    return gate.wrap(sys.executable, args) if gate is not None else args
+    return gate.wrap(args) if gate is not None else args
 
 
 def namespace_args(network: bool, identity: AgentIdentity | None) -> list[str]:

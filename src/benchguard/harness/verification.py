@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import logging
 import os
@@ -62,6 +63,8 @@ FORGED_EVENT = GRADER_REPORT_FORGED
 
 __all__ = ["CHECK_PATH", "CheckSandbox", "Grading", "HomeFiles", "grade", "run_checks"]
 
+# The lowest descriptor number handed to a check (see harness_namespaces.WRAPPER).
+MIN_PASSED_FD = 10
 REACHES_GRADING = "reaches a grading file of the task"
 # A deliverable larger than this is judged on its first MAX_READ_BYTES only.
 MAX_READ_BYTES = 1024 * 1024
@@ -359,6 +362,10 @@ def _run_gated(
         # The plugin's result stream: the read end stays here, the write end goes to
         # pytest only (this process closes its copy once pytest has started).
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        if write_end < MIN_PASSED_FD:
+            # Above the descriptors the sandbox gate's wrapper opens (8 and 9).
+            low, write_end = write_end, fcntl.fcntl(write_end, fcntl.F_DUPFD_CLOEXEC, MIN_PASSED_FD)
+            os.close(low)
         reader = StreamReader(read_end)
         env[FD_VARIABLE] = str(write_end)
         pass_fds = (write_end,)
