@@ -248,8 +248,17 @@ def test_a_sibling_touching_a_finished_run_does_not_frame_it(harness: Harness) -
     utime); the honest run got a ``deliverable-changed-after-end`` tampering finding and
     was zeroed as a cheat. A change now means content, type or link target, never
     times: the touched run stays clean at 1.0."""
+    # Unconfined: a confined run's namespace no longer holds its siblings' scratch at
+    # all (test_adversary_separation.py); without Landlock and that separation the
+    # framer reaches them, and the times-are-not-content rule is what holds.
     run_dir = run_adversary(
-        harness, "frame.py", frame_tasks(harness), "-j", "2", env={"ATTACK": "frame"}
+        harness,
+        "frame.py",
+        frame_tasks(harness),
+        "-j",
+        "2",
+        "--unconfined",
+        env={"ATTACK": "frame"},
     )
     found = {record["folder"]: record for record in records(run_dir)}
     framer = found["a-frame"]
