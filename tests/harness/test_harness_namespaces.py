@@ -133,7 +133,8 @@ JOIN = 'echo 0 > "$0" && exec "$@"'
 def test_an_agent_sandbox_is_registered_as_its_run_s_never_the_harness_s(tree: Path) -> None:
     """Guards against an agent's opens classed as the harness's own: a sandbox started in
     a run's cgroup is registered for that run (its mounts name the run), found by the
-    namespace inode bwrap reported among that cgroup's members."""
+    namespace inode bwrap reported among that cgroup's members, and so is the one the
+    command unshares inside it (the launcher's, for a fresh home)."""
     if shutil.which("bwrap") is None:
         pytest.fail("bubblewrap is required on CI")
     run = _run_cgroup()
@@ -143,7 +144,8 @@ def test_an_agent_sandbox_is_registered_as_its_run_s_never_the_harness_s(tree: P
     try:
         argv = bwrap_argv(
             spec,
-            ["sh", "-c", "read -r _; exit 0"],
+            # As the launcher does for a fresh home: one more mount namespace, inside.
+            ["unshare", "--mount", "sh", "-c", "read -r _; exit 0"],
             bwrap=shutil.which("bwrap") or "bwrap",
             gate=gate,
         )
@@ -151,15 +153,20 @@ def test_an_agent_sandbox_is_registered_as_its_run_s_never_the_harness_s(tree: P
             ["sh", "-c", JOIN, str(run.procs_file), *argv], stdin=subprocess.PIPE
         )
         gate.admit_run(run.name, lambda _report: run.pids())
-        assert gate.problem is None and gate.token is not None
-        inner = [
-            pid for pid in run.pids() if os.readlink(f"/proc/{pid}/ns/mnt") != _own_namespace()
-        ]
-        fd = os.open(f"/proc/{inner[-1]}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            mounts = namespace_mounts(fd)
-        finally:
-            os.close(fd)
+        assert gate.problem is None and gate.token is not None and gate.followed is not None
+        mounts: set[int] = set()
+        for token in (gate.token, gate.followed):
+            fd = REGISTRY.fd_of(token)
+            assert fd is not None
+            mounts |= namespace_mounts(fd) or set()
+        # The command runs in the namespace followed (bwrap's own init in bwrap's).
+        names = {
+            f"mnt:[{os.fstat(fd).st_ino}]"
+            for fd in (REGISTRY.fd_of(gate.token), REGISTRY.fd_of(gate.followed))
+            if fd is not None
+        }
+        running = {os.readlink(f"/proc/{p}/ns/mnt") for p in run.pids()} - {_own_namespace()}
+        assert len(names) == 2 and running == names
         assert mounts
         assert {REGISTRY.lookup(mount) for mount in mounts} == {(True, run.name)}
         assert sandbox.stdin is not None

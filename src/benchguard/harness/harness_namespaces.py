@@ -29,10 +29,11 @@ owned by the harness only when the harness's own ``Popen`` of a grading box made
 which no sandbox binds). A namespace an agent makes itself is never registered here
 (the observers still learn it from the run's cgroup, as the run's).
 
-Not covered: the mount namespace the Landlock launcher unshares inside the sandbox for
-a fresh home (harness.confine_exec), where the agent itself runs, is made after bwrap
-let the command go; it is learned by the observers' polling alone, so the flake above
-remains possible for a run with a fresh home until the launcher reports and waits too.
+Partly covered: the mount namespace the Landlock launcher unshares inside the sandbox
+for a fresh home (harness.confine_exec), where the agent itself runs, is made after bwrap
+let the command go; :meth:`SandboxGate.admit_run` registers the first one a process in
+the sandbox's pid namespace enters, but by polling, so a launcher namespace that lives
+less than a poll can still be missed until the launcher reports and waits too.
 """
 
 from __future__ import annotations
@@ -136,6 +137,11 @@ class NamespaceRegistry:
                 self._unknown.add(mount)
             return False, None
 
+    def fd_of(self, token: int | None) -> int | None:
+        with self._lock:
+            held = self._held.get(token) if token is not None else None
+            return held.fd if held is not None else None
+
     def held(self) -> int:
         with self._lock:
             return len(self._held)
@@ -148,6 +154,29 @@ class NamespaceRegistry:
 
 
 REGISTRY = NamespaceRegistry()
+
+
+def _namespace_of(pid: int | str) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/mnt")
+    except OSError:
+        return None
+
+
+def _pid_namespace_of(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def _namespace_of_fd(fd: int | None) -> str | None:
+    if fd is None:
+        return None
+    try:
+        return f"mnt:[{os.fstat(fd).st_ino}]"
+    except OSError:
+        return None
 
 
 def lookup(mount: int) -> tuple[bool, str | None]:
@@ -163,8 +192,12 @@ class SandboxGate:
 
     directory: Path
     token: int | None = None
+    # The launcher's namespace inside the sandbox (admit_run), when it was seen.
+    followed: int | None = None
     problem: str | None = None
     _info: int = -1
+    # bwrap's reported pid namespace (inode): the processes inside the sandbox.
+    _sandbox_pids: object = None
     _block: int = -1
 
     @classmethod
@@ -211,8 +244,43 @@ class SandboxGate:
         stop: Callable[[], bool] = lambda: False,
     ) -> None:
         """An agent's sandbox: its namespace is the run's (``run``: its cgroup's name;
-        ``candidates``: that cgroup's processes)."""
+        ``candidates``: that cgroup's processes). Then the one namespace the launcher
+        unshares inside it for a fresh home (where the agent runs) is followed."""
         self._admit(run, candidates, stop)
+        sandbox = self._sandbox_pids
+        if self.token is not None and isinstance(sandbox, int):
+            self._follow(run, candidates, stop, f"pid:[{sandbox}]")
+
+    def _follow(
+        self,
+        run: str,
+        candidates: Callable[[dict[str, object]], Iterable[int]],
+        stop: Callable[[], bool],
+        sandbox: str,
+    ) -> None:
+        """Register the first mount namespace other than bwrap's that a process of the
+        sandbox (a member of the run's cgroup in the sandbox's own pid namespace,
+        ``sandbox``) enters, as the run's. Polled: the launcher unshares it after bwrap
+        let the command go, so a namespace that lived less than a poll can still be
+        missed; one only (an agent that makes namespaces in a loop cannot fill the
+        registry), and never the harness's own."""
+        seen = {_namespace_of_fd(REGISTRY.fd_of(self.token)), _namespace_of("self")}
+        deadline = time.monotonic() + ADMIT_TIMEOUT_S
+        while time.monotonic() < deadline and not stop():
+            for pid in candidates({}):
+                name = _namespace_of(pid)
+                if name is None or name in seen or _pid_namespace_of(pid) != sandbox:
+                    continue
+                try:
+                    fd = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+                except OSError:
+                    continue
+                if f"mnt:[{os.fstat(fd).st_ino}]" != name:
+                    os.close(fd)  # the pid moved on since: look again
+                    continue
+                self.followed = REGISTRY.register(fd, run)
+                return
+            time.sleep(0.0005)
 
     def admit_box(self, child_pid: Callable[[dict[str, object]], Iterable[int]]) -> None:
         """A grading box the harness itself started: its namespace is no run's."""
@@ -239,6 +307,7 @@ class SandboxGate:
             if report is None:
                 self.problem = self.problem or "bwrap reported no namespace in time"
                 return
+            self._sandbox_pids = report.get("pid-namespace")
             inode = report.get("mnt-namespace")
             if not isinstance(inode, int):
                 self.problem = "bwrap's report names no mount namespace"
@@ -256,7 +325,8 @@ class SandboxGate:
     def close(self) -> None:
         """Release the namespace (after the observers drained what it did) and the FIFOs."""
         REGISTRY.release(self.token)
-        self.token = None
+        REGISTRY.release(self.followed)
+        self.token = self.followed = None
         for fd in (self._info, self._block):
             if fd >= 0:
                 with contextlib.suppress(OSError):
