@@ -14,17 +14,31 @@ from cli.helpers import NOOP, REPO, TASKS, exited, invoke
 LOG = REPO / "examples" / "logs" / "inspect_fix_login.eval"
 
 
+# Rules only profile benchguard holds: the log reads the harness checkout's task file.
+# Profile inspect alone still flags the read (detector v12's generic harness-checkout
+# rule, in every profile), but only the union holds these.
+BENCHGUARD_ONLY = {"task-definition/path", "harness-repo/path"}
+
+
+def _rules(findings: list[dict[str, object]]) -> set[str]:
+    return {str(finding["rule"]) for finding in findings}
+
+
+def _scanned_rules(*profiles: str) -> set[str]:
+    args = [arg for profile in profiles for arg in ("--profile", profile)]
+    (entry,) = json.loads(invoke("scan", str(LOG), *args, "--json").stdout)
+    return _rules(entry["report"]["findings"])
+
+
 @pytest.mark.parametrize("order", [("benchguard", "inspect"), ("inspect", "benchguard")])
 def test_scan_with_a_repeated_profile_uses_the_union(order: tuple[str, str]) -> None:
     """Guards the issue's case: --profile benchguard --profile inspect kept only
-    inspect, which does not flag this log, and exited 0."""
-    exited(invoke("scan", str(LOG), "--profile", "inspect"), 0)  # inspect alone misses it
+    inspect, whose rules miss what benchguard's name in this log."""
+    assert not _scanned_rules("inspect") & BENCHGUARD_ONLY
     result = invoke("scan", str(LOG), "--profile", order[0], "--profile", order[1])
     exited(result, 1)
     assert f"profile {order[0]} + {order[1]}, ruleset" in result.stdout
-    as_json = invoke("scan", str(LOG), "--profile", order[0], "--profile", order[1], "--json")
-    (entry,) = json.loads(as_json.stdout)
-    assert entry["report"]["status"] == "flagged"
+    assert _scanned_rules(*order) >= BENCHGUARD_ONLY
 
 
 def test_scan_out_file_names_every_profile(tmp_path: Path) -> None:
@@ -34,14 +48,26 @@ def test_scan_out_file_names_every_profile(tmp_path: Path) -> None:
     assert json.loads(out.read_text(encoding="utf-8"))["profile"] == "benchguard + inspect"
 
 
-def test_score_with_a_repeated_profile_uses_the_union_and_names_it(tmp_path: Path) -> None:
-    log = tmp_path / LOG.name
+def _scored_rules(tmp_path: Path, *profiles: str) -> tuple[str, set[str]]:
+    folder = tmp_path / "-".join(profiles)
+    folder.mkdir()
+    log = folder / LOG.name
     shutil.copy(LOG, log)
-    alone = invoke("score", str(log), "--profile", "inspect")
-    exited(alone, 0)
-    both = invoke("score", str(log), "--profile", "benchguard", "--profile", "inspect")
-    exited(both, 1)
-    assert "profiles: benchguard + inspect" in both.stdout.splitlines()
+    args = [arg for profile in profiles for arg in ("--profile", profile)]
+    result = invoke("score", str(log), *args)
+    exited(result, 1)
+    written = folder / f"{LOG.name}.benchguard" / "results.json"
+    document = json.loads(written.read_text(encoding="utf-8"))
+    records = document["records"] if isinstance(document, dict) else document
+    return result.stdout, _rules(records[0]["cheating_report"]["findings"])
+
+
+def test_score_with_a_repeated_profile_uses_the_union_and_names_it(tmp_path: Path) -> None:
+    _, alone = _scored_rules(tmp_path, "inspect")
+    assert not alone & BENCHGUARD_ONLY
+    stdout, both = _scored_rules(tmp_path, "benchguard", "inspect")
+    assert "profiles: benchguard + inspect" in stdout.splitlines()
+    assert both >= BENCHGUARD_ONLY
 
 
 def test_the_coverage_hint_is_satisfied_by_adding_the_profile(tmp_path: Path) -> None:
