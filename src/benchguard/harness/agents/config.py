@@ -59,6 +59,19 @@ BUILTIN_AGENT_NAME = "benchguard-agent"
 _NEVER_PASSED = re.compile(r"^(BENCHGUARD_|BENCH_)")
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Read by the dynamic loader and libc of every program the environment reaches, and the
+# harness's wrappers (unshare, setpriv, bwrap, the separation) get the run's
+# environment before the launcher confines anything: LD_PRELOAD there ran code as uid 0
+# with every capability, outside Landlock and seccomp (red team 5). An agent that needs
+# one sets it in its own command, which runs confined: argv: [env, LD_LIBRARY_PATH=..., prog].
+_LOADER_VARIABLES = re.compile(
+    r"^(LD_\w*|GCONV_PATH|GETCONF_DIR|GLIBC_TUNABLES|HOSTALIASES|LOCALDOMAIN|LOCPATH"
+    r"|MALLOC_\w*|NIS_PATH|NLSPATH|RESOLV_HOST_CONF|RES_OPTIONS|TZDIR)$"
+)
+_LOADER_HINT = (
+    "it is read by the loader of the harness's own wrappers, before the agent is "
+    "confined; set it in the agent's command instead (argv: [env, NAME=value, program])"
+)
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
@@ -132,6 +145,8 @@ class AgentConfig(BaseModel):
                     f"{name!r} cannot be allowlisted: BENCHGUARD_*/BENCH_* belong to the "
                     "harness, and HOME and PATH are set by it (use set_env for PATH)"
                 )
+            if _LOADER_VARIABLES.match(name):
+                raise ValueError(f"{name!r} cannot be allowlisted: {_LOADER_HINT}")
         return value
 
     @field_validator("set_env")
@@ -143,6 +158,8 @@ class AgentConfig(BaseModel):
                     f"{name!r} cannot be set: it must be a variable name, not HOME and not "
                     "BENCHGUARD_*/BENCH_*"
                 )
+            if _LOADER_VARIABLES.match(name):
+                raise ValueError(f"{name!r} cannot be set: {_LOADER_HINT}")
         return value
 
     @field_validator("state_env")
