@@ -8,7 +8,8 @@ them. Now every run has its own IPC namespace (``unshare --ipc``, and bwrap's
 flag-setting ioctls. The test leaves a wrong answer in a queue and a segment, as an
 earlier run would have, so a readable channel scores 0.
 Checked: without ``--ipc`` the unsandboxed runs answer 999 from the queue (fail), and
-without the filter's keyring and ioctl entries the keyring and setflags assertions fail.
+without the filter's keyring and ioctl entries the keyring, setflags and setversion
+assertions fail (red team 5's ``vchan``: the inode generation number).
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def test_no_ipc_keyring_or_flag_channel_between_runs(
     assert outcomes["answer"] == "worked", outcomes
     assert outcomes["keyring"] == "denied errno 38", outcomes
     assert outcomes["setflags-own"] == "denied errno 1", outcomes
+    assert outcomes["setversion-own"] == "denied errno 1", outcomes
     if sandbox == "none" and harness.identity == "root":
         # Readable by the agent (Landlock grants the interpreter's tree): the filter
         # refuses. Elsewhere the file is out of the agent's view (EACCES, ENOENT) too.

@@ -87,14 +87,17 @@ KEY_SYSCALLS: dict[str, tuple[int, int]] = {
 XATTR_ERRNO = errno.EOPNOTSUPP
 RING_ERRNO = errno.ENOSYS
 KEY_ERRNO = errno.ENOSYS
-# ioctl requests that set inode flags (chattr) or fsxattr fields of a file the agent
-# can name: metadata Landlock does not mediate (red team 4 spelt an answer in the
-# no-dump bits of stdlib files). EPERM. Reading the flags stays allowed.
+# ioctl requests that set inode flags (chattr), fsxattr fields or the inode generation
+# of a file the agent can name: metadata Landlock does not mediate and no fanotify event
+# reports (red team 4 spelt an answer in the no-dump bits of stdlib files; red team 5
+# in an ext4 inode's generation number, FS_IOC_SETVERSION). EPERM. Reading stays allowed.
 IOCTL_NUMBERS = (16, 54)  # x86_64, i386
 SETFLAG_IOCTLS: dict[str, int] = {
     "FS_IOC_SETFLAGS": 0x40086602,
     "FS_IOC32_SETFLAGS": 0x40046602,
     "FS_IOC_FSSETXATTR": 0x401C5820,
+    "FS_IOC_SETVERSION": 0x40087602,
+    "FS_IOC32_SETVERSION": 0x40047602,
 }
 IOCTL_ERRNO = errno.EPERM
 # struct seccomp_data's args[1], low 32 bits (little-endian): the ioctl request.
