@@ -247,3 +247,26 @@ def test_the_v2_hierarchy_is_found_wherever_it_is_mounted(tmp_path: Path) -> Non
     assert v2_mount(hybrid) == (Path("/sys/fs/cgroup/unified"), "/")
     assert v2_mount(unified) == (Path("/sys/fs/cgroup"), "/user.slice")
     assert v2_mount(none) is None
+
+
+def test_the_separation_probe_works_from_a_working_directory_under_the_temp_directory(
+    tmp_path: Path,
+) -> None:
+    """Guards against CI's fresh clone (a checkout under /tmp): the probe returned to the
+    harness's working directory after the temp directory was replaced, found it gone,
+    and every run of the suite went unseparated (siblings reachable, recorded only as
+    ``separation_unavailable``)."""
+    here = tmp_path / "checkout"
+    here.mkdir()
+    probe = "from benchguard.harness import containment as c; print(c.separation_works())"
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=here,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "None", done.stdout

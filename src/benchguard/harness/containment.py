@@ -160,25 +160,37 @@ def separation_works() -> str | None:
         tempfile.TemporaryDirectory(prefix="bg-separate-probe-", dir=parent) as own,
         tempfile.TemporaryDirectory(prefix="bg-separate-probe-", dir=parent) as other,
     ):
-        argv = [
-            *prefix,
-            "--",
-            *_separate_argv(parent, own, ()),
-            SHELL,
-            "-c",
-            'test -d "$1" && test ! -e "$2"',
-            "probe",
-            own,
-            other,
-        ]
+        probe = [SHELL, "-c", 'test -d "$1" && test ! -e "$2"', "probe", own, other]
+        # Kept as a run's would be: the interpreter and this script may live under the
+        # temp directory (a checkout in /tmp: CI's fresh clone), and the probe starts in
+        # its own scratch, as a run starts in its workspace.
+        separate = _separate_argv(parent, own, ())
+        argv = [*prefix, "--", *_separate_argv(parent, own, _kept(separate, parent, own)), *probe]
         try:
-            done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
+            done = subprocess.run(
+                argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False, cwd=own
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"the separation could not be tried ({exc})"
         if done.returncode != 0:
             tail = done.stderr.decode("utf-8", "replace").strip().splitlines()
             return tail[-1] if tail else f"the separation probe exited {done.returncode}"
     return None
+
+
+def _kept(argv: Sequence[str], parent: str, own: str) -> list[str]:
+    """The top-level entries of ``parent`` a separated command keeps: whole, so that a
+    named program's interpreter or a symlink beside it (an install under /tmp) resolves
+    as before. Other runs' scratch, boxes and records are top-level entries no command
+    names."""
+    return sorted(
+        {
+            os.path.join(parent, os.path.relpath(path, parent).split(os.sep, 1)[0])
+            for path in named_paths(argv, parent)
+            if not _under(path, own) and path != own
+        }
+        - {own}
+    )
 
 
 def _separate_argv(parent: str, own: str, keep: Sequence[str]) -> list[str]:
@@ -273,18 +285,7 @@ class RunContainment:
         if self.separated is not None:
             parent = os.path.realpath(tempfile.gettempdir())
             own = str(self.separated)
-            # Whole top-level entries: a named program's interpreter or a symlink
-            # beside it (an install under /tmp) must resolve as before. Other runs'
-            # scratch, boxes and records are top-level entries no command names.
-            keep = sorted(
-                {
-                    os.path.join(parent, os.path.relpath(path, parent).split(os.sep, 1)[0])
-                    for path in named_paths(argv, parent)
-                    if not _under(path, own) and path != own
-                }
-                - {own}
-            )
-            separate = _separate_argv(parent, own, keep)
+            separate = _separate_argv(parent, own, _kept(argv, parent, own))
         return [
             *self.pdeathsig,
             *self.pid_namespace,
