@@ -165,7 +165,9 @@ def test_a_deliverable_rewritten_after_the_agent_ended_is_tampering(
         assert record["scores"]["OutcomeScore"]["score"] == 0.0
 
 
-def _uncontained(cls: type[RunContainment], batch: object, label: str) -> RunContainment:
+def _uncontained(
+    cls: type[RunContainment], /, batch: object, label: str, **_: object
+) -> RunContainment:
     return cls(None, "switched off by the test", (), ())
 
 
