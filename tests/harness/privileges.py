@@ -175,3 +175,41 @@ def records(run_dir: Path) -> list[dict[str, Any]]:
         "records"
     ]
     return loaded
+
+
+TOTAL_TASK = """\
+name: Total into the workspace
+prompt: >-
+  {lead}Add up the integers in numbers.txt (one per line) and write the total, alone on
+  one line, to total.txt.
+timeout: 150
+grading_files: [expected]
+verification:
+  - name: total-correct
+    role: correctness
+    file: total.txt
+    matches: '^\\s*4711\\s*$'
+"""
+
+
+def total_tasks(harness: Harness, name: str, prompts: dict[str, str]) -> Path:
+    """A tasks folder ``name`` of one "total into the workspace" task per (folder, the
+    prompt's lead), readable by the harness's identity: the sibling attacks' batches."""
+    tasks = harness.operator.root / name
+    for folder, lead in prompts.items():
+        (tasks / folder / "workspace").mkdir(parents=True)
+        (tasks / folder / "task.yaml").write_text(TOTAL_TASK.format(lead=lead), "utf-8")
+        (tasks / folder / "workspace" / "numbers.txt").write_text("4000\n700\n11\n", "utf-8")
+        (tasks / folder / "expected").mkdir()
+        (tasks / folder / "expected" / "total.txt").write_text("4711\n", "utf-8")
+    for path in [tasks, *tasks.rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        if harness.identity == "user":
+            os.chown(path, UNPRIVILEGED, UNPRIVILEGED, follow_symlinks=False)
+    return tasks
+
+
+def adversary_outcomes(record: dict[str, Any]) -> dict[str, str]:
+    """What an adversary printed as its last line: a JSON object of attempt -> result."""
+    loaded: dict[str, str] = json.loads(record["output"].strip().splitlines()[-1])
+    return loaded

@@ -11,7 +11,6 @@ through ``benchguard run``.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -23,23 +22,17 @@ import pytest
 
 from benchguard.harness import fanotify
 from harness.helpers import Operator
-from harness.privileges import UNPRIVILEGED, Harness, records, run_adversary
+from harness.privileges import (
+    UNPRIVILEGED,
+    Harness,
+    adversary_outcomes,
+    records,
+    run_adversary,
+    total_tasks,
+)
 
 pytestmark = pytest.mark.slow
 RULE = "audit/outside-metadata"
-TASK = """\
-name: Total into the workspace
-prompt: >-
-  {lead}Add up the integers in numbers.txt (one per line) and write the total, alone on
-  one line, to total.txt.
-timeout: 150
-grading_files: [expected]
-verification:
-  - name: total-correct
-    role: correctness
-    file: total.txt
-    matches: '^\\s*4711\\s*$'
-"""
 
 
 @pytest.fixture
@@ -55,26 +48,6 @@ def channel() -> Iterator[Path]:
         yield target
     finally:
         shutil.rmtree(root, ignore_errors=True)
-
-
-def _tasks(harness: Harness, prompts: dict[str, str]) -> Path:
-    tasks = harness.operator.root / "flood-tasks"
-    for folder, lead in prompts.items():
-        (tasks / folder / "workspace").mkdir(parents=True)
-        (tasks / folder / "task.yaml").write_text(TASK.format(lead=lead), "utf-8")
-        (tasks / folder / "workspace" / "numbers.txt").write_text("4000\n700\n11\n", "utf-8")
-        (tasks / folder / "expected").mkdir()
-        (tasks / folder / "expected" / "total.txt").write_text("4711\n", "utf-8")
-    for path in [tasks, *tasks.rglob("*")]:
-        os.chmod(path, 0o755 if path.is_dir() else 0o644)
-        if harness.identity == "user":
-            os.chown(path, UNPRIVILEGED, UNPRIVILEGED, follow_symlinks=False)
-    return tasks
-
-
-def _outcomes(record: dict[str, Any]) -> dict[str, str]:
-    loaded: dict[str, str] = json.loads(record["output"].strip().splitlines()[-1])
-    return loaded
 
 
 def _findings(record: dict[str, Any]) -> set[str]:
@@ -95,7 +68,7 @@ def test_a_flooded_reader_still_charges_the_exited_child_s_change(
     events, is complete, clean and 1.0 (never charged for another run's processes)."""
     if harness.identity == "user":
         os.chown(channel, UNPRIVILEGED, UNPRIVILEGED)
-    tasks = _tasks(harness, {"a-flood": "FLOOD. ", "b-total": ""})
+    tasks = total_tasks(harness, "flood-tasks", {"a-flood": "FLOOD. ", "b-total": ""})
     env = {
         "ATTACK_TOKEN": f"bg-flood-{os.getpid()}-{harness.identity}",
         "ATTACK_TARGET": str(channel),
@@ -103,8 +76,8 @@ def test_a_flooded_reader_still_charges_the_exited_child_s_change(
     run_dir = run_adversary(harness, "metadata_flood.py", tasks, "-j", "2", env=env)
     found = {record["folder"]: record for record in records(run_dir)}
     flooder, honest = found["a-flood"], found["b-total"]
-    assert _outcomes(flooder) == {"role": "flooder", "honest": "seen", "child-utime": "ok"}
-    assert _outcomes(honest) == {"role": "honest", "flooder": "seen"}
+    assert adversary_outcomes(flooder) == {"role": "flooder", "honest": "seen", "child-utime": "ok"}
+    assert adversary_outcomes(honest) == {"role": "honest", "flooder": "seen"}
     assert str(channel) in _findings(flooder), flooder["cheating_report"]["findings"]
     assert flooder["cheating_report"]["status"] == "flagged"
     assert flooder["scores"]["OutcomeScore"]["score"] == 0.0
@@ -125,7 +98,7 @@ def test_without_the_fork_record_an_unplaced_change_is_never_clean(
     with the audit complete and clean."""
     monkeypatch.setattr(fanotify, "open_record", lambda holds: (None, "refused for the test"))
     operator_harness = Harness("root", operator)
-    tasks = _tasks(operator_harness, {"a-flood": "FLOOD. "})
+    tasks = total_tasks(operator_harness, "flood-tasks", {"a-flood": "FLOOD. "})
     env = {
         "ATTACK_TOKEN": f"bg-flood-alone-{os.getpid()}",
         "ATTACK_TARGET": str(channel),
@@ -133,7 +106,7 @@ def test_without_the_fork_record_an_unplaced_change_is_never_clean(
     }
     run_dir = run_adversary(operator_harness, "metadata_flood.py", tasks, env=env)
     [record] = records(run_dir)
-    assert _outcomes(record)["child-utime"] == "ok"
+    assert adversary_outcomes(record)["child-utime"] == "ok"
     audit = record["system_audit"]
     assert audit["tool"] == "fanotify"
     assert audit["metadata_attribution_problem"] == "refused for the test"
