@@ -164,8 +164,8 @@ def separation_works() -> str | None:
         # Kept as a run's would be: the interpreter and this script may live under the
         # temp directory (a checkout in /tmp: CI's fresh clone), and the probe starts in
         # its own scratch, as a run starts in its workspace.
-        separate = _separate_argv(parent, own, ())
-        argv = [*prefix, "--", *_separate_argv(parent, own, _kept(separate, parent, own)), *probe]
+        keep = _kept([sys.executable, str(SEPARATE_SCRIPT)], parent, own)
+        argv = [*prefix, "--", *_separate_argv(parent, own, keep), *probe]
         try:
             done = subprocess.run(
                 argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False, cwd=own
