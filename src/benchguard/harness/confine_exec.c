@@ -3,6 +3,9 @@
  * host, against about 1 ms for this program).
  *
  * Usage: confine-exec [KEY=VALUE...] -- AGENT ARGV...
+ *        confine-exec --spawn CGROUP_DIR -- COMMAND...      (harness/containment)
+ *        confine-exec --separate PARENT OWN [KEEP...] -- COMMAND...  (separate_exec.py's
+ *                                                             steps, natively)
  *
  * The policy entries are those of confine_exec.py (read_exec, read, read_write,
  * files_write, devices, home.target/upper/work/copy, confine=0|1, seccomp=0|1), plus
@@ -438,9 +441,198 @@ static int spawn_main(int argc, char **argv)
     return 128 + sig;
 }
 
+/* --separate PARENT OWN [KEEP...] -- COMMAND...: the run's private view of the
+ * scratch parent and of /dev/shm, the steps of separate_exec.py in its order (its
+ * docstring says why each exists), without an interpreter start per run. Both must
+ * give the same view (tests/harness/test_native_separation.py compares the mount
+ * lists and what resolves under PARENT); a change to one is made to the other. Any
+ * failure: one line, exit 125, the command never runs unseparated. */
+#define SEP_STAGE ".separate"
+#define SEP_TMP_OPTIONS "mode=755,size=1m,nr_inodes=4096"
+#define SEP_SHM_OPTIONS "mode=1777,size=64m"
+
+static void sep_fail(const char *fmt, const char *a, const char *b)
+{
+    char what[9000];
+    snprintf(what, sizeof what, fmt, a, b);
+    dprintf(2, "%s cannot separate the run from the others: %s\n", PREFIX, what);
+    _exit(EXIT_CONFINE_FAILED);
+}
+
+/* posixpath.abspath + normpath: lexical, no symlink resolved (as os.path.relpath). */
+static char *sep_normalized(const char *path, const char *cwd)
+{
+    size_t room = strlen(path) + strlen(cwd) + 3;
+    char *joined = malloc(room), *out = malloc(room);
+    if (joined == NULL || out == NULL) sep_fail("%s%s", "out of memory", "");
+    if (path[0] == '/') snprintf(joined, room, "%s", path);
+    else snprintf(joined, room, "%s/%s", cwd, path);
+    size_t n = 0;
+    out[n++] = '/';
+    for (char *part = joined; *part;) {
+        char *end = strchr(part, '/');
+        size_t len = end ? (size_t)(end - part) : strlen(part);
+        if (len == 0 || (len == 1 && part[0] == '.')) {
+            /* empty or "." */
+        } else if (len == 2 && part[0] == '.' && part[1] == '.') {
+            if (n > 1) {
+                n--; /* the trailing '/' */
+                while (n > 1 && out[n - 1] != '/') n--;
+            }
+        } else {
+            memcpy(out + n, part, len);
+            n += len;
+            out[n++] = '/';
+        }
+        part += len;
+        if (*part == '/') part++;
+    }
+    if (n > 1) n--; /* no trailing '/', except for "/" itself */
+    out[n] = '\0';
+    free(joined);
+    return out;
+}
+
+static int sep_beneath(const char *path, const char *top)
+{
+    size_t len = strlen(top);
+    while (len > 0 && top[len - 1] == '/') len--; /* top.rstrip("/") + "/" */
+    return strncmp(path, top, len) == 0 && path[len] == '/';
+}
+
+static int sep_compare(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* makedirs(path, exist_ok=True), mode 0777 less the umask. */
+static int sep_makedirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        int done = mkdir(path, 0777);
+        int saved = errno;
+        *p = '/';
+        if (done != 0 && saved != EEXIST) {
+            errno = saved;
+            return -1;
+        }
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) return -1;
+    struct stat info;
+    if (stat(path, &info) != 0) return -1;
+    if (!S_ISDIR(info.st_mode)) {
+        errno = EEXIST;
+        return -1;
+    }
+    return 0;
+}
+
+static int separate_main(int argc, char **argv)
+{
+    int split = -1;
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) {
+            split = i;
+            break;
+        }
+    if (split < 4 || split == argc - 1) {
+        dprintf(2, "usage: confine-exec --separate PARENT OWN [KEEP...] -- COMMAND...\n");
+        return 2;
+    }
+    const char *parent_arg = argv[2], *own_arg = argv[3];
+    static char here[8192];
+    if (getcwd(here, sizeof here) == NULL) sep_fail("getcwd: %s%s", strerror(errno), "");
+    char *parent = sep_normalized(parent_arg, here);
+    /* 1. the staging tmpfs inside the run's own scratch */
+    size_t room = strlen(own_arg) + sizeof SEP_STAGE + 2;
+    char *stage = malloc(room);
+    if (stage == NULL) sep_fail("%s%s", "out of memory", "");
+    snprintf(stage, room, "%s/%s", own_arg, SEP_STAGE);
+    if (mkdir(stage, 0700) != 0) sep_fail("cannot make %s: %s", stage, strerror(errno));
+    if (mount("benchguard-tmp", stage, "tmpfs", MS_NOSUID | MS_NODEV, SEP_TMP_OPTIONS) != 0)
+        sep_fail("tmpfs on %s: %s", stage, strerror(errno));
+    /* 2. OWN and each KEEP, outermost only (sorted, duplicates once), bound into it */
+    int count = split - 3;
+    char **paths = calloc((size_t)count, sizeof *paths);
+    char **kept = calloc((size_t)count, sizeof *kept);
+    if (paths == NULL || kept == NULL) sep_fail("%s%s", "out of memory", "");
+    for (int i = 0; i < count; i++) paths[i] = argv[3 + i];
+    qsort(paths, (size_t)count, sizeof *paths, sep_compare);
+    int nkept = 0;
+    for (int i = 0; i < count; i++) {
+        if (i > 0 && strcmp(paths[i], paths[i - 1]) == 0) continue;
+        int inside = 0;
+        for (int k = 0; k < nkept && !inside; k++)
+            inside = strcmp(paths[i], kept[k]) == 0 || sep_beneath(paths[i], kept[k]);
+        if (!inside) kept[nkept++] = paths[i];
+    }
+    for (int k = 0; k < nkept; k++) {
+        const char *path = kept[k];
+        /* os.path.relpath(path, parent): skipped when it is PARENT or not beneath it */
+        char *normal = sep_normalized(path, here);
+        size_t plen = strlen(parent);
+        const char *relative;
+        if (strcmp(normal, parent) == 0) relative = ".";
+        else if (strcmp(parent, "/") == 0) relative = normal + 1;
+        else if (strncmp(normal, parent, plen) == 0 && normal[plen] == '/') relative = normal + plen + 1;
+        else relative = "..";
+        if (strncmp(relative, "..", 2) == 0 || strcmp(relative, ".") == 0) {
+            free(normal);
+            continue;
+        }
+        size_t troom = strlen(stage) + strlen(relative) + 2;
+        char *target = malloc(troom);
+        if (target == NULL) sep_fail("%s%s", "out of memory", "");
+        snprintf(target, troom, "%s/%s", stage, relative);
+        struct stat info;
+        if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+            if (sep_makedirs(target) != 0) sep_fail("cannot make %s: %s", target, strerror(errno));
+        } else {
+            char *slash = strrchr(target, '/');
+            *slash = '\0';
+            int made = sep_makedirs(target);
+            *slash = '/';
+            if (made != 0) {
+                *slash = '\0';
+                sep_fail("cannot make %s: %s", target, strerror(errno));
+            }
+            int fd = open(target, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+            if (fd < 0) sep_fail("cannot make %s: %s", target, strerror(errno));
+            close(fd);
+        }
+        /* Not recursive for the run's own scratch: the staging mount lies inside it. */
+        int done = mount(path, target, NULL, MS_BIND, NULL);
+        if (done != 0 && errno == EINVAL && strcmp(path, own_arg) != 0)
+            /* A tree holding mounts locked by a user namespace binds only recursively. */
+            done = mount(path, target, NULL, MS_BIND | MS_REC, NULL);
+        if (done != 0) sep_fail("bind of %s: %s", path, strerror(errno));
+        free(target);
+        free(normal);
+    }
+    /* 3. the staging tmpfs becomes PARENT */
+    if (mount(stage, parent_arg, NULL, MS_MOVE, NULL) != 0)
+        sep_fail("move of the private %s: %s", parent_arg, strerror(errno));
+    /* 4. a /dev/shm of the run's own */
+    struct stat shm;
+    if (stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode) &&
+        mount("benchguard-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              SEP_SHM_OPTIONS) != 0)
+        sep_fail("tmpfs on /dev/shm: %s%s", strerror(errno), "");
+    /* 5. no ambient capability across exec (none there as root: harmless) */
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    /* The old working directory is the covered tree's: re-enter it by name. */
+    if (chdir(here) != 0) sep_fail("cannot return to %s: %s", here, strerror(errno));
+    execvp(argv[split + 1], argv + split + 1);
+    dprintf(2, "%s cannot run '%s': %s\n", PREFIX, argv[split + 1], strerror(errno));
+    return EXIT_CONFINE_FAILED;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--spawn") == 0) return spawn_main(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "--separate") == 0) return separate_main(argc, argv);
     int split = -1;
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--") == 0) {

@@ -10,7 +10,8 @@ The command a run starts is wrapped, outermost first::
     unshare --pid --fork --kill-child ...        a pid namespace (and a mount namespace
                                                  with its own /proc)
     [python -I -S separate_exec.py ...]          the run's private /tmp and /dev/shm
-                                                 (harness/separate_exec), then exec:
+                                                 (harness/separate_exec; natively
+                                                 ``confine-exec --separate``), then exec:
     sh -c '"$@"; exit $?'                        the namespace's init: the agent's parent
     <the agent's command>                        (setpriv to the agent uid, bwrap, ...)
 
@@ -164,7 +165,7 @@ def separation_works() -> str | None:
         # Kept as a run's would be: the interpreter and this script may live under the
         # temp directory (a checkout in /tmp: CI's fresh clone), and the probe starts in
         # its own scratch, as a run starts in its workspace.
-        keep = _kept([sys.executable, str(SEPARATE_SCRIPT)], parent, own)
+        keep = _kept(separator_programs(), parent, own)
         argv = [*prefix, "--", *_separate_argv(parent, own, keep), *probe]
         try:
             done = subprocess.run(
@@ -193,7 +194,18 @@ def _kept(argv: Sequence[str], parent: str, own: str) -> list[str]:
     )
 
 
+def separator_programs() -> list[str]:
+    """What the separation runs from: the native launcher's ``--separate`` where it is
+    built (the same steps, no interpreter start per run), else this interpreter and
+    ``separate_exec.py`` (also with ``BENCHGUARD_LAUNCHER=python``)."""
+    native = native_launcher()
+    return [str(native)] if native is not None else [sys.executable, str(SEPARATE_SCRIPT)]
+
+
 def _separate_argv(parent: str, own: str, keep: Sequence[str]) -> list[str]:
+    native = native_launcher()
+    if native is not None:
+        return [str(native), "--separate", parent, own, *keep, "--"]
     return [sys.executable, "-I", "-S", str(SEPARATE_SCRIPT), parent, own, *keep, "--"]
 
 
