@@ -3,9 +3,13 @@ keyed by id()): detectors share nothing, and a scan depends only on its inputs."
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+import pytest
+
 from benchguard.detection import Detector, Rule, load_profile, ruleset_digest, scan_record
+from benchguard.detection import detector as detector_module
 from benchguard.detection.shell import ShellReader
 from benchguard.record.rules import ScanRulesets, as_ruleset
 from benchguard.record.rulesets import RulesetTable
@@ -100,3 +104,48 @@ def test_a_typed_record_scans_as_its_json_and_is_never_edited() -> None:
     assert report.status == "flagged" and report.incomplete
     assert typed.model_dump(mode="json") == before
     assert as_json == typed.to_json()
+
+
+def test_the_budget_counts_the_scans_own_cpu_not_the_wall_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A verdict never depends on the machine's load: a scan descheduled for longer than
+    its whole budget (a neighbour's burst, simulated by sleeping inside the step reading)
+    still finishes complete, and equals the unhurried scan. On the wall clock it read
+    incomplete (flagged) instead."""
+    rules = load_profile("devops-bench")
+    record = _record("cat ~/devops-bench/controls/opa/oracle.sh")
+    unhurried = Detector().scan(record, ScanRulesets.of(rules))
+    real_read = detector_module.read_entry
+
+    def descheduled(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.3)
+        return real_read(*args, **kwargs)
+
+    monkeypatch.setattr(detector_module, "read_entry", descheduled)
+    slow = Detector(time_budget_s=0.2).scan(record, ScanRulesets.of(rules))
+    assert not slow.incomplete
+    assert slow == unhurried and slow.status == "flagged"
+
+
+def test_building_the_plan_is_not_charged_to_the_first_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The plan depends on the rules alone: however long a detector's first record waits
+    for it (a large inventory compiled on a slow machine), that record reads as the
+    second one does."""
+    rules = load_profile("devops-bench")
+    record = _record("ls")
+    real_build = detector_module._build_plan
+
+    def costly(*args: Any, **kwargs: Any) -> Any:
+        start = time.thread_time()
+        while time.thread_time() - start < 0.3:  # CPU spent on the plan, not the record
+            pass
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(detector_module, "_build_plan", costly)
+    fresh = Detector(time_budget_s=0.2)
+    first = fresh.scan(record, ScanRulesets.of(rules))
+    assert not first.incomplete and first.status == "clean"
+    assert first == fresh.scan(record, ScanRulesets.of(rules))

@@ -2,17 +2,24 @@
 
 The literal test before the encoded-blob hint may only ever skip a command the hint
 regex would not match; a remembered reading of a repeated argument object is the same
-reading, with the same working directory after it.
+reading, with the same working directory after it; the prefilter's candidates from
+each surface's bytes, encoded once, are those of the text read surface by surface; the
+literal test before the ``pwd`` regex only skips commands the regex would not match.
 """
 
 from __future__ import annotations
 
+from unittest import mock
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchguard.detection import detector
+from benchguard.detection._prefilter import Prefilter, build_prefilter
 from benchguard.detection.decoding import _ENCODER_HINT, encoder_hinted
 from benchguard.detection.detector import _read_args, read_entry
 from benchguard.detection.shell import ShellReader, ShellState
+from benchguard.detection.surfaces import Surface
 
 _FRAGMENTS = st.sampled_from(
     ["base64", "BASE64", "B64", "xXd", "hexdump", " od ", "od", "code", "openssl", "HEX",
@@ -49,3 +56,76 @@ def test_a_remembered_reading_is_the_reading(commands: list[str], cwd: str | Non
         fresh_reader = ShellReader(home="/root", known_paths=known)  # never remembers
         args, _result = read_entry(index, entry, memo_reader, memo_state)
         assert args.text == expected and memo_state.cwd == fresh_state.cwd
+
+
+# --- the prefilter's candidates, each surface encoded once -------------------------
+
+
+def _reference_candidates(
+    prefilter: Prefilter, surfaces: list[Surface], chunk_chars: int
+) -> list[frozenset[int]]:
+    """The candidates as computed before the bytes were shared: every surface's text
+    encoded on its own (``Prefilter.candidates``), a chunk joined as text and encoded
+    again."""
+    result: list[frozenset[int]] = [frozenset()] * len(surfaces)
+    start = 0
+    while start < len(surfaces):
+        stop, size = start, 0
+        while stop < len(surfaces) and (
+            stop == start or size + len(surfaces[stop].text) <= chunk_chars
+        ):
+            size += len(surfaces[stop].text) + 1
+            stop += 1
+        if stop - start == 1:
+            result[start] = prefilter.candidates(surfaces[start].text)
+        else:
+            chunk = prefilter.candidates("\n".join(s.text for s in surfaces[start:stop]))
+            if chunk:
+                for position in range(start, stop):
+                    result[position] = prefilter.candidates(surfaces[position].text) & chunk
+        start = stop
+    return result
+
+
+_PATTERNS = (
+    r"(?<![\w~./-])~/\.bash_history\b",
+    r"\bsecret-[a-z]+\b",
+    r"^answer:",
+    r"task\.yaml",
+    r"(?<!x)é+t",
+)
+_SURFACE_TEXT = st.lists(
+    st.sampled_from(
+        ["cat ~/.bash_history", "secret-key", "answer: 4", "x task.yaml", "éét", "\ud800",
+         "ls\n", "plain text", "", "SECRET-KEY\nanswer:"]
+    ),
+    max_size=4,
+).map(" ".join)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_SURFACE_TEXT, min_size=1, max_size=12), st.sampled_from([8, 40, 1 << 20]))
+def test_candidates_from_shared_bytes_equal_the_per_text_reading(
+    texts: list[str], chunk_chars: int
+) -> None:
+    """Guards the encoded-once path (and its lone-surrogate fallback) against losing or
+    adding a candidate anywhere: chunked or not, equal to the text-by-text reading."""
+    prefilter = build_prefilter(_PATTERNS)
+    surfaces = [Surface("result", i, "sh", text) for i, text in enumerate(texts)]
+    with mock.patch.object(detector, "_PREFILTER_CHUNK_CHARS", chunk_chars):
+        fast = detector._candidates(prefilter, surfaces, detector._Budget(60.0))
+    assert fast == _reference_candidates(prefilter, surfaces, chunk_chars)
+
+
+# --- the literal test before the ``pwd`` regex -------------------------------------
+
+_PWD_TEXT = st.lists(
+    st.sampled_from(["pwd", "PWD", " ", "\t", "\n", "-L", "-P", "x", "p", "wd", "\u00a0"]),
+    max_size=6,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PWD_TEXT | st.text(max_size=8))
+def test_the_pwd_literal_never_skips_what_the_regex_matches(command: str) -> None:
+    assert ("pwd" in command) or detector._PWD.match(command) is None

@@ -43,7 +43,14 @@ class Prefilter:
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
-            # Lone surrogates: RE2 cannot read them; let the exact engine decide.
+            data = None
+        return self.candidates_in(data)
+
+    def candidates_in(self, data: bytes | None) -> frozenset[int]:
+        """:meth:`candidates` of text already encoded to UTF-8; ``None`` for text with
+        lone surrogates, which RE2 cannot read: every pattern is then a candidate and the
+        exact engine decides."""
+        if data is None:
             return frozenset(range(len(self.patterns)))
         found: set[int] = set(self.always)
         for compiled, ids in self.sets:

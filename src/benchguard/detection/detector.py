@@ -26,7 +26,7 @@ import posixpath
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import regex
 from pydantic import ValidationError
@@ -194,10 +194,12 @@ class Detector:
         """
         record = scan_view(record)
         budget = self.time_budget_s if time_budget_s is None else time_budget_s
-        deadline = time.monotonic() + max(0.0, budget)
         dynamic = rulesets.dynamic
+        # The plan depends on the rules alone (a detector's first record builds it, the
+        # next ones reuse it): its cost is never charged to the record's budget.
         plan = self._plan_for(rulesets.static, dynamic)
         digest = plan.digest
+        clock = _Budget(budget)
         entries = dict_entries(record)
         output = output_surface(record)
         counts = ScanCounts(trajectory_entries=len(entries), output_chars=len(output.text))
@@ -228,7 +230,7 @@ class Detector:
                 entries,
                 output,
                 plan,
-                deadline,
+                clock,
                 findings,
                 reader or self.reader,
                 workdir,
@@ -548,7 +550,7 @@ def _scan(
     entries: list[Mapping[str, Any]],
     output: Surface,
     plan: _Plan,
-    deadline: float,
+    clock: _Budget,
     findings: list[Finding],
     reader: ShellReader,
     workdir: str | None,
@@ -563,7 +565,7 @@ def _scan(
     entry_count = 0
     shell = ShellState(cwd=workdir)
     for index, entry in enumerate(entries):
-        _check_deadline(deadline)
+        clock.check()
         pair = [_capped(surface, notes) for surface in read_entry(index, entry, reader, shell)]
         size = len(pair[0].text) + len(pair[1].text)
         if total + size > MAX_RECORD_CHARS:
@@ -578,7 +580,7 @@ def _scan(
     surfaces.append(_capped(output, notes))
 
     notes.extend(plan.notes)
-    candidates = _candidates(plan.prefilter, surfaces, deadline)
+    candidates = _candidates(plan.prefilter, surfaces, clock)
     if plan.unusable:
         candidates = [found - plan.unusable for found in candidates]
     possible = frozenset().union(*candidates)
@@ -594,7 +596,7 @@ def _scan(
             args_at, result_at = 2 * index, 2 * index + 1
             if scans_args:
                 budget = _scan_surface(
-                    rule, ids, surfaces[args_at], candidates[args_at], budget, deadline, findings
+                    rule, ids, surfaces[args_at], candidates[args_at], budget, clock, findings
                 )
             if scans_result and budget > 0:
                 budget = _scan_surface(
@@ -603,14 +605,14 @@ def _scan(
                     surfaces[result_at],
                     candidates[result_at],
                     budget,
-                    deadline,
+                    clock,
                     findings,
                 )
             if budget <= 0:
                 break
         if "output" in rule.fields and budget > 0:
-            _scan_surface(rule, ids, surfaces[-1], candidates[-1], budget, deadline, findings)
-    _check_deadline(deadline)
+            _scan_surface(rule, ids, surfaces[-1], candidates[-1], budget, clock, findings)
+    clock.check()
     shape = frozenset(rule.id for rule in plan.rules if rule.fallback)
     findings[:] = apply_provenance(
         findings, entries[:entry_count], surfaces, prompt, shape_rules=shape, workdir=workdir
@@ -681,7 +683,7 @@ def read_entry(
             args_text, command, after = hit
             shell.restore(after)
     result_text = as_text(entry.get("result"))
-    if shell.cwd is None and result_text and _PWD.match(command):
+    if shell.cwd is None and result_text and "pwd" in command and _PWD.match(command):
         # A printed ``pwd`` tells where the shell is (an imported log knows no workdir).
         printed = _PWD_RESULT.match(result_text)
         if printed is not None:
@@ -732,7 +734,7 @@ def _scan_surface(
     surface: Surface,
     candidates: frozenset[int],
     budget: int,
-    deadline: float,
+    clock: _Budget,
     findings: list[Finding],
 ) -> int:
     if candidates.isdisjoint(ids):
@@ -740,9 +742,10 @@ def _scan_surface(
     for pattern, pattern_id in zip(rule.patterns, ids, strict=True):
         if pattern_id not in candidates:
             continue
-        remaining = _check_deadline(deadline)
+        compiled = clock.uncharged(exact_pattern, pattern)
+        remaining = clock.check()
         try:
-            match = exact_pattern(pattern).search(surface.text, timeout=remaining)
+            match = compiled.search(surface.text, timeout=remaining)
         except TimeoutError:
             raise _BoundHit(
                 f"rule {rule.id!r} pattern {pattern[:80]!r} ran out of the record's time budget "
@@ -777,32 +780,51 @@ def _scan_surface(
 
 
 def _candidates(
-    prefilter: Prefilter, surfaces: list[Surface], deadline: float
+    prefilter: Prefilter, surfaces: list[Surface], clock: _Budget
 ) -> list[frozenset[int]]:
-    """Per surface, the ids of patterns that might match it."""
+    """Per surface, the ids of patterns that might match it.
+
+    Each surface is encoded to UTF-8 once: the chunk the Sets read first is the join of
+    those bytes, and a chunk with candidates reuses them surface by surface (the text
+    was encoded twice before, once joined and once per surface)."""
     result: list[frozenset[int]] = [frozenset()] * len(surfaces)
+    data = [_utf8(surface.text) for surface in surfaces]
     start = 0
     while start < len(surfaces):
-        _check_deadline(deadline)
+        clock.check()
         stop, size = start, 0
         while stop < len(surfaces) and (
             stop == start or size + len(surfaces[stop].text) <= _PREFILTER_CHUNK_CHARS
         ):
             size += len(surfaces[stop].text) + 1
             stop += 1
-        if stop - start == 1:
-            result[start] = prefilter.candidates(surfaces[start].text)
+        piece = data[start:stop]
+        if stop - start == 1 or None in piece:
+            # One surface, or one RE2 cannot read (lone surrogates: every pattern is a
+            # candidate there): each surface on its own.
+            for position in range(start, stop):
+                if position % 64 == 0:
+                    clock.check()
+                result[position] = prefilter.candidates_in(data[position])
         else:
             # Joined by newlines: relaxed patterns anchor on line breaks, so any match
             # inside one surface is also a match in the joined chunk.
-            chunk = prefilter.candidates("\n".join(s.text for s in surfaces[start:stop]))
+            chunk = prefilter.candidates_in(b"\n".join(cast("list[bytes]", piece)))
             if chunk:
                 for position in range(start, stop):
                     if position % 64 == 0:
-                        _check_deadline(deadline)
-                    result[position] = prefilter.candidates(surfaces[position].text) & chunk
+                        clock.check()
+                    result[position] = prefilter.candidates_in(data[position]) & chunk
         start = stop
     return result
+
+
+def _utf8(text: str) -> bytes | None:
+    """``text`` as the Sets read it; ``None`` when it holds a lone surrogate."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
 
 
 def _capped(surface: Surface, notes: list[str]) -> Surface:
@@ -820,11 +842,40 @@ def _capped(surface: Surface, notes: list[str]) -> Surface:
     )
 
 
-def _check_deadline(deadline: float) -> float:
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise _BoundHit("the scan ran out of its time budget before it finished")
-    return remaining
+class _Budget:
+    """One record's time budget, on the scan's own CPU clock (``time.thread_time``).
+
+    Wall-clock time would make the verdict depend on the machine's load: the same
+    record and rules read ``incomplete`` beside a busy neighbour and ``clean`` alone (as
+    ``bench/detection_throughput.py``'s identical-reports check did under heavy load).
+    The thread's CPU time counts only the scan's own work, and what depends on the rules
+    alone (building the plan, compiling a pattern the first time a detector meets it)
+    is not charged. The bound stays a guard against runaway matching (catastrophic
+    backtracking in a user's pattern): honest records use milliseconds of it. The exact
+    engine's per-call ``timeout`` is wall-clock (``regex`` has no other), so only a
+    search already near the budget's end can land either side of it.
+    """
+
+    __slots__ = ("_deadline",)
+
+    def __init__(self, seconds: float) -> None:
+        self._deadline = time.thread_time() + max(0.0, seconds)
+
+    def check(self) -> float:
+        """The seconds left; raise :class:`_BoundHit` when none are."""
+        remaining = self._deadline - time.thread_time()
+        if remaining <= 0:
+            raise _BoundHit("the scan ran out of its time budget before it finished")
+        return remaining
+
+    def uncharged(
+        self, build: Callable[[str], regex.Pattern[str]], pattern: str
+    ) -> regex.Pattern[str]:
+        """``build(pattern)`` (a cached compile) with its CPU time given back to the budget."""
+        start = time.thread_time()
+        compiled = build(pattern)
+        self._deadline += time.thread_time() - start
+        return compiled
 
 
 @dataclass(frozen=True)
