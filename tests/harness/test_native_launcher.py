@@ -327,3 +327,36 @@ def test_wait_exit_returns_the_code_and_times_out_like_wait() -> None:
     finally:
         slow.kill()
         slow.wait()
+
+
+@pytest.mark.parametrize("python", [True, False], ids=["python", "native"])
+def test_the_fresh_home_overlay_skips_the_upper_layer_s_sync(tmp_path: Path, python: bool) -> None:
+    """Guards the overlay's ``volatile`` option (no sync of the upper layer when the
+    run's namespace ends: about 10 ms of every run on ext4), and that nothing is lost
+    by it: the agent's home write is in the upper layer the harness reads afterwards,
+    never in the operator's home. The kernel's own mount table says which options the
+    home was mounted with."""
+    home, layers = tmp_path / "home", tmp_path / "layers"
+    home.mkdir()
+    (home / "f").write_text("operator's\n")
+    (layers / "upper").mkdir(parents=True)
+    (layers / "work").mkdir()
+    policy = Policy(
+        home=(
+            ("target", str(home)),
+            ("upper", str(layers / "upper")),
+            ("work", str(layers / "work")),
+        ),
+        confine=False,
+        seccomp=False,
+    )
+    agent = ["/bin/sh", "-c", f"echo run > {home}/g; grep ' {home} ' /proc/self/mountinfo"]
+    done = _launch(policy, agent, python=python, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    super_options = done.stdout.strip().rpartition(" ")[2].split(",")
+    # Shown as "fsync=volatile" by kernels with the fsync= option (6.x), else "volatile".
+    assert {"volatile", "fsync=volatile"} & set(super_options), done.stdout
+    assert f"upperdir={layers / 'upper'}" in super_options, done.stdout
+    assert (layers / "upper" / "g").read_text() == "run\n"
+    assert not (home / "g").exists()
+    assert not (layers / "overlay-refused").exists()
