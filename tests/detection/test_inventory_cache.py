@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from benchguard.detection import inventory
+from benchguard.detection._patterns import is_trusted, pattern_problem
 from benchguard.detection._relax import relax, remembered_relaxed
 from benchguard.detection.detector import annotate_records, scan_record
 from benchguard.detection.inventory import (
@@ -177,6 +178,28 @@ def test_generated_patterns_carry_exactly_the_relaxed_form_the_parser_would_give
     assert len(patterns) > 100
     for pattern in patterns:
         assert remembered_relaxed(pattern) == relax(pattern), pattern
+
+
+def test_a_trusted_pattern_only_skips_a_check_it_passes(tmp_path: Path) -> None:
+    """``_patterns``' process-wide trust set (generated patterns skip the load-time
+    check) cannot change a verdict: every pattern the inventory marks trusted passes
+    that check, so a detector that meets it after the set was cleared (at its bound)
+    runs it exactly as one that trusted it. Lines of escapable characters longer than
+    a fingerprint give the longest patterns it generates (fails when the fingerprint
+    length lets a generated pattern past the check's length limit)."""
+    rng = random.Random(11)
+    home = tmp_path / "h o~me+é"
+    home.mkdir()
+    punctuation = "\\.^$*+?{}[]|()-#&~ "
+    for index in range(40):
+        line = "".join(rng.choice(punctuation + "aé") for _ in range(1000))
+        name = f"notes+[{index}] (é).md"
+        (home / name).write_text(f"{line}\nplain line long enough {index}: ſ K\n", "utf-8")
+    rules = build_inventory_rules(home)
+    patterns = [p for r in rules for p in r.patterns]
+    assert len(patterns) > 80 and all(is_trusted(p) for p in patterns)
+    for pattern in patterns:
+        assert pattern_problem(pattern) is None, pattern
 
 
 def _regex_names(text: str, name: str) -> bool:

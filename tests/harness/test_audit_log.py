@@ -8,7 +8,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchguard.harness.audit import ProtectedSet, protected_set, strace_prefix, summarise
+from benchguard.harness.audit import (
+    ProtectedSet,
+    protected_set,
+    strace_prefix,
+    summarise,
+    tree_identities,
+)
 
 # As strace -f -y prints it: every descriptor with the kernel's path for it.
 LOG = """\
@@ -219,3 +225,18 @@ def test_a_childs_calls_printed_before_its_clone_returns_are_read_as_its_parents
     assert wrapper["complete"] is True and wrapper["uninterpreted_calls"] == {}, wrapper
     agent = summarise(log, _protected(tmp_path), start_cwd=start, wrapped=False)
     assert agent["complete"] is False and "mount" in agent["uninterpreted_calls"], agent
+
+
+def test_a_trees_identities_are_remembered_per_walk_limit(tmp_path: Path) -> None:
+    """The process-wide walk memo is keyed by the walk's limit too: a capped walk after
+    a full one of the same tree is capped (it returned the full walk before), and an
+    unchanged tree is walked once."""
+    tree = tmp_path / "tasks"
+    (tree / "t1").mkdir(parents=True)
+    for index in range(5):
+        (tree / "t1" / f"f{index}").write_text("x", encoding="utf-8")
+    full, complete = tree_identities(str(tree))
+    assert complete and len(full) == 7
+    capped, capped_complete = tree_identities(str(tree), limit=3)
+    assert not capped_complete and len(capped) == 3
+    assert tree_identities(str(tree)) is tree_identities(str(tree))

@@ -41,12 +41,15 @@ MAX_NESTED_REPEAT_PRODUCT = 10_000
 _EMPTY_MATCH_PROBES = ("", "x y\n", "\n")
 
 
-# Patterns built by this package from escaped literals (inventory rules). They are safe
-# by construction, so the costly load-time checks are skipped for them; the exact
-# engine still compiles them lazily, only when the prefilter names them. Process-wide
-# for now, keyed by the pattern's text: the same text read from a file is the same
-# escaped literal (safe whoever wrote it), and a miss only runs the check. Owning it
-# needs the generated rules to carry the mark to the detector's plan (not done yet).
+# Patterns built by this package from escaped literals (inventory and material rules).
+# They are safe by construction, so the costly load-time checks are skipped for them;
+# the exact engine still compiles them lazily, only when the prefilter names them.
+# Process-wide, keyed by the pattern's text, bounded at _MAX_TRUSTED and cleared whole
+# past it. It cannot change a verdict: the same text read from a file is the same
+# escaped literal (safe whoever wrote it), and every pattern the builders trust passes
+# the check it skips (tests/detection/test_inventory_cache.py), so a miss after a clear
+# only runs that check. Owning it in the detector needs the generated rules to carry
+# the mark into the plan (a field on ``record.rules.Rule``: not done).
 _TRUSTED: set[str] = set()
 _MAX_TRUSTED = 200_000
 

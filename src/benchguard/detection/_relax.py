@@ -89,11 +89,12 @@ def _relaxed_char(char: str) -> str:
 # Relaxed forms of generated patterns, given by the code that builds them (inventory
 # rules: one home prefix plus an escaped name or line). Parsing thousands of them one
 # by one is most of a large home's first-scan cost; the forms are identical.
-# Process-wide for now, as a memo keyed by the pattern's own text: an entry is a fact
-# about that text alone (what relax() would derive), so it cannot make a verdict depend
-# on anything but the scan's inputs, and a miss only costs the parse. Owning it needs
-# the generated rules to carry their relaxed forms from the inventory and material
-# builders to the detector's plan (not done yet).
+# Process-wide, as a memo keyed by the pattern's own text, bounded at _MAX_REMEMBERED
+# and cleared whole past it: an entry is a fact about that text alone (what relax()
+# would derive, tests/detection/test_inventory_cache.py), so it cannot make a verdict
+# depend on anything but the scan's inputs, and a miss only costs the parse. Owning it
+# in the detector needs the generated rules to carry their relaxed forms into the plan
+# (not done).
 _REMEMBERED: dict[str, str] = {}
 _MAX_REMEMBERED = 200_000
 

@@ -349,7 +349,17 @@ def outside_own_trees(protected: ProtectedSet, path: str) -> bool:
 
 
 Identities = dict[tuple[int, int], int]
-_identity_cache: dict[tuple[str, int, int, int], tuple[Identities, bool]] = {}
+# Walks of protected trees, by (path, limit, the top's device, inode and mtime): a batch
+# builds a protected set per run and walks the same tasks tree each time. Process-wide
+# on purpose (runs of one batch share the process; a cluster worker's runs share its
+# own), bounded at _MAX_CACHED_TREES walks and cleared whole past it. What it can
+# change: a file added deep inside a protected tree during the batch, under a directory
+# other than the top (whose mtime is the key), is not in the cached identities, so a
+# hard link to it is matched by path (the kernel's name for it) but not by identity
+# until the tree's top changes or the process ends. Tasks trees are the operator's and
+# do not change during a batch; docs/architecture.md lists this memo with the others.
+_identity_cache: dict[tuple[str, int, int, int, int], tuple[Identities, bool]] = {}
+_MAX_CACHED_TREES = 64
 
 
 def tree_identities(path: str, limit: int = MAX_IDENTITIES) -> tuple[Identities, bool]:
@@ -361,7 +371,7 @@ def tree_identities(path: str, limit: int = MAX_IDENTITIES) -> tuple[Identities,
         top = os.lstat(path)
     except OSError:
         return {}, True
-    key = (path, top.st_dev, top.st_ino, top.st_mtime_ns)
+    key = (path, limit, top.st_dev, top.st_ino, top.st_mtime_ns)
     cached = _identity_cache.get(key)
     if cached is not None:
         return cached
@@ -385,7 +395,7 @@ def tree_identities(path: str, limit: int = MAX_IDENTITIES) -> tuple[Identities,
                 full = False
                 break
     result = (found, full)
-    if len(_identity_cache) > 64:
+    if len(_identity_cache) >= _MAX_CACHED_TREES:
         _identity_cache.clear()
     _identity_cache[key] = result
     return result
