@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from benchguard.harness import containment
+from benchguard.harness import containment, launcher_build
 from benchguard.harness.launcher_build import native_launcher
 from harness.privileges import IDENTITIES, SYSTEM_PYTHON, UNPRIVILEGED, Identity, can_run_as_user
 
@@ -267,3 +267,25 @@ def test_the_harness_separates_runs_with_the_native_launcher(tmp_path: Path) -> 
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(containment.separate_script()), "None"], done.stdout
+
+
+def test_the_native_separation_ports_this_separate_exec() -> None:
+    """Guards the mirror: the C source records the digest of the separate_exec.py its
+    steps port, and it is this one. An edit to the script (a new step) fails here until
+    the port follows it and the view test above passes again; until then the harness
+    runs the script (below), never a native view that lags behind it."""
+    assert launcher_build.separation_port_problem() is None
+
+
+def test_a_stale_port_falls_back_to_the_script(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the fallback: with a separate_exec.py the C source does not port, runs
+    are separated by the script, and the probe tries the script too."""
+    monkeypatch.setattr(
+        launcher_build, "separation_port_problem", lambda: "a port of another script"
+    )
+    assert launcher_build.native_launcher() is not None
+    assert launcher_build.native_separation() is None
+    script = str(containment.separate_script())
+    assert containment.separator_programs() == [sys.executable, script]
+    argv = containment._separate_argv("/tmp", "/tmp/own", [])
+    assert argv[:4] == [sys.executable, "-I", "-S", script], argv

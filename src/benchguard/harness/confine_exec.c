@@ -456,6 +456,10 @@ static int spawn_main(int argc, char **argv)
  * give the same view (tests/harness/test_native_separation.py compares the mount
  * lists and what resolves under PARENT); a change to one is made to the other. Any
  * failure: one line, exit 125, the command never runs unseparated. */
+/* The separate_exec.py these steps are the port of (its sha256): the harness runs this
+ * mode only while the script is unchanged (harness/launcher_build native_separation),
+ * else the script itself, so an edit there never leaves the native view behind. */
+#define SEPARATE_EXEC_SHA256 "28c26d1d166a3ab2ef8a191055dcb1a7c4764020f16182fb3eb4c719156c8c34"
 #define SEP_STAGE ".separate"
 #define SEP_TMP_OPTIONS "mode=755,size=1m,nr_inodes=4096"
 #define SEP_SHM_OPTIONS "mode=1777,size=64m"

@@ -69,7 +69,7 @@ from typing import Any
 
 from benchguard.harness.cgroup import BatchCgroups, CgroupError, RunCgroup
 from benchguard.harness.confine import harness_dumpable, protect_harness
-from benchguard.harness.launcher_build import native_launcher
+from benchguard.harness.launcher_build import native_launcher, native_separation
 
 log = logging.getLogger(__name__)
 
@@ -196,14 +196,14 @@ def _kept(argv: Sequence[str], parent: str, own: str) -> list[str]:
 
 def separator_programs() -> list[str]:
     """What the separation runs from: the native launcher's ``--separate`` where it is
-    built (the same steps, no interpreter start per run), else this interpreter and
-    ``separate_exec.py`` (also with ``BENCHGUARD_LAUNCHER=python``)."""
-    native = native_launcher()
+    built and ports this ``separate_exec.py`` (the same steps, no interpreter start per
+    run), else this interpreter and the script (also with ``BENCHGUARD_LAUNCHER=python``)."""
+    native = native_separation()
     return [str(native)] if native is not None else [sys.executable, str(SEPARATE_SCRIPT)]
 
 
 def _separate_argv(parent: str, own: str, keep: Sequence[str]) -> list[str]:
-    native = native_launcher()
+    native = native_separation()
     if native is not None:
         return [str(native), "--separate", parent, own, *keep, "--"]
     return [sys.executable, "-I", "-S", str(SEPARATE_SCRIPT), parent, own, *keep, "--"]

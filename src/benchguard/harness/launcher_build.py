@@ -30,9 +30,11 @@ alone visible), and a swap between that check and the kernel's exec of the path.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -227,6 +229,47 @@ def _locate() -> Path | None:
                 return built
     log.warning("the native launcher did not build: agents start through the Python one")
     return None
+
+
+SEPARATE_SCRIPT = SOURCE.with_name("separate_exec.py")
+_PORTED = re.compile(rb'^#define SEPARATE_EXEC_SHA256 "([0-9a-f]{64})"$', re.MULTILINE)
+
+
+@functools.cache
+def separation_port_problem() -> str | None:
+    """Why the native launcher's ``--separate`` is not the port of the current
+    ``separate_exec.py`` (the digest the C source records is not the script's); None
+    when it is."""
+    try:
+        source, script = SOURCE.read_bytes(), SEPARATE_SCRIPT.read_bytes()
+    except OSError as exc:
+        return f"cannot read the separation's sources ({exc})"
+    found = _PORTED.search(source)
+    current = hashlib.sha256(script).hexdigest()
+    if found is None or found.group(1).decode() != current:
+        return (
+            f"{SOURCE.name} ports a separate_exec.py other than this one (sha256 {current}): "
+            "the script runs the separation until the port is updated"
+        )
+    return None
+
+
+def native_separation() -> Path | None:
+    """The native launcher for the run's separation (``--separate``) when it is built
+    and its steps are the port of this ``separate_exec.py``; None: run the script."""
+    native = native_launcher()
+    if native is None:
+        return None
+    problem = separation_port_problem()
+    if problem is not None:
+        _warn_once(problem)
+        return None
+    return native
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    log.warning("%s", message)
 
 
 def main() -> int:
