@@ -467,7 +467,7 @@ def publish(
     raw = [record.to_json() for record in records]
     rows: list[ResultRow] = []
     try:
-        rows = build_rows(raw, manifest)
+        rows = build_rows(records, manifest)  # typed: rows read attributes
     except Exception as exc:
         errors.append(f"rows failed: {type(exc).__name__}: {exc}")
     # The journal's table holds every ruleset its runs name; a record that never

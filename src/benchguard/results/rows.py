@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -21,6 +22,7 @@ from pydantic.alias_generators import to_camel
 from benchguard.detection.stored_status import stored_status
 from benchguard.detection.summary import describe_findings
 from benchguard.record import scores as keys
+from benchguard.record.run import RunRecord
 from benchguard.record.run import (  # compatibility re-exports (record.run)
     record_iteration as record_iteration,
 )
@@ -167,22 +169,93 @@ def setup_id_for(model: str, harness: str, augmentation: Iterable[str] = ()) -> 
 
 
 def build_rows(records: Iterable[Any], manifest: Manifest) -> list[ResultRow]:
-    """One row per record object, in record order; items that are not objects have no row."""
-    return [row_from_record(r, manifest) for r in records if isinstance(r, Mapping)]
+    """One row per record, in record order: a typed ``RunRecord`` (the harness's) or a
+    stored record object (a results file's); items that are neither have no row."""
+    return [row_from_record(r, manifest) for r in records if isinstance(r, RunRecord | Mapping)]
 
 
-def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
+@dataclass(frozen=True, slots=True)
+class RowInput:
+    """What a row reads of one record, typed: built from a ``RunRecord``'s attributes
+    (:meth:`of_record`) or from a stored record object, each value checked where it is
+    read (:meth:`of_mapping`); the two agree on every record the harness writes
+    (``tests/results/test_rows_typed.py``). The stored scores and report stay the JSON
+    they are stored as: their readers (``record.scores``, ``stored_status``) read
+    them fail-closed."""
+
+    task_folder: str
+    name: str
+    iteration: int
+    status: str
+    validated: bool
+    sandboxed: bool
+    confined: bool | None
+    home_mode: str
+    agent_capabilities: str
+    prompt_delivery: str
+    # False only when the record says so (``integrity_checked: false``): unverified.
+    integrity_checked: bool
+    error: str
+    scores: Mapping[str, Any]
+    cheating_report: Any
+    verification_report: Any
+
+    @classmethod
+    def of_record(cls, record: RunRecord) -> RowInput:
+        extra = record.model_extra or {}
+        return cls(
+            task_folder=record.folder or record.name or "unknown",
+            name=record.name,
+            iteration=record.iteration,
+            status=record.status or "",
+            validated=record.validated,
+            sandboxed=record.sandboxed,
+            confined=record.confined,
+            home_mode=_home_mode(record.home_mode),
+            agent_capabilities=_agent_capabilities(extra.get("containment")),
+            prompt_delivery=_prompt_delivery(record.prompt_delivery),
+            integrity_checked=record.integrity_checked,
+            error=(record.error or "") if record.status != "success" else "",
+            scores=record.scores,
+            cheating_report=record.cheating_report,
+            verification_report=record.verification_report,
+        )
+
+    @classmethod
+    def of_mapping(cls, record: Mapping[str, Any]) -> RowInput:
+        scores = record.get("scores")
+        confined = record.get("confined")
+        return cls(
+            task_folder=record_task_folder(record),
+            name=_text(record.get("name")),
+            iteration=record_iteration(record),
+            status=_text(record.get("status")),
+            validated=record.get("validated") is True,
+            sandboxed=record.get("sandboxed") is True,
+            confined=confined if isinstance(confined, bool) else None,
+            home_mode=_home_mode(record.get("home_mode")),
+            agent_capabilities=_agent_capabilities(record.get("containment")),
+            prompt_delivery=_prompt_delivery(record.get("prompt_delivery")),
+            integrity_checked=record.get("integrity_checked") is not False,
+            error=_text(record.get("error")) if record.get("status") != "success" else "",
+            scores=scores if isinstance(scores, Mapping) else {},
+            cheating_report=record.get("cheating_report"),
+            verification_report=record.get("verification_report"),
+        )
+
+
+def row_from_record(record: RunRecord | Mapping[str, Any], manifest: Manifest) -> ResultRow:
     """Build one row. Total over foreign records: unreadable values become nulls/defaults."""
-    scores = record.get("scores")
-    scores = scores if isinstance(scores, Mapping) else {}
+    read = (
+        RowInput.of_record(record) if isinstance(record, RunRecord) else RowInput.of_mapping(record)
+    )
+    scores = read.scores
     outcome = scores.get(keys.OUTCOME_SCORE)
     kinds = fired_catastrophic_keys(scores)
-    report = record.get("cheating_report")
-    status = integrity_status(record)
+    status = _integrity_status(read)
     review = (
         tuple(
-            CatastrophicDetail(name=d["name"], reason=d["reason"])
-            for d in _integrity_details(record)
+            CatastrophicDetail(name=d["name"], reason=d["reason"]) for d in _integrity_details(read)
         )
         if status == "review"
         else ()
@@ -192,78 +265,84 @@ def row_from_record(record: Mapping[str, Any], manifest: Manifest) -> ResultRow:
         setup_id=manifest.setup_id,
         run_id=manifest.run_id,
         t=manifest.t,
-        task_folder=record_task_folder(record),
-        task_name=_text(record.get("name")),
-        iteration=record_iteration(record),
+        task_folder=read.task_folder,
+        task_name=read.name,
+        iteration=read.iteration,
         model=manifest.model,
         harness=manifest.harness,
-        status=_text(record.get("status")),
-        validated=record.get("validated") is True,
+        status=read.status,
+        validated=read.validated,
         outcome_score=read_optional_score(outcome) if outcome is not None else None,
         correctness_score=_first_score(scores, keys.CORRECTNESS_SOURCE_KEYS),
         recoverable_safety_score=_first_score(scores, keys.RECOVERABLE_SOURCE_KEYS),
         scoring_version=_text(outcome.get("version")) if isinstance(outcome, Mapping) else "",
         catastrophic=bool(kinds),
         catastrophic_kinds=kinds,
-        catastrophic_details={kind: _details(kind, record, scores) for kind in kinds},
+        catastrophic_details={kind: _details(kind, read) for kind in kinds},
         integrity_status=status,
         review_details=review,
-        sandboxed=record.get("sandboxed") is True,
-        confined=confined if isinstance(confined := record.get("confined"), bool) else None,
-        home_mode=mode if (mode := record.get("home_mode")) in ("fresh", "persistent") else "",
-        agent_capabilities=_agent_capabilities(record),
-        prompt_delivery=_prompt_delivery(record),
-        dismissed_findings=_dismissed_count(report),
-        error=_text(record.get("error")) if record.get("status") != "success" else "",
+        sandboxed=read.sandboxed,
+        confined=read.confined,
+        home_mode=read.home_mode,
+        agent_capabilities=read.agent_capabilities,
+        prompt_delivery=read.prompt_delivery,
+        dismissed_findings=_dismissed_count(read.cheating_report),
+        error=read.error,
     )
 
 
-def _prompt_delivery(record: Mapping[str, Any]) -> str:
+def _home_mode(mode: object) -> str:
+    return mode if isinstance(mode, str) and mode in ("fresh", "persistent") else ""
+
+
+def _prompt_delivery(entry: object) -> str:
     """The record's ``prompt_delivery.status`` (harness.prompt_delivery) when readable."""
-    entry = record.get("prompt_delivery")
     if isinstance(entry, Mapping) and entry.get("status") in ("intact", "altered", "none"):
         return str(entry["status"])
     return ""
 
 
-def _agent_capabilities(record: Mapping[str, Any]) -> str:
-    containment = record.get("containment")
+def _agent_capabilities(containment: object) -> str:
     if isinstance(containment, Mapping) and containment.get("agent_capabilities") == "none":
         return "none"
     return ""
 
 
-def integrity_status(record: Mapping[str, Any]) -> IntegrityStatus:
+def integrity_status(record: RunRecord | Mapping[str, Any]) -> IntegrityStatus:
     """``unverified`` when detection did not run or left no usable report; otherwise the
     status the integrity gate acted on (``stored_status``, the reading
     :func:`~benchguard.scoring.integrity.gate_status` gives the gate), so a
     self-contradictory clean or no_data report is published as flagged, exactly as it
     was gated."""
-    if record.get("integrity_checked") is False:
+    return _integrity_status(
+        RowInput.of_record(record) if isinstance(record, RunRecord) else RowInput.of_mapping(record)
+    )
+
+
+def _integrity_status(read: RowInput) -> IntegrityStatus:
+    if not read.integrity_checked:
         return "unverified"
-    status = stored_status(record.get("cheating_report"))
+    status = stored_status(read.cheating_report)
     return "unverified" if status is None else status
 
 
-def _details(
-    kind: str, record: Mapping[str, Any], scores: Mapping[str, Any]
-) -> tuple[CatastrophicDetail, ...]:
+def _details(kind: str, read: RowInput) -> tuple[CatastrophicDetail, ...]:
     reader = _DETAIL_READERS.get(kind)
-    raw = reader(record) if reader is not None else []
+    raw = reader(read) if reader is not None else []
     if not raw:
         # Every fired kind shows at least its gate's own reason.
-        entry = scores.get(kind)
+        entry = read.scores.get(kind)
         reason = entry.get("reason") if isinstance(entry, Mapping) else None
         raw = [{"name": kind, "reason": reason if isinstance(reason, str) else ""}]
     return tuple(CatastrophicDetail(name=d["name"], reason=d["reason"]) for d in raw)
 
 
-def _verification_details(record: Mapping[str, Any]) -> list[dict[str, str]]:
-    return failed_catastrophic_details(record.get("verification_report"))
+def _verification_details(read: RowInput) -> list[dict[str, str]]:
+    return failed_catastrophic_details(read.verification_report)
 
 
-def _integrity_details(record: Mapping[str, Any]) -> list[dict[str, str]]:
-    report = record.get("cheating_report")
+def _integrity_details(read: RowInput) -> list[dict[str, str]]:
+    report = read.cheating_report
     if not isinstance(report, Mapping):
         return []
     described = _describe_with_detector(report)
@@ -289,7 +368,7 @@ def _describe_with_detector(report: Mapping[str, Any]) -> list[dict[str, str]]:
     ]
 
 
-_DETAIL_READERS: dict[str, Callable[[Mapping[str, Any]], list[dict[str, str]]]] = {
+_DETAIL_READERS: dict[str, Callable[[RowInput], list[dict[str, str]]]] = {
     keys.VERIFICATION_CATASTROPHIC: _verification_details,
     keys.INTEGRITY_CATASTROPHIC: _integrity_details,
 }
