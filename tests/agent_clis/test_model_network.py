@@ -1,4 +1,5 @@
-"""Model-only network: a sandboxed agent reaches its model endpoint and nothing else.
+"""Model-only network: an agent reaches its model endpoint and nothing else, sandboxed
+or not (unsandboxed, the separation's network namespace and the same bridge).
 
 The attacker here is a standard-library agent that, besides its model, tries an
 operator service on the same host (where a benchmark's answers could be served) and
@@ -68,12 +69,15 @@ def _probe_agent(tmp_path: Path, network: str) -> Path:
     return agent
 
 
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
 @pytest.mark.parametrize("network", ["model", "true"])
 def test_a_sandboxed_agent_reaches_only_its_model_endpoint(
-    operator: Operator, tmp_path: Path, network: str
+    operator: Operator, tmp_path: Path, network: str, sandbox: str
 ) -> None:
     """Guards against `network: true` being the only way to reach a model: that shares
-    the host's whole network, including services that hold the benchmark's answers."""
+    the host's whole network, including services that hold the benchmark's answers.
+    Unsandboxed (confined), a model-only agent is in a network namespace of its own
+    with the model bridge (harness/separate_exec): the same view."""
     for other in sorted(operator.tasks.iterdir()):
         if other.name != "sum-numbers":
             shutil.rmtree(other)
@@ -86,7 +90,7 @@ def test_a_sandboxed_agent_reaches_only_its_model_endpoint(
             "--agent",
             str(_probe_agent(tmp_path, network)),
             "--sandbox",
-            "bwrap",
+            sandbox,
             "--no-detect",
             env=env,
         )
@@ -97,6 +101,9 @@ def test_a_sandboxed_agent_reaches_only_its_model_endpoint(
     [record], _ = load_run(run_dir)
     seen = json.loads(record["output"])
     assert seen["endpoint"] == "answered 200", seen
+    if sandbox == "none":
+        expected = "host" if network == "true" else "own"
+        assert record["containment"]["network"] == expected, record["containment"]
     if network == "model":
         assert seen["operator_service"].startswith("unreachable"), seen
         assert seen["outside"].startswith("unreachable"), seen
@@ -115,6 +122,15 @@ def test_model_network_refuses_what_it_cannot_serve(operator: Operator, tmp_path
         str(agent),
         "--sandbox",
         "bwrap",
+        env={"MODEL_URL": "https://api.example.invalid/v1", "OTHER_URL": "http://127.0.0.1:1"},
+    )
+    assert code == 2 and run_dir is None, output
+    assert "network: model serves a loopback endpoint only" in output
+    # Unsandboxed and confined too: its run has a network namespace of its own.
+    code, output, run_dir = operator.run(
+        str(operator.tasks),
+        "--agent",
+        str(agent),
         env={"MODEL_URL": "https://api.example.invalid/v1", "OTHER_URL": "http://127.0.0.1:1"},
     )
     assert code == 2 and run_dir is None, output

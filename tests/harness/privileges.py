@@ -192,13 +192,19 @@ verification:
 """
 
 
-def total_tasks(harness: Harness, name: str, prompts: dict[str, str]) -> Path:
+def total_tasks(
+    harness: Harness, name: str, prompts: dict[str, str], *, network: bool = False
+) -> Path:
     """A tasks folder ``name`` of one "total into the workspace" task per (folder, the
-    prompt's lead), readable by the harness's identity: the sibling attacks' batches."""
+    prompt's lead), readable by the harness's identity: the sibling attacks' batches.
+    ``network``: the tasks ask for the host network (``network: true``), so concurrent
+    runs share its abstract socket names (how some attacks' roles meet; a run without
+    it has a network namespace of its own)."""
     tasks = harness.operator.root / name
+    text = TOTAL_TASK + ("network: true\n" if network else "")
     for folder, lead in prompts.items():
         (tasks / folder / "workspace").mkdir(parents=True)
-        (tasks / folder / "task.yaml").write_text(TOTAL_TASK.format(lead=lead), "utf-8")
+        (tasks / folder / "task.yaml").write_text(text.format(lead=lead), "utf-8")
         (tasks / folder / "workspace" / "numbers.txt").write_text("4000\n700\n11\n", "utf-8")
         (tasks / folder / "expected").mkdir()
         (tasks / folder / "expected" / "total.txt").write_text("4711\n", "utf-8")

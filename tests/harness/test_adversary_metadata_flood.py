@@ -68,7 +68,8 @@ def test_a_flooded_reader_still_charges_the_exited_child_s_change(
     events, is complete, clean and 1.0 (never charged for another run's processes)."""
     if harness.identity == "user":
         os.chown(channel, UNPRIVILEGED, UNPRIVILEGED)
-    tasks = total_tasks(harness, "flood-tasks", {"a-flood": "FLOOD. ", "b-total": ""})
+    # The two meet through abstract socket names: the host network's (see total_tasks).
+    tasks = total_tasks(harness, "flood-tasks", {"a-flood": "FLOOD. ", "b-total": ""}, network=True)
     env = {
         "ATTACK_TOKEN": f"bg-flood-{os.getpid()}-{harness.identity}",
         "ATTACK_TARGET": str(channel),

@@ -41,7 +41,9 @@ def test_a_concurrent_run_s_workspace_does_not_exist_for_a_saboteur(harness: Har
     one is ENOENT (the path is not in the saboteur's namespace); the victim, which
     waits until the saboteur is done, scores 1.0 clean and is not charged with
     anything."""
-    tasks = total_tasks(harness, "sep-tasks", {"a-sab": "SABOTAGE. ", "b-total": ""})
+    # The two meet through abstract socket names: on the host network, which the tasks
+    # ask for (a run without it has its own namespace, and would not see the victim).
+    tasks = total_tasks(harness, "sep-tasks", {"a-sab": "SABOTAGE. ", "b-total": ""}, network=True)
     env = {"ATTACK_TOKEN": f"bg-sep-{os.getpid()}-{harness.identity}"}
     run_dir = run_adversary(harness, "sibling_sabotage.py", tasks, "-j", "2", env=env)
     found = {record["folder"]: record for record in records(run_dir)}
@@ -52,6 +54,7 @@ def test_a_concurrent_run_s_workspace_does_not_exist_for_a_saboteur(harness: Har
     assert len(attacks) == 13, attacks
     assert set(attacks.values()) == {ENOENT}, attacks
     assert saboteur["containment"]["separated"] is True, saboteur["containment"]
+    assert saboteur["containment"]["network"] == "host", saboteur["containment"]
     suffered = adversary_outcomes(victim)
     assert suffered == {"role": "victim", "saboteur-done": "seen", "own-task": "ok"}, suffered
     assert victim["status"] == "success", victim["error"]

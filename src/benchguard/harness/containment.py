@@ -9,7 +9,10 @@ The command a run starts is wrapped, outermost first::
     setpriv --pdeathsig KILL --                  die when strace dies
     unshare --pid --fork --kill-child ...        a pid namespace (and a mount namespace
                                                  with its own /proc)
-    [python -I -S separate_exec.py ...]          the run's private /tmp and /dev/shm
+    [python -I -S separate_exec.py ...]          the run's private /tmp, /dev (fresh
+                                                 nodes, its own devpts and /dev/shm),
+                                                 read-only /sys and, unless the run has
+                                                 network, its own network namespace
                                                  (harness/separate_exec; natively
                                                  ``confine-exec --separate``), then exec:
     sh -c '"$@"; exit $?'                        the namespace's init: the agent's parent
@@ -42,12 +45,18 @@ What each layer guarantees:
 - the separation (confined runs without a sandbox, root or not: :func:`separation`): in
   that namespace the harness's temp directory is a tmpfs holding only this run's own
   scratch and the top-level entries holding a path its command names (an operator's
-  tree or an install under /tmp), and ``/dev/shm`` is a tmpfs of its
-  own, so another run's scratch, a grading box or the harness's records beneath the
-  temp directory do not exist for the agent (ENOENT). Landlock already refuses opening
-  them; the separation also takes away what Landlock does not mediate: ``chmod``,
-  ``chown``, ``utime`` of a sibling's files by path (red team 4's sibling sabotage),
-  and the host ``/dev/shm``'s times as a channel between runs.
+  tree or an install under /tmp), so another run's scratch, a grading box or the
+  harness's records beneath the temp directory do not exist for the agent (ENOENT).
+  Landlock already refuses opening them; the separation also takes away what Landlock
+  does not mediate: ``chmod``, ``chown``, ``utime`` of a sibling's files by path (red
+  team 4's sibling sabotage). Its ``/dev`` is a read-only tmpfs of its own (fresh
+  nodes as root, the host's bound read-only otherwise; a new devpts instance; a
+  ``/dev/shm`` tmpfs), and ``/sys`` is read-only: a node's mode or times are no channel
+  and no sabotage of a sibling (red team 5's devsab, ptychan, syschan). A run whose
+  task and agent ask for no host network (``network: false``, or ``network: model``
+  with the model bridge) also gets a network namespace of its own, loopback only
+  (red team 5's tcpchan); ``network: true`` keeps the host's network, and the record's
+  ``containment.network`` says ``host``.
 
 Unavailable pieces are recorded on the run (:meth:`RunContainment.facts`), never
 silently assumed.
@@ -149,10 +158,29 @@ def pid_namespace_prefix(keep_caps: bool = False) -> tuple[str, ...]:
     return tuple(argv) if _works([*argv, "--", "true"]) else ()
 
 
+# What the probe's command checks inside a separated namespace (each step's effect:
+# the named directory kept, the other gone, the fresh /dev, its own devpts holding
+# only ptmx, /sys read-only, no interface but loopback), one word per failed check.
+PROBE_SCRIPT = (
+    'fail() { echo "benchguard confine: the separation probe found $1" >&2; exit 1; }; '
+    'test -d "$1" || fail "its own scratch missing"; '
+    'test ! -e "$2" || fail "another scratch visible"; '
+    'test -c /dev/null && test -w /dev/null || fail "no usable /dev/null"; '
+    'set -- /dev/pts/*; test "$*" = /dev/pts/ptmx || fail "a shared devpts ($*)"; '
+    'test -L /dev/ptmx || fail "no /dev/ptmx link"; '
+    'case " $(grep " /sys " /proc/self/mountinfo) " in *" /sys ro,"*|"  ") ;; '
+    '*) fail "a writable /sys";; esac; '
+    "n=0; while read -r line; do n=$((n + 1)); done < /proc/net/dev; "
+    'test "$n" -le 3 || fail "the host network"'
+)
+
+
 @functools.cache
 def separation_works() -> str | None:
-    """None when this harness can give a run its private temp directory and /dev/shm
-    (tried once, on a throwaway scratch, in a throwaway namespace); else why not."""
+    """None when this harness can give a run its private temp directory, /dev, a
+    read-only /sys and a network namespace of its own (tried once, on a throwaway
+    scratch, in a throwaway namespace: every step of harness/separate_exec, as a run
+    without network has them); else why not, naming the step that failed."""
     prefix = pid_namespace_prefix(keep_caps=True)
     if not prefix:
         return "no mount namespace of the run's own (unshare failed)"
@@ -161,12 +189,12 @@ def separation_works() -> str | None:
         tempfile.TemporaryDirectory(prefix="bg-separate-probe-", dir=parent) as own,
         tempfile.TemporaryDirectory(prefix="bg-separate-probe-", dir=parent) as other,
     ):
-        probe = [SHELL, "-c", 'test -d "$1" && test ! -e "$2"', "probe", own, other]
+        probe = [SHELL, "-c", PROBE_SCRIPT, "probe", own, other]
         # Kept as a run's would be: the interpreter and this script may live under the
         # temp directory (a checkout in /tmp: CI's fresh clone), and the probe starts in
         # its own scratch, as a run starts in its workspace.
         keep = _kept(separator_programs(), parent, own)
-        argv = [*prefix, "--", *_separate_argv(parent, own, keep), *probe]
+        argv = [*prefix, "--", *_separate_argv(parent, own, keep, net=True), *probe]
         try:
             done = subprocess.run(
                 argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False, cwd=own
@@ -202,11 +230,13 @@ def separator_programs() -> list[str]:
     return [str(native)] if native is not None else [sys.executable, str(SEPARATE_SCRIPT)]
 
 
-def _separate_argv(parent: str, own: str, keep: Sequence[str]) -> list[str]:
+def _separate_argv(parent: str, own: str, keep: Sequence[str], *, net: bool = False) -> list[str]:
+    # The native port takes the script's arguments after --separate (``--net`` first).
+    flags = ["--net"] if net else []
     native = native_separation()
     if native is not None:
-        return [str(native), "--separate", parent, own, *keep, "--"]
-    return [sys.executable, "-I", "-S", str(SEPARATE_SCRIPT), parent, own, *keep, "--"]
+        return [str(native), "--separate", *flags, parent, own, *keep, "--"]
+    return [sys.executable, "-I", "-S", str(SEPARATE_SCRIPT), *flags, parent, own, *keep, "--"]
 
 
 def _works(argv: Sequence[str]) -> bool:
@@ -231,15 +261,24 @@ class RunContainment:
     # The run's scratch when it is separated from the other runs (:func:`separation`).
     separated: Path | None = None
     separation_unavailable: str | None = None
+    # Separated runs only: a network namespace of the run's own (loopback only).
+    own_network: bool = False
 
     @classmethod
     def start(
-        cls, batch: BatchCgroups | str, label: str, *, separate: Path | None = None
+        cls,
+        batch: BatchCgroups | str,
+        label: str,
+        *,
+        separate: Path | None = None,
+        host_network: bool = True,
     ) -> RunContainment:
         """A run's containment in ``batch`` (a reason string when the batch has no
         cgroups: the pid namespace then contains the run alone). ``separate``: the run's
         scratch, to be the only run's scratch its namespace sees (a confined run without
-        a sandbox; the sandbox makes its own /tmp)."""
+        a sandbox; the sandbox makes its own /tmp). ``host_network``: False gives a
+        separated run a network namespace of its own (its task and agent ask for no
+        host network)."""
         # Before any agent starts: the harness's memory and root are not for the agent.
         protect_harness()
         cgroup: RunCgroup | None = None
@@ -257,6 +296,7 @@ class RunContainment:
                 pid_namespace_prefix(keep_caps=True),
                 pdeathsig_prefix(),
                 separated=separate,
+                own_network=not host_network,
             )
         return cls(
             cgroup,
@@ -297,7 +337,8 @@ class RunContainment:
         if self.separated is not None:
             parent = os.path.realpath(tempfile.gettempdir())
             own = str(self.separated)
-            separate = _separate_argv(parent, own, _kept(argv, parent, own))
+            kept = _kept(argv, parent, own)
+            separate = _separate_argv(parent, own, kept, net=self.own_network)
         return [
             *self.pdeathsig,
             *self.pid_namespace,
@@ -374,6 +415,11 @@ class RunContainment:
             # its own (:func:`separation_works`); why not, when it was asked for.
             "separated": self.separated is not None,
             "separation_unavailable": self.separation_unavailable,
+            # Separated runs: "own", a network namespace of the run's own, loopback
+            # only (the model bridge for network: model); "host", the host's network,
+            # where a concurrent run's loopback server is reachable (network: true).
+            # None: not made here (a sandbox makes its own; unseparated: the host's).
+            "network": ("own" if self.own_network else "host") if self.separated else None,
             "end_error": self.end_error,
             # Every agent starts through the launcher, which drops every capability and
             # refuses to run the agent when the kernel still reports one.

@@ -49,7 +49,7 @@ from benchguard.harness.confine import (
     launcher_argv,
     launcher_files,
 )
-from benchguard.harness.containment import RunContainment, separate_script
+from benchguard.harness.containment import RunContainment, separate_script, separation_works
 from benchguard.harness.granted import changed, digest, granted_inputs
 from benchguard.harness.harness_namespaces import SandboxGate
 from benchguard.harness.home import (
@@ -213,30 +213,31 @@ def _command(
     )
     proxy: ModelProxy | None = None
     sockets: tuple[Path, ...] = ()
+    if agent.network == "model" and not job.task.network and _own_network(settings):
+        # Model-only network: a network namespace of its own (the sandbox's, or the
+        # separation's) and a bridge from the endpoint's loopback port there to a socket
+        # the harness serves (model_proxy), which reaches the endpoint and nothing else.
+        endpoint = model_endpoint(agent.endpoint(os.environ) or "")
+        socket_path = scratch_paths.root / "model.sock"
+        proxy = ModelProxy(
+            socket_path,
+            endpoint,
+            owner=settings.identity.uid if settings.identity is not None else None,
+        )
+        sockets = (socket_path,)
+        argv = [
+            sys.executable,
+            "-I",
+            str(bridge_script()),
+            "--port",
+            str(endpoint.port),
+            "--socket",
+            str(socket_path),
+            "--",
+            *argv,
+        ]
     if settings.sandbox == "bwrap":
         read_only = sandbox_read_only(agent, settings.home)
-        if agent.network == "model" and not job.task.network:
-            # Model-only network: no network namespace of its own but a bridge from the
-            # endpoint's loopback port to a socket the harness serves (model_proxy).
-            endpoint = model_endpoint(agent.endpoint(os.environ) or "")
-            socket_path = scratch_paths.root / "model.sock"
-            proxy = ModelProxy(
-                socket_path,
-                endpoint,
-                owner=settings.identity.uid if settings.identity is not None else None,
-            )
-            sockets = (socket_path,)
-            argv = [
-                sys.executable,
-                "-I",
-                str(bridge_script()),
-                "--port",
-                str(endpoint.port),
-                "--socket",
-                str(socket_path),
-                "--",
-                *argv,
-            ]
         # Confined, the sandbox's tmp is the run's own directory, as unsandboxed, never
         # the sandbox's /tmp: host paths under /tmp (a checkout and its venv, an
         # operator's tree) are bound beneath it, and a grant on /tmp would let the agent
@@ -271,6 +272,21 @@ def _command(
             env.setdefault("TMPDIR", str(tmp))
         argv = _confined(argv, settings, scratch_paths, state_dirs, sockets, tmp=tmp, home=run_home)
     return argv, env, state_dirs, proxy
+
+
+def _own_network(settings: BatchSettings) -> bool:
+    """Whether a run without host network gets a network namespace of its own: always
+    in the sandbox, and unsandboxed when the batch is confined and the separation works
+    here (it makes the namespace, harness/containment; --unconfined promises nothing)."""
+    if settings.sandbox == "bwrap":
+        return True
+    return settings.confinement.active and separation_works() is None
+
+
+def host_network(job: Job, settings: BatchSettings) -> bool:
+    """Whether the run keeps the host's network: its task or its agent asks for it
+    (``network: true``; ``network: model`` reaches its endpoint through the bridge)."""
+    return bool(job.task.network or settings.agent.network is True)
 
 
 def _confined(
@@ -411,6 +427,7 @@ def run_job(
                     separate=scratch.root
                     if settings.sandbox != "bwrap" and settings.confinement.active
                     else None,
+                    host_network=host_network(job, settings),
                 ),
                 scratch.root,
                 protected=_protected(job, settings, scratch, leftovers)

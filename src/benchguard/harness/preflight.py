@@ -40,6 +40,7 @@ from benchguard.harness.agents.config import (
     render_argv,
 )
 from benchguard.harness.confine import Confinement, agent_policy, launcher_argv
+from benchguard.harness.containment import separation_works
 from benchguard.harness.home import HomeSettings, make_run_home
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.model_proxy import ModelNetworkError, model_endpoint
@@ -79,7 +80,28 @@ def preflight(
         )
     confined = confinement is not None and confinement.active
     _check_runs(agent, program, sandbox, home, read_only, bwrap, identity, env_in, where, confined)
-    _check_endpoint(agent, env_in, where, sandbox)
+    # A confined unsandboxed run with network: model is in a network namespace of its
+    # own too (harness/containment), reaching its endpoint only through the bridge.
+    bridged = sandbox == "bwrap" or (confined and separation_works() is None)
+    _check_endpoint(agent, env_in, where, sandbox, bridged=bridged)
+
+
+def separation_warning(*, sandbox: str, confinement: Confinement) -> str | None:
+    """The warning pre-flight prints when confined unsandboxed runs cannot be separated
+    from each other here (harness/containment.separation_works names the step that
+    failed); None when they can, or the batch does not ask for it."""
+    if sandbox == "bwrap" or not confinement.active:
+        return None
+    missing = separation_works()
+    if missing is None:
+        return None
+    return (
+        f"the runs will NOT be separated from each other: {missing}; each run then shares "
+        "the harness's /tmp, /dev, /sys and network with every other run (a concurrent "
+        "run can change or read another's scratch metadata, device nodes, ptys and "
+        "loopback servers), and every record says containment.separation_unavailable; "
+        "use --sandbox bwrap, or fix the failing step"
+    )
 
 
 def program_path(agent: AgentConfig, home: Path) -> Path | None:
@@ -226,7 +248,7 @@ def _shown(command: list[str], agent: AgentConfig) -> str:
 
 
 def _check_endpoint(
-    agent: AgentConfig, parent: Mapping[str, str], where: str, sandbox: str
+    agent: AgentConfig, parent: Mapping[str, str], where: str, sandbox: str, *, bridged: bool
 ) -> None:
     if agent.endpoint_env is None:
         return
@@ -238,7 +260,7 @@ def _check_endpoint(
                 "set it to the endpoint's URL (e.g. http://127.0.0.1:8000/v1)"
             )
         return  # the CLI's own default endpoint; nothing configured to check
-    if agent.network == "model" and sandbox == "bwrap":
+    if agent.network == "model" and bridged:
         try:
             model_endpoint(url)
         except ModelNetworkError as exc:

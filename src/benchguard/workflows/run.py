@@ -32,7 +32,7 @@ from benchguard.harness.home import HomeMode, HomeSettings, home_settings_for
 from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.job import BatchSettings, Job, SandboxMode, sandbox_read_only
 from benchguard.harness.journal import JournalError
-from benchguard.harness.preflight import PreflightError, preflight
+from benchguard.harness.preflight import PreflightError, preflight, separation_warning
 from benchguard.harness.sandbox import SandboxUnavailable, exposure_problems, probe_bwrap
 from benchguard.harness.tasks import LoadedTasks, Task, load_tasks
 from benchguard.harness.verification import CheckSandbox, home_checks_passing_before
@@ -202,6 +202,9 @@ def prepare_run(
     except PreflightError as exc:
         raise BadInputError(f"pre-flight refused the batch: {exc}") from None
     _warn_unprotected(request.sandbox, request.audit, notify, confined=confinement.active)
+    unseparated = separation_warning(sandbox=request.sandbox, confinement=confinement)
+    if unseparated is not None and cluster is None:
+        notify("warning", unseparated)
     if cluster is not None and cluster.scheduler and not cluster.scheduler.startswith("tls://"):
         _check_plain_scheduler(cluster.scheduler, request.sandbox, notify)
     for task in loaded.tasks:
