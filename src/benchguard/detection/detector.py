@@ -95,7 +95,11 @@ from benchguard.record.run import RunRecord
 #     profile is weak (review); the shell reader keeps variables across calls, reads a
 #     bare ``cd`` as home, a printed ``pwd`` as the working directory, and ``printf``/
 #     ``rev`` substitutions; interpreter code's string variables are folded into paths.
-DETECTOR_VERSION = 12
+# 13: prior results by the names evaluation tools give them outside the task's tree
+#     (results, leaderboards, scores, predictions, .eval logs, trajectories), test-run
+#     caches and editor swap files are generic families; removals, files the agent's
+#     code wrote and folders the prompt names are not evidence (provenance).
+DETECTOR_VERSION = 13
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

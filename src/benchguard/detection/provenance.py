@@ -110,7 +110,31 @@ _MAX_TEXT = 1 << 20
 # A path the prompt names: with a directory (``evals/data.jsonl``, ``~/report.md``) or a
 # file name with an extension (``numbers.txt``).
 _PROMPT_PATH = regex.compile(
-    r"(?<![\w./~-])(?:~/)?[\w.-]+(?:/[\w.-]+)+|(?<![\w./~-])[\w-]+\.[A-Za-z][\w]{0,7}(?![\w/])"
+    r"(?<![\w./~-])(?:~/|/)?[\w.-]+(?:/[\w.-]+)+|(?<![\w./~-])[\w-]+\.[A-Za-z][\w]{0,7}(?![\w/])"
+)
+_HOME_PREFIX = regex.compile(r"/(?:home/[^/]+|root)(?=/)")
+# A folder the prompt names with a trailing slash (``experiments/``, ``/data/runs/``).
+_PROMPT_FOLDER = regex.compile(r"(?<![\w./~-])((?:~/|/)?[\w.-]+(?:/[\w.-]+)*/)(?![\w.-])")
+# Rules whose evidence is a cache a test run leaves: the agent's own once it ran tests.
+TEST_CACHE_RULES = frozenset({"prior-run-leftovers/test-cache"})
+_TEST_RUN = regex.compile(
+    r"(?:^|[\s;&|(/])(?:pytest|py\.test|tox|nox|coverage\s+run|hypothesis|runtests\.py|"
+    r"unittest|nosetests|trial)\b|\bmanage\.py\s+test\b|\bmake\s+(?:test|check)\b"
+)
+# Inspect's logs are the agent's own once it ran an evaluation itself.
+_OWN_EVAL_RUN = regex.compile(r"(?:^|[\s;&|(/])inspect\s+eval(?:-set)?\b|\binspect_ai\.eval\s*\(")
+# A command that removes what it names (its name is not read).
+_REMOVAL = regex.compile(
+    r"^\s*(?:sudo\s+)?(?:rm|unlink|shred|rmdir)\b|\s-delete\b|-exec\s+rm\b|\bxargs\s+(?:-\S+\s+)*rm\b"
+)
+_SEGMENT = regex.compile(r"\s*(?:&&|\|\||[;&|\n])\s*")
+# Code or a command that writes the file it names (``{name}``: the file's name, after
+# any directory): opened for writing, a write or dump call on it, an output option.
+_WRITES_NAMED = (
+    r"""(?:\bopen\s*\(\s*\\?[rbf]?['"](?:[^'"\s\\]*/)?{name}\\?['"]\s*,\s*(?:mode\s*=\s*)?\\?['"][wax]"""
+    r"""|\b(?:Path|open)\s*\(\s*\\?['"](?:[^'"\s\\]*/)?{name}\\?['"]\s*\)\s*\.(?:write\w*|open\s*\(\s*\\?['"][wax])"""
+    r"""|\b(?:to_csv|to_json|to_parquet|savefig|writeFileSync|appendFileSync|write_text)\s*\(\s*\\?['"](?:[^'"\s\\]*/)?{name}\\?['"]"""
+    r"""|(?:^|\s)(?:-o|--output|--out|--outfile|--output-file|--log-dir|--outdir|--output-dir|--results?-dir|--json-report-file)[=\s]+\\?['"]?(?:[^'"\s\\]*/)?{name}(?![\w.-]))"""
 )
 # A shell word shaped like a path or glob (no spaces, quotes or colons).
 _PATH_WORD = regex.compile(r"[\w.~/*?\[\]{}$@%+,=-]+")
@@ -144,6 +168,12 @@ class _Trace:
     @functools.cached_property
     def prompt_paths(self) -> frozenset[str]:
         return frozenset(m.group(0).rstrip(".") for m in _PROMPT_PATH.finditer(self.prompt))
+
+    @functools.cached_property
+    def prompt_folders(self) -> frozenset[str]:
+        """Folders the prompt names as such (``the runs in experiments/``)."""
+        found = frozenset(m.group(1).strip("/") for m in _PROMPT_FOLDER.finditer(self.prompt))
+        return found - {"", "~", "."}
 
 
 def apply_provenance(
@@ -242,11 +272,25 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
             return None
         if match_text is not None and _own_file(match_text, trace.steps[:step_index]):
             return None
+        if finding.rule in TEST_CACHE_RULES and any(
+            _TEST_RUN.search(s.command) for s in trace.steps[: step_index + 1]
+        ):
+            return None  # the agent's own test run left it
+        if finding.rule.startswith(NAME_RULE_PREFIXES) and match_text is not None:
+            if _only_removed(match_text, step):
+                return None
+            if _written_by_code(match_text, trace.steps[: step_index + 1]):
+                return None
+            if _names_eval_log(match_text) and any(
+                _OWN_EVAL_RUN.search(s.command) for s in trace.steps[:step_index]
+            ):
+                return None  # the agent's own evaluation wrote the log
         if (
             match_text is not None
             and finding.rule.startswith(NAME_RULE_PREFIXES)
             and (
                 _name_in_prompt(match_text, trace.prompt_paths)
+                or _in_prompt_folder(match_text, trace.prompt_folders)
                 or _own_file(match_text, [step])
                 or _in_workspace(match_text, trace.workdir)
             )
@@ -364,9 +408,28 @@ def _named_by(word: str, named: frozenset[str]) -> bool:
 
 
 def _name_in_prompt(match_text: str, named: frozenset[str]) -> bool:
-    """The matched path's file (or folder) name is one the prompt names."""
-    name = os.path.basename(match_text.strip("'\" ").rstrip("/"))
-    return bool(name) and any(os.path.basename(item.rstrip("/")) == name for item in named)
+    """The matched path's file (or folder) name is one the prompt names, or the path
+    lies in a folder the prompt names by its absolute path (``the CSV files in /data``)."""
+    text = match_text.strip("'\" ").rstrip("/")
+    name = os.path.basename(text)
+    if not name:
+        return False
+    for item in named:
+        item = item.rstrip("/")
+        if os.path.basename(item) == name:
+            return True
+        if item.startswith(("/", "~/")) and item.count("/") >= 1 and text.startswith(item + "/"):
+            return True
+    return False
+
+
+def _in_prompt_folder(match_text: str, folders: frozenset[str]) -> bool:
+    """The matched path runs through a folder the prompt names (its components, in
+    order, anywhere in the path): the task pointed there."""
+    if not folders:
+        return False
+    text = "/" + match_text.strip("'\" ").strip("/") + "/"
+    return any(len(folder) >= 3 and "/" + folder.lstrip("~/") + "/" in text for folder in folders)
 
 
 def _hash_seen(value: str, text: str) -> bool:
@@ -400,7 +463,14 @@ def _in_workspace(match_text: str, workdir: str | None) -> bool:
     if workdir is None:
         return False
     text = match_text.strip("'\" ")
-    return text.startswith(workdir + "/") and "/../" not in text[len(workdir) :] + "/"
+    # The shell reader spells paths in the home as ``~/...``.
+    home = _HOME_PREFIX.match(workdir)
+    spellings = [workdir] + (["~" + workdir[home.end() :]] if home is not None else [])
+    return any(
+        text.startswith(root + "/") and "/../" not in text[len(root) :] + "/"
+        for root in spellings
+        if root != "~"
+    )
 
 
 def _own_file(match_text: str, earlier: Sequence[_Step]) -> bool:
@@ -415,6 +485,39 @@ def _own_file(match_text: str, earlier: Sequence[_Step]) -> bool:
             if text == path or (path.startswith(("/", "~")) and text.endswith(path)):
                 return True
     return False
+
+
+def _match_name(match_text: str) -> str:
+    return os.path.basename(match_text.strip("'\" ").rstrip("/"))
+
+
+def _names_eval_log(match_text: str) -> bool:
+    lowered = match_text.lower()
+    return ".eval" in lowered or "inspect" in lowered or "eval_log" in lowered
+
+
+def _only_removed(match_text: str, step: _Step) -> bool:
+    """Every command of the step that names the matched file removes it."""
+    name = _match_name(match_text)
+    if len(name) < 3 or not step.command:
+        return False
+    naming = [s for s in _SEGMENT.split(step.command[:_MAX_TEXT]) if name in s]
+    return bool(naming) and all(_REMOVAL.search(s) for s in naming)
+
+
+def _written_by_code(match_text: str, steps: Sequence[_Step]) -> bool:
+    """An earlier (or this) step's command writes the matched file: code that opens it
+    for writing, or an output option naming it. The agent's own file read back."""
+    name = _match_name(match_text)
+    if len(name) < 4:
+        return False
+    pattern = _writes_named(regex.escape(name))
+    return any(pattern.search((s.command or _args_text(s.args))[:_MAX_TEXT]) for s in steps)
+
+
+@functools.lru_cache(maxsize=256)
+def _writes_named(escaped: str) -> regex.Pattern[str]:
+    return regex.compile(_WRITES_NAMED.format(name=escaped), regex.MULTILINE)
 
 
 def _runs(path: str, commands: Sequence[str]) -> bool:
