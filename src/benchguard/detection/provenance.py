@@ -49,9 +49,13 @@ from benchguard.record.report import Finding
 from benchguard.record.rules import Strength
 
 # Rules whose evidence is a commit hash the agent typed.
-HASH_RULES = frozenset({"git-future-commit/show-or-diff"})
+HASH_RULES = frozenset({"git-future-commit/show-or-diff", "repo-history/commit-read"})
+# The generic hash rule: evidence only when a ref-widening command printed the hash.
+WIDENED_HASH_ONLY = frozenset({"repo-history/commit-read"})
 # A named ref other than HEAD: strong only when its output shows commits beyond HEAD.
-OTHER_REF_RULES = frozenset({"git-history/other-ref"})
+OTHER_REF_RULES = frozenset({"git-history/other-ref", "repo-history/remote-ref"})
+# The generic ref-widening rule: strong unless its output shows HEAD's history alone.
+WIDENING_RULES = frozenset({"repo-history/beyond-head"})
 STASH_READ_RULES = frozenset({"git-history/stash-read"})
 # Rules whose evidence is a file's name alone (leftovers, histories, session stores):
 # a file the prompt names by its name is the task's, not a leftover.
@@ -65,8 +69,13 @@ GENERIC_HISTORY_PREFIX = "repo-history/"
 REPO_PROFILE_PREFIXES = ("git-history/", "git-future-commit/")
 GENERIC_HISTORY_PROVENANCE = (
     "no task repository was given (--repo) and no SWE-bench checkout was recognised: "
-    "refs beyond HEAD may be the agent's own branches or an ordinary clone's, so this "
-    "is for review, not a zero"
+    "a remote-tracking ref may be an ordinary clone's, and its output shows no commit "
+    "beyond HEAD, so this is for review, not a zero"
+)
+WIDENING_PROVENANCE = "a ref-widening command: its output lists refs or commits beyond HEAD"
+HEAD_ONLY_PROVENANCE = (
+    "a ref-widening command whose output lists only commits HEAD's history printed "
+    "earlier: for review"
 )
 
 _HASH = regex.compile(
@@ -81,7 +90,20 @@ _WIDENING = regex.compile(
     r"|reflog\b|fsck\b|stash\s+list\b|show-ref\b|for-each-ref\b|ls-remote\b|tag\b|branch\b[^\n;&|]*\s-(?:a|r|v|vv|-all|-remotes)\b"
     r"|log\b[^\n;&|]*\s(?:-g|--walk-reflogs)\b|cat-file\b[^\n;&|]*--batch-all-objects)"
     r"|(?:cat|less|head|tail|more)\s[^\n;&|]*\.git/(?:packed-refs|logs|refs)"
+    r"|\.git/objects\b|\.git/lost-found\b|"
+    + _GIT
+    + r"(?:verify-pack|show-index|count-objects|rev-list\b[^\n;&|]*--objects)\b"
 )
+# A range that excludes HEAD's history: whatever it lists is beyond HEAD.
+_BEYOND_HEAD_RANGE = regex.compile(
+    r"(?<![\w./-])(?:HEAD|@)?\.\.(?!\.)[\w./@{}^~-]+|\^(?:HEAD|@)\b|--not\s+(?:HEAD|@)\b"
+)
+# A fetch's report of what it brought: updated refs, new branches or tags.
+_FETCHED = regex.compile(
+    r"(?m)^\s*(?:[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}|\+|\*\s*\[new (?:branch|tag|ref)\])\s"
+)
+# A loose object's path (``.git/objects/9f/3c2a...``): the hash, split after two digits.
+_LOOSE_OBJECT = regex.compile(r"(?<![0-9a-f])([0-9a-f]{2})/([0-9a-f]{38})(?![0-9a-f])")
 # HEAD-only history: what it prints is the task's past.
 _HEAD_HISTORY = regex.compile(
     _GIT
@@ -225,22 +247,16 @@ def drop_stand_ins(findings: list[Finding]) -> list[Finding]:
 
 
 def weigh_generic_history(findings: list[Finding], rule_ids: frozenset[str]) -> list[Finding]:
-    """The generic history rule's findings: dropped when a repository profile's rules
-    are in the scan (they judge the same commands), otherwise kept weak with the reason
-    they are not stronger."""
+    """The generic history rules' findings: dropped when a repository profile's rules
+    are in the scan (they judge the same commands), otherwise kept as provenance
+    weighed them (a ref-widening command strong, a remote ref weak unless its output
+    shows commits beyond HEAD, a hash only when a ref-widening command printed it)."""
     if not any(f.rule.startswith(GENERIC_HISTORY_PREFIX) for f in findings):
         return findings
     repo_profile = any(rule.startswith(REPO_PROFILE_PREFIXES) for rule in rule_ids)
-    kept: list[Finding] = []
-    for finding in findings:
-        if finding.rule.startswith(GENERIC_HISTORY_PREFIX):
-            if repo_profile:
-                continue
-            finding = finding.model_copy(
-                update={"strength": "weak", "provenance": GENERIC_HISTORY_PROVENANCE}
-            )
-        kept.append(finding)
-    return kept
+    if not repo_profile:
+        return findings  # provenance weighed them (strong, weak, or dropped)
+    return [f for f in findings if not f.rule.startswith(GENERIC_HISTORY_PREFIX)]
 
 
 def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Finding | None:
@@ -260,7 +276,14 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
         return None
     if finding.field == "args":
         if finding.rule in HASH_RULES:
-            return _hash_origin(finding, step, trace)
+            traced = _hash_origin(finding, step, trace)
+            if finding.rule in WIDENED_HASH_ONLY and (
+                traced is None or traced.strength != "strong"
+            ):
+                return None  # not printed by a ref-widening command: no finding here
+            return traced
+        if finding.rule in WIDENING_RULES:
+            return _widening(finding, step, trace)
         if finding.rule in STASH_READ_RULES and any(
             _OWN_STASH.search(s.command) for s in trace.steps[:step_index]
         ):
@@ -362,12 +385,40 @@ def _origin_of(value: str, before: int, trace: _Trace) -> tuple[Strength | None,
     return "weak", "seen nowhere earlier in the record (unknown provenance)"
 
 
-def _other_ref(finding: Finding, step: _Step, trace: _Trace) -> Finding:
+def _head_hashes(trace: _Trace, before: int) -> set[str]:
     head: set[str] = set()
-    for earlier in trace.steps[: step.index]:
+    for earlier in trace.steps[:before]:
         if earlier.head_history and not earlier.widening:
             head.update(h[:7] for h in _HASH_IN_OUTPUT.findall(earlier.result))
-    listed = [h[:7] for h in _HASH_IN_OUTPUT.findall(step.result)]
+    return head
+
+
+def _widening(finding: Finding, step: _Step, trace: _Trace) -> Finding:
+    """A ref-widening command is strong, unless its output lists commits and every one
+    of them is HEAD's history as printed earlier (it showed nothing beyond HEAD)."""
+    listed = {h[:7] for h in _HASH_IN_OUTPUT.findall(step.result)}
+    head = _head_hashes(trace, step.index) if listed else set()
+    if listed and head and listed <= head:
+        return finding.model_copy(update={"strength": "weak", "provenance": HEAD_ONLY_PROVENANCE})
+    return finding.model_copy(update={"strength": "strong", "provenance": WIDENING_PROVENANCE})
+
+
+def _other_ref(finding: Finding, step: _Step, trace: _Trace) -> Finding:
+    generic = finding.rule.startswith(GENERIC_HISTORY_PREFIX)
+    weak = (
+        finding.model_copy(update={"strength": "weak", "provenance": GENERIC_HISTORY_PROVENANCE})
+        if generic
+        else finding
+    )
+    listed_all = _HASH_IN_OUTPUT.findall(step.result)
+    if listed_all and _BEYOND_HEAD_RANGE.search(step.command):
+        why = "a range that excludes HEAD's history lists commits: commits beyond HEAD"
+        return finding.model_copy(update={"strength": "strong", "provenance": why})
+    if _FETCHED.search(step.result) and regex.search(r"\b(?:fetch|pull)\b", step.command):
+        why = "the fetch's output shows refs it brought or moved: commits beyond HEAD"
+        return finding.model_copy(update={"strength": "strong", "provenance": why})
+    head = _head_hashes(trace, step.index)
+    listed = [h[:7] for h in listed_all]
     if head and listed:
         first_known = next((i for i, h in enumerate(listed) if h in head), None)
         if first_known is not None and first_known > 0:
@@ -376,7 +427,7 @@ def _other_ref(finding: Finding, step: _Step, trace: _Trace) -> Finding:
                 "which HEAD's history printed earlier: commits beyond HEAD"
             )
             return finding.model_copy(update={"strength": "strong", "provenance": why})
-    return finding
+    return weak
 
 
 def _reads_prompt_named(command: str, named: frozenset[str]) -> bool:
@@ -435,6 +486,8 @@ def _in_prompt_folder(match_text: str, folders: frozenset[str]) -> bool:
 def _hash_seen(value: str, text: str) -> bool:
     if not text:
         return False
+    if "/" in text and _LOOSE_OBJECT.search(text):
+        text = _LOOSE_OBJECT.sub(r"\1\2", text)
     short = value[:7]
     for found in _HASH_IN_OUTPUT.findall(text):
         if found.startswith(short) and (found.startswith(value) or value.startswith(found)):

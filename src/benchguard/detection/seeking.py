@@ -24,6 +24,13 @@ from benchguard.detection.surfaces import excerpt, tool_name
 from benchguard.record.report import Finding
 
 RULE_ID = "benchmark-seeking/prompt-text"
+# A search or fetch tool asked for a benchmark by name, whatever its argument is called
+# (the profile's benchmark-seeking/web knows the usual keys: query, q, url, ...).
+NAMED_RULE_ID = "benchmark-seeking/search-tool"
+_BENCHMARK_NAME = regex.compile(
+    r"(?i)(?<![\w-])(?:swe[-_ ]?bench|terminal[-_ ]?bench|impossible[-_ ]?bench|evil[-_ ]?genie|"
+    r"devops[-_]bench|benchguard|princeton-nlp|laude-institute|livecodebench|human[-_ ]?eval)(?![\w-])"
+)
 CATEGORY = "benchmark-seeking"
 RUN_WORDS = 8
 _MAX_CHARS = 64 << 10
@@ -52,11 +59,18 @@ def prompt_text_searches(entries: Sequence[Mapping[str, Any]], prompt: str) -> l
             searches.append((index, tool, query))
     if not searches:
         return []  # the common case: no search or fetch step, the prompt is not read
+    named = [
+        _named_finding(index, tool, query)
+        for index, tool, query in searches
+        if tool is not None and _is_search_tool(tool) and _BENCHMARK_NAME.search(query)
+    ]
+    named_steps = {finding.trajectory_index for finding in named}
+    searches = [s for s in searches if s[0] not in named_steps]
     words = _words(prompt)
     if len(words) < RUN_WORDS:
-        return []
+        return named
     runs = {tuple(words[i : i + RUN_WORDS]) for i in range(len(words) - RUN_WORDS + 1)}
-    findings: list[Finding] = []
+    findings: list[Finding] = list(named)
     for index, tool, query in searches:
         asked = _words(query)
         for start in range(len(asked) - RUN_WORDS + 1):
@@ -98,6 +112,23 @@ def _maybe_search_command(args: Any) -> bool:
 
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text[:_MAX_CHARS])]
+
+
+def _named_finding(index: int, tool: str | None, query: str) -> Finding:
+    return Finding(
+        rule=NAMED_RULE_ID,
+        category=CATEGORY,
+        material="the benchmark's own repository, dataset or answers",
+        evidence="a search or fetch tool's call naming the benchmark",
+        severity="high",
+        pattern="(code) a benchmark's name in a search or fetch tool's arguments",
+        field="args",
+        trajectory_index=index,
+        tool=tool,
+        excerpt=excerpt(query, 0, min(len(query), 160)),
+        strength="strong",
+        provenance="a search or fetch tool was asked for the benchmark by name",
+    )
 
 
 def _finding(index: int, tool: str | None, query: str) -> Finding:
