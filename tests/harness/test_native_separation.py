@@ -55,9 +55,19 @@ with open("/proc/self/status", encoding="ascii") as f:
         name, _, value = line.partition(":")
         if name.startswith("Cap"):
             status[name] = value.strip()
+dev = []
+for top in ("/dev", "/dev/pts"):
+    for name in sorted(os.listdir(top)):
+        info = os.lstat(os.path.join(top, name))
+        link = os.readlink(os.path.join(top, name)) if os.path.islink(os.path.join(top, name)) else None
+        dev.append([top, name, oct(info.st_mode), info.st_rdev if name != "ptmx" or link else -1, link])
+with open("/proc/net/dev", encoding="ascii") as f:
+    interfaces = sorted(line.split(":")[0].strip() for line in f.readlines()[2:])
 print(json.dumps({
     "mounts": mounts,
     "tree": tree,
+    "dev": dev,
+    "interfaces": interfaces,
     "shm": sorted(os.listdir("/dev/shm")),
     "cwd": os.getcwd(),
     "caps": status,
@@ -100,11 +110,14 @@ def _namespace(identity: Identity) -> list[str]:
     ]
 
 
-def _separations(parent: Path, own: Path, keep: list[str]) -> dict[str, list[str]]:
+def _separations(
+    parent: Path, own: Path, keep: list[str], *, net: bool = False
+) -> dict[str, list[str]]:
     script = containment.separate_script()
+    args = [*(["--net"] if net else []), str(parent), str(own), *keep]
     return {
-        "python": [str(SYSTEM_PYTHON), "-I", "-S", str(script), str(parent), str(own), *keep],
-        "native": [str(_native()), "--separate", str(parent), str(own), *keep],
+        "python": [str(SYSTEM_PYTHON), "-I", "-S", str(script), *args],
+        "native": [str(_native()), "--separate", *args],
     }
 
 
@@ -152,12 +165,18 @@ def _report(identity: Identity, command: list[str], parent: Path, own: Path) -> 
         timeout=60,
         check=False,
     )
-    # The staging directory stays behind (covered) in the run's scratch: each run
-    # makes its own, as every run's scratch is new.
-    (own / ".separate").rmdir()
+    _remove_stages(own)
     assert done.returncode == 0, done.stderr
     report: dict[str, object] = json.loads(done.stdout)
     return report
+
+
+def _remove_stages(own: Path) -> None:
+    """The staging directories stay behind (covered) in the run's scratch: each run
+    makes its own, as every run's scratch is new."""
+    for stage in (".separate", ".separate-dev"):
+        if (own / stage).exists():
+            (own / stage).rmdir()
 
 
 def _skip_user(identity: Identity) -> None:
@@ -165,19 +184,22 @@ def _skip_user(identity: Identity) -> None:
         pytest.skip("no unprivileged user here (setpriv, /usr/bin/python3 3.11)")
 
 
+@pytest.mark.parametrize("net", [False, True], ids=["host-net", "own-net"])
 @pytest.mark.parametrize("identity", IDENTITIES)
 def test_the_native_separation_gives_the_python_one_s_view(
-    identity: Identity, tree: tuple[Path, Path, list[str]]
+    identity: Identity, net: bool, tree: tuple[Path, Path, list[str]]
 ) -> None:
     """Guards the port: a step left out of (or added to) one side changes the mount
-    list or what resolves under the parent, and the reports differ."""
+    list, the private /dev, the interfaces or what resolves under the parent, and the
+    reports differ."""
     _skip_user(identity)
     parent, own, keep = tree
     reports = {
         name: _report(identity, command, parent, own)
-        for name, command in _separations(parent, own, keep).items()
+        for name, command in _separations(parent, own, keep, net=net).items()
     }
     assert reports["native"] == reports["python"]
+    assert reports["native"]["host_net"] is not net
     seen = reports["native"]
     names = {entry[0] for entry in seen["tree"]}  # type: ignore[attr-defined]
     # The separation is there at all (both sides could lose the same step).
@@ -185,7 +207,7 @@ def test_the_native_separation_gives_the_python_one_s_view(
     assert "operator/agents/bin/agent" in names and "install.sh" in names, names
     assert not names & {"bg-run-sibling", "records", "operator/hidden-beside"}, names
     assert seen["cwd"] == str(own / "workspace")
-    assert any(mount[1] == "/dev/shm" and "benchguard-shm" in mount[3] for mount in seen["mounts"])  # type: ignore[attr-defined]
+    assert any(m[1] == "/dev/shm" and "benchguard-shm" in m[3] for m in seen["mounts"])  # type: ignore[attr-defined]
     assert seen["caps"]["CapAmb"] == "0000000000000000"  # type: ignore[index]
 
 
@@ -224,7 +246,7 @@ def test_both_separations_fail_closed_alike(
             timeout=60,
             check=False,
         )
-        (own / ".separate").rmdir()
+        _remove_stages(own)
         lines = done.stderr.splitlines()
         assert done.returncode == 125, (name, done.stderr)
         assert len(lines) == 1 and lines[0].startswith("benchguard confine: cannot run "), lines

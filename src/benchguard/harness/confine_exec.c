@@ -35,7 +35,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -459,10 +464,30 @@ static int spawn_main(int argc, char **argv)
 /* The separate_exec.py these steps are the port of (its sha256): the harness runs this
  * mode only while the script is unchanged (harness/launcher_build native_separation),
  * else the script itself, so an edit there never leaves the native view behind. */
-#define SEPARATE_EXEC_SHA256 "28c26d1d166a3ab2ef8a191055dcb1a7c4764020f16182fb3eb4c719156c8c34"
+#define SEPARATE_EXEC_SHA256 "09d25077b7dd73d8814dd8c93f90a6d2532672f14310ab11f9d2bfa8671f80e3"
 #define SEP_STAGE ".separate"
 #define SEP_TMP_OPTIONS "mode=755,size=1m,nr_inodes=4096"
 #define SEP_SHM_OPTIONS "mode=1777,size=64m"
+#define SEP_DEV_STAGE ".separate-dev"
+#define SEP_DEV_OPTIONS "mode=755,size=64k,nr_inodes=64"
+#define SEP_PTS_OPTIONS "newinstance,ptmxmode=0666,mode=620"
+#define SYS_MOUNT_SETATTR_NR 442
+#define AT_RECURSIVE_ 0x8000
+#define MOUNT_ATTR_RDONLY_ 0x1
+
+struct sep_node {
+    const char *name;
+    unsigned major, minor;
+};
+/* The usual set (bwrap --dev's), each mode 0666. */
+static const struct sep_node SEP_NODES[] = {{"null", 1, 3},    {"zero", 1, 5},
+                                            {"full", 1, 7},    {"random", 1, 8},
+                                            {"urandom", 1, 9}, {"tty", 5, 0}};
+static const char *const SEP_LINKS[][2] = {{"fd", "/proc/self/fd"},
+                                           {"stdin", "/proc/self/fd/0"},
+                                           {"stdout", "/proc/self/fd/1"},
+                                           {"stderr", "/proc/self/fd/2"},
+                                           {"ptmx", "pts/ptmx"}};
 
 static void sep_fail(const char *fmt, const char *a, const char *b)
 {
@@ -542,8 +567,100 @@ static int sep_makedirs(char *path)
     return 0;
 }
 
+struct mount_attr_ {
+    uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+/* The mount at path and every mount beneath it read-only in this namespace. */
+static void sep_read_only(const char *path)
+{
+    struct mount_attr_ attr = {MOUNT_ATTR_RDONLY_, 0, 0, 0};
+    if (syscall(SYS_MOUNT_SETATTR_NR, AT_FDCWD, path, AT_RECURSIVE_, &attr, sizeof attr) != 0)
+        sep_fail("read-only %s: %s", path, strerror(errno));
+}
+
+/* os.path.ismount: a mount point when its parent is on another device or is itself. */
+static int sep_is_mount(const char *path)
+{
+    struct stat self, up;
+    char parent[4200];
+    if (lstat(path, &self) != 0 || S_ISLNK(self.st_mode)) return 0;
+    snprintf(parent, sizeof parent, "%s/..", path);
+    if (lstat(parent, &up) != 0) return 0;
+    return self.st_dev != up.st_dev || self.st_ino == up.st_ino;
+}
+
+/* Step 4: a /dev of the run's own, staged at stage. */
+static void sep_private_dev(const char *stage)
+{
+    if (mkdir(stage, 0700) != 0) sep_fail("cannot make %s: %s", stage, strerror(errno));
+    if (mount("benchguard-dev", stage, "tmpfs", MS_NOSUID, SEP_DEV_OPTIONS) != 0)
+        sep_fail("tmpfs for /dev: %s%s", strerror(errno), "");
+    /* In a user namespace (an unprivileged harness) the kernel refuses mknod of a
+     * device; the host's nodes, which the agent's uid does not own, are bound instead. */
+    int fresh = geteuid() == 0;
+    char node[4300], host[64];
+    for (size_t i = 0; i < sizeof SEP_NODES / sizeof *SEP_NODES; i++) {
+        snprintf(node, sizeof node, "%s/%s", stage, SEP_NODES[i].name);
+        if (fresh) {
+            if (mknod(node, S_IFCHR | 0666, makedev(SEP_NODES[i].major, SEP_NODES[i].minor)) != 0 ||
+                chmod(node, 0666) != 0) /* not the umask's */
+                sep_fail("cannot make /dev/%s: %s", SEP_NODES[i].name, strerror(errno));
+        } else {
+            int fd = open(node, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd < 0) sep_fail("cannot make /dev/%s: %s", SEP_NODES[i].name, strerror(errno));
+            close(fd);
+            snprintf(host, sizeof host, "/dev/%s", SEP_NODES[i].name);
+            if (mount(host, node, NULL, MS_BIND, NULL) != 0)
+                sep_fail("bind of the host's /dev/%s: %s", SEP_NODES[i].name, strerror(errno));
+        }
+    }
+    for (size_t i = 0; i < sizeof SEP_LINKS / sizeof *SEP_LINKS; i++) {
+        snprintf(node, sizeof node, "%s/%s", stage, SEP_LINKS[i][0]);
+        if (symlink(SEP_LINKS[i][1], node) != 0)
+            sep_fail("cannot populate the private /dev: %s%s", strerror(errno), "");
+    }
+    char pts[4300], shm[4300];
+    snprintf(pts, sizeof pts, "%s/pts", stage);
+    snprintf(shm, sizeof shm, "%s/shm", stage);
+    if (mkdir(pts, 0755) != 0 || mkdir(shm, 01777) != 0)
+        sep_fail("cannot populate the private /dev: %s%s", strerror(errno), "");
+    /* Read-only before pts and shm are mounted on it: the nodes still read and write,
+     * but chmod, chown and utime are EROFS, a bound host node's included. */
+    sep_read_only(stage);
+    if (mount("devpts", pts, "devpts", MS_NOSUID | MS_NOEXEC, SEP_PTS_OPTIONS) != 0)
+        sep_fail("new devpts instance on /dev/pts: %s%s", strerror(errno), "");
+    if (mount("benchguard-shm", shm, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, SEP_SHM_OPTIONS) != 0)
+        sep_fail("tmpfs on /dev/shm: %s%s", strerror(errno), "");
+    if (mount(stage, "/dev", NULL, MS_MOVE, NULL) != 0)
+        sep_fail("move of the private /dev: %s%s", strerror(errno), "");
+}
+
+/* Step 6: a network namespace of this process's own, loopback up. */
+static void sep_private_network(void)
+{
+    if (unshare(CLONE_NEWNET) != 0) sep_fail("network namespace: %s%s", strerror(errno), "");
+    int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sock < 0) sep_fail("loopback up: socket: %s%s", strerror(errno), "");
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    snprintf(request.ifr_name, sizeof request.ifr_name, "lo");
+    if (ioctl(sock, SIOCGIFFLAGS, &request) != 0)
+        sep_fail("loopback up in the run's network namespace: %s%s", strerror(errno), "");
+    request.ifr_flags |= IFF_UP;
+    if (ioctl(sock, SIOCSIFFLAGS, &request) != 0)
+        sep_fail("loopback up in the run's network namespace: %s%s", strerror(errno), "");
+    close(sock);
+}
+
 static int separate_main(int argc, char **argv)
 {
+    /* --net is optional and comes first (as separate_exec.py's). */
+    int net = argc > 2 && strcmp(argv[2], "--net") == 0;
+    if (net) {
+        argv++;
+        argc--;
+    }
     int split = -1;
     for (int i = 2; i < argc; i++)
         if (strcmp(argv[i], "--") == 0) {
@@ -551,7 +668,7 @@ static int separate_main(int argc, char **argv)
             break;
         }
     if (split < 4 || split == argc - 1) {
-        dprintf(2, "usage: confine-exec --separate PARENT OWN [KEEP...] -- COMMAND...\n");
+        dprintf(2, "usage: confine-exec --separate [--net] PARENT OWN [KEEP...] -- COMMAND...\n");
         return 2;
     }
     const char *parent_arg = argv[2], *own_arg = argv[3];
@@ -627,13 +744,17 @@ static int separate_main(int argc, char **argv)
     /* 3. the staging tmpfs becomes PARENT */
     if (mount(stage, parent_arg, NULL, MS_MOVE, NULL) != 0)
         sep_fail("move of the private %s: %s", parent_arg, strerror(errno));
-    /* 4. a /dev/shm of the run's own */
-    struct stat shm;
-    if (stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode) &&
-        mount("benchguard-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-              SEP_SHM_OPTIONS) != 0)
-        sep_fail("tmpfs on /dev/shm: %s%s", strerror(errno), "");
-    /* 5. no ambient capability across exec (none there as root: harmless) */
+    /* 4. a /dev of the run's own (fresh nodes, its own devpts and /dev/shm) */
+    size_t droom = strlen(own_arg) + sizeof SEP_DEV_STAGE + 2;
+    char *dev_stage = malloc(droom);
+    if (dev_stage == NULL) sep_fail("%s%s", "out of memory", "");
+    snprintf(dev_stage, droom, "%s/%s", own_arg, SEP_DEV_STAGE);
+    sep_private_dev(dev_stage);
+    /* 5. /sys and every mount beneath it read-only */
+    if (sep_is_mount("/sys")) sep_read_only("/sys");
+    /* 6. a network namespace of the run's own, when asked */
+    if (net) sep_private_network();
+    /* 7. no ambient capability across exec (none there as root: harmless) */
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
     /* The old working directory is the covered tree's: re-enter it by name. */
     if (chdir(here) != 0) sep_fail("cannot return to %s: %s", here, strerror(errno));
