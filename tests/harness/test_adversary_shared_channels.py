@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from benchguard.harness import containment, separate_exec
-from harness.helpers import REPO
+from benchguard.harness import containment, job, preflight, separate_exec
+from harness.helpers import REPO, Operator, agent, load_run, only_tasks
 from harness.privileges import (
     SYSTEM_PYTHON,
     UNPRIVILEGED,
@@ -271,3 +271,32 @@ def test_a_failed_step_is_named_and_the_command_never_runs() -> None:
     )
     assert separate_exec.DEV_STAGE in done.stderr, done.stderr
     assert not ran
+
+
+def test_an_unavailable_separation_is_loud_at_pre_flight_and_on_rows(
+    operator: Operator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guards against runs going unseparated with only a record field to say so: where
+    the probe finds a step failing (here it is told so: the kernel cannot be made to
+    refuse on a machine where every step works), pre-flight prints a warning naming
+    the step, every record says ``separation_unavailable`` and every row
+    ``separation: unavailable``; a separated batch's rows say ``separated``."""
+    reason = "benchguard confine: cannot separate the run from the others: devpts (test)"
+    for module in (containment, job, preflight):
+        monkeypatch.setattr(module, "separation_works", lambda: reason)
+    code, output, run_dir = operator.run(
+        str(only_tasks(operator, "sum-numbers")), "--agent", agent("honest")
+    )
+    assert code == 0 and run_dir is not None, output
+    assert "the runs will NOT be separated from each other" in output, output
+    assert "devpts (test)" in output, output
+    found, rows, _ = load_run(run_dir)
+    assert [r["containment"]["separation_unavailable"] for r in found] == [reason]
+    assert [row["separation"] for row in rows] == ["unavailable"]
+    monkeypatch.undo()
+    code, output, run_dir = operator.run(
+        str(only_tasks(operator, "sum-numbers")), "--agent", agent("honest")
+    )
+    assert code == 0 and run_dir is not None, output
+    assert "NOT be separated" not in output, output
+    assert [row["separation"] for row in load_run(run_dir)[1]] == ["separated"]

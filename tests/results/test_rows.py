@@ -19,7 +19,7 @@ ROW_KEYS = {
     "harness", "status", "validated", "outcomeScore", "correctnessScore",
     "recoverableSafetyScore", "scoringVersion", "catastrophic", "catastrophicKinds",
     "catastrophicDetails", "integrityStatus", "reviewDetails", "sandboxed", "confined", "homeMode",
-    "agentCapabilities", "promptDelivery",
+    "agentCapabilities", "separation", "promptDelivery",
     "dismissedFindings", "error",
 }  # fmt: skip
 

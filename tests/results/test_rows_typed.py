@@ -54,7 +54,17 @@ def _records(draw: st.DrawFn) -> dict[str, Any]:
         ("confined", [True, False, None]),
         ("home_mode", ["fresh", "persistent", None, "odd"]),
         ("prompt_delivery", [None, {"status": "intact"}, {"status": "altered"}, {"x": 1}]),
-        ("containment", [{"agent_capabilities": "none"}, {"agent_capabilities": "all"}, None]),
+        (
+            "containment",
+            [
+                {"agent_capabilities": "none"},
+                {"agent_capabilities": "all"},
+                {"separated": True, "separation_unavailable": None},
+                {"separated": False, "separation_unavailable": "no mount namespace"},
+                {"separated": False, "separation_unavailable": None},
+                None,
+            ],
+        ),
         ("sandboxed", [True, False]),
         ("validated", [True, False]),
         ("integrity_checked", [True, False]),

@@ -120,6 +120,13 @@ class ResultRow(_CamelModel):
     # (record["containment"]["agent_capabilities"], harness.confine_exec); "" unknown
     # (a foreign record, or one from before the launcher dropped them).
     agent_capabilities: str = ""
+    # "separated": the run's namespace held no other run's scratch and its own /dev,
+    # read-only /sys and (without host network) network (harness.separate_exec);
+    # "unavailable": asked for (confined, unsandboxed) but this harness could not make
+    # it, so the run shared those with its siblings (record["containment"]
+    # ["separation_unavailable"] says why); "" not asked for (sandboxed, unconfined) or
+    # unknown (a foreign record).
+    separation: str = ""
     # "intact": the agent was handed exactly the task's prompt; "altered": the argv
     # template or (seen through the model proxy) a scaffold changed it; "none": its argv
     # has no {prompt}, it was handed no prompt; "" unknown (a
@@ -192,6 +199,7 @@ class RowInput:
     confined: bool | None
     home_mode: str
     agent_capabilities: str
+    separation: str
     prompt_delivery: str
     # False only when the record says so (``integrity_checked: false``): unverified.
     integrity_checked: bool
@@ -213,6 +221,7 @@ class RowInput:
             confined=record.confined,
             home_mode=_home_mode(record.home_mode),
             agent_capabilities=_agent_capabilities(extra.get("containment")),
+            separation=_separation(extra.get("containment")),
             prompt_delivery=_prompt_delivery(record.prompt_delivery),
             integrity_checked=record.integrity_checked,
             error=(record.error or "") if record.status != "success" else "",
@@ -235,6 +244,7 @@ class RowInput:
             confined=confined if isinstance(confined, bool) else None,
             home_mode=_home_mode(record.get("home_mode")),
             agent_capabilities=_agent_capabilities(record.get("containment")),
+            separation=_separation(record.get("containment")),
             prompt_delivery=_prompt_delivery(record.get("prompt_delivery")),
             integrity_checked=record.get("integrity_checked") is not False,
             error=_text(record.get("error")) if record.get("status") != "success" else "",
@@ -285,6 +295,7 @@ def row_from_record(record: RunRecord | Mapping[str, Any], manifest: Manifest) -
         confined=read.confined,
         home_mode=read.home_mode,
         agent_capabilities=read.agent_capabilities,
+        separation=read.separation,
         prompt_delivery=read.prompt_delivery,
         dismissed_findings=_dismissed_count(read.cheating_report),
         error=read.error,
@@ -300,6 +311,15 @@ def _prompt_delivery(entry: object) -> str:
     if isinstance(entry, Mapping) and entry.get("status") in ("intact", "altered", "none"):
         return str(entry["status"])
     return ""
+
+
+def _separation(containment: object) -> str:
+    if not isinstance(containment, Mapping):
+        return ""
+    if containment.get("separated") is True:
+        return "separated"
+    unavailable = containment.get("separation_unavailable")
+    return "unavailable" if isinstance(unavailable, str) and unavailable else ""
 
 
 def _agent_capabilities(containment: object) -> str:
