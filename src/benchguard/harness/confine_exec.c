@@ -464,7 +464,7 @@ static int spawn_main(int argc, char **argv)
 /* The separate_exec.py these steps are the port of (its sha256): the harness runs this
  * mode only while the script is unchanged (harness/launcher_build native_separation),
  * else the script itself, so an edit there never leaves the native view behind. */
-#define SEPARATE_EXEC_SHA256 "09d25077b7dd73d8814dd8c93f90a6d2532672f14310ab11f9d2bfa8671f80e3"
+#define SEPARATE_EXEC_SHA256 "412cc6340c538e6e2e9883acee271bf6d10e22b9198e79c9038f3c0cf0fd86eb"
 #define SEP_STAGE ".separate"
 #define SEP_TMP_OPTIONS "mode=755,size=1m,nr_inodes=4096"
 #define SEP_SHM_OPTIONS "mode=1777,size=64m"
