@@ -9,6 +9,8 @@ agent; the figure is the wall time of the whole chain, per run:
   nodes and devpts, /dev/shm, read-only /sys: every step but the network);
 - separation + network: the same with ``--net`` (a run whose agent and task ask for no
   host network: a network namespace of its own, loopback up);
+- native: the same steps by the native launcher (``confine-exec --separate --net``),
+  where it is built and ports this script (harness/launcher_build);
 - ``--compare FILE``: another ``separate_exec.py`` with the same command line and no
   ``--net`` (e.g. the script before these steps: ``git show REV:src/...``), for the
   cost the new steps add.
@@ -31,12 +33,15 @@ import time
 from pathlib import Path
 
 from benchguard.harness import containment
+from benchguard.harness.launcher_build import native_separation
 
 
 def _chain(script: Path | None, parent: str, own: str, *, net: bool) -> list[str]:
     prefix = list(containment.pid_namespace_prefix(keep_caps=True))
     if script is None:
         return [*prefix, "--", "/bin/sh", "-c", "true"]
+    if script.suffix != ".py":  # the native launcher
+        return [*prefix, "--", str(script), "--separate", "--net", parent, own, "--", "true"]
     flags = ["--net"] if net else []
     return [
         *prefix,
@@ -76,6 +81,9 @@ def main() -> int:
         "separation (/tmp, /dev, devpts, /sys)": (script, False),
         "separation + own network": (script, True),
     }
+    native = native_separation()
+    if native is not None:
+        variants["native separation + own network"] = (native, True)
     if args.compare is not None:
         variants[f"compare: {args.compare.name}"] = (args.compare.resolve(), False)
     times: dict[str, list[float]] = {name: [] for name in variants}
