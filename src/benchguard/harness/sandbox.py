@@ -140,8 +140,12 @@ def bwrap_argv(
     bwrap: str = "bwrap",
     identity: AgentIdentity | None = None,
     gate: SandboxGate | None = None,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The full ``bwrap ... -- command`` argv for one run.
+
+    With ``seccomp_fd`` (a descriptor the caller passes on, holding a compiled filter)
+    bubblewrap installs that filter just before it executes the command.
 
     With ``gate`` bwrap reports its namespace and waits until the harness registered
     it (:mod:`benchguard.harness.harness_namespaces`) before the command runs.
@@ -185,6 +189,8 @@ def bwrap_argv(
     # bwrap's own root and /dev are tmpfs: private, but a place to stage files that no
     # one asked for; read-only, the writable set is exactly the binds above and /tmp.
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += ["--chdir", str(spec.workspace), "--"]
     args += identity.argv(command) if identity is not None else list(command)
     return gate.wrap(args) if gate is not None else args

@@ -46,7 +46,7 @@ from typing import Any
 
 import re2
 
-from benchguard.harness import grading
+from benchguard.harness import box_seccomp, grading
 from benchguard.harness.beneath import open_beneath
 from benchguard.harness.check_programs import GradingPaths, PytestRun, normalise, pytest_run
 from benchguard.harness.grading import CHECK_PATH, Box, BoxError, CheckRun
@@ -321,6 +321,7 @@ def _run_command(
     pytest = pytest_run(check.command)
     read_only: tuple[Path, ...] = ()
     gate: SandboxGate | None = None
+    seccomp_fds: tuple[int, ...] = ()
     if pytest is not None:
         argv = grading.pytest_argv(pytest, run)
         env.update(grading.pytest_environment(run))
@@ -338,10 +339,24 @@ def _run_command(
             # Root: fanotify observers may be watching other runs; the box's namespace
             # is registered as the harness's before the check runs in it.
             gate = SandboxGate.make(run.root)
-        argv = bwrap_argv(spec, argv, bwrap=sandbox.bwrap, identity=identity, gate=gate)
+        # The agent's seccomp filter, installed by bubblewrap (harness.box_seccomp).
+        seccomp_fds = (box_seccomp.program_fd(),)
+        argv = bwrap_argv(
+            spec,
+            argv,
+            bwrap=sandbox.bwrap,
+            identity=identity,
+            gate=gate,
+            seccomp_fd=seccomp_fds[0],
+        )
+    else:
+        argv = box_seccomp.wrapped(argv)
     try:
-        return _run_gated(check, argv, env, run, box, gate, pytest, forged)
+        return _run_gated(check, argv, env, run, box, gate, pytest, forged, seccomp_fds)
     finally:
+        for fd in seccomp_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
         if gate is not None:
             gate.close()
 
@@ -355,7 +370,9 @@ def _run_gated(
     gate: SandboxGate | None,
     pytest: PytestRun | None,
     forged: list[dict[str, str]] | None,
+    keep_fds: tuple[int, ...] = (),
 ) -> dict[str, Any]:
+    """``keep_fds``: descriptors the command inherits too, closed by the caller."""
     reader: StreamReader | None = None
     pass_fds: tuple[int, ...] = ()
     if pytest is not None:
@@ -379,7 +396,7 @@ def _run_gated(
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
-                pass_fds=pass_fds,
+                pass_fds=(*pass_fds, *keep_fds),
             )
         finally:
             for fd in pass_fds:
