@@ -14,15 +14,25 @@ the agent file, the program and the reason:
 3. the model endpoint (``endpoint_env``), when one is configured, answers HTTP: any
    response, even an error status, counts; a refused connection or a timeout does not.
 
+The check is the agent file's own program (agent-controlled code), so it is contained
+and audited as a run is (red team 6's pre-flight wins: a double-forked helper outlived
+pre-flight and sabotaged, signalled or fed later runs; under ``--unconfined`` the check
+read the tasks unaudited): its own pid namespace and cgroup (every process of it is
+killed when the check ends, daemonized or not), the separation where a run would get it,
+and the batch's audit over the batch's protected set. A check whose audit saw it touch
+protected material, or change metadata outside its own trees, refuses the batch
+(:class:`PreflightError`, naming the check and the evidence).
+
 What it cannot see: an endpoint that answers the check but rejects the agent's key or
-model, and an agent that starts but fails on its first real task.
+model, and an agent that starts but fails on its first real task; with the audit off
+(``--audit none``) a check's reads are not seen, only contained.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import urllib.error
@@ -32,6 +42,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from benchguard.errors import BadInputError
+from benchguard.harness import cgroup
 from benchguard.harness.agents.config import (
     DEFAULT_PATH,
     AgentConfig,
@@ -39,12 +50,15 @@ from benchguard.harness.agents.config import (
     make_state_dirs,
     render_argv,
 )
+from benchguard.harness.audit import AuditSettings, ProtectedSet, protected_set
+from benchguard.harness.audit_session import RunSession
 from benchguard.harness.confine import Confinement, agent_policy, launcher_argv
-from benchguard.harness.containment import separation_works
+from benchguard.harness.containment import RunContainment, separate_script, separation_works
 from benchguard.harness.home import HomeSettings, make_run_home
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.model_proxy import ModelNetworkError, model_endpoint
-from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
+from benchguard.harness.process import run_process
+from benchguard.harness.sandbox import SandboxSpec, bwrap_argv, interpreter_paths
 
 CHECK_TIMEOUT_S = 60.0
 ENDPOINT_TIMEOUT_S = 10.0
@@ -67,8 +81,15 @@ def preflight(
     parent: Mapping[str, str] | None = None,
     confinement: Confinement | None = None,
     home_settings: HomeSettings | None = None,
+    audit: AuditSettings | None = None,
+    tasks_dirs: tuple[Path, ...] = (),
+    results_root: Path | None = None,
 ) -> None:
-    """Raise :class:`PreflightError` unless the agent can start (see the module doc)."""
+    """Raise :class:`PreflightError` unless the agent can start (see the module doc).
+
+    ``audit``, ``tasks_dirs``, ``results_root``: the batch's audit and what it protects;
+    the check is audited over them as a run would be (None: not audited, still
+    contained)."""
     env_in = os.environ if parent is None else parent
     where = f"agent {agent.name!r}" + (f" ({agent.source})" if agent.source else "")
     program = program_path(agent, home)
@@ -79,7 +100,24 @@ def preflight(
             f"agent's PATH ({path}); install it there or set set_env.PATH in the agent file"
         )
     confined = confinement is not None and confinement.active
-    _check_runs(agent, program, sandbox, home, read_only, bwrap, identity, env_in, where, confined)
+    watch = (
+        _Watched(audit, tasks_dirs, results_root)
+        if audit is not None and audit.active and results_root is not None
+        else None
+    )
+    _check_runs(
+        agent,
+        program,
+        sandbox,
+        home,
+        read_only,
+        bwrap,
+        identity,
+        env_in,
+        where,
+        confined,
+        watch=watch,
+    )
     # A confined unsandboxed run with network: model is in a network namespace of its
     # own too (harness/containment), reaching its endpoint only through the bridge.
     bridged = sandbox == "bwrap" or (confined and separation_works() is None)
@@ -102,6 +140,30 @@ def separation_warning(*, sandbox: str, confinement: Confinement) -> str | None:
         "loopback servers), and every record says containment.separation_unavailable; "
         "use --sandbox bwrap, or fix the failing step"
     )
+
+
+class _Watched:
+    """The batch's audit and protected roots, for the check's own audit."""
+
+    def __init__(
+        self, settings: AuditSettings, tasks_dirs: tuple[Path, ...], results_root: Path
+    ) -> None:
+        self.settings = settings
+        self.tasks_dirs = tasks_dirs
+        self.results_root = results_root
+
+    def protected(self, scratch: Path, home: Path, read_only: tuple[Path, ...]) -> ProtectedSet:
+        # The same roots a run's audit has (harness/job._protected), the check's own
+        # scratch in place of the run's.
+        return protected_set(
+            tasks_dirs=[p.resolve() for p in self.tasks_dirs],
+            results_root=self.results_root,
+            own_scratch=scratch,
+            protect=self.settings.protect,
+            interpreter=interpreter_paths(),
+            agent_own=(*read_only, separate_script(), home, scratch),
+            own_trees=(home, scratch),
+        )
 
 
 def program_path(agent: AgentConfig, home: Path) -> Path | None:
@@ -131,6 +193,8 @@ def _check_runs(
     where: str,
     confined: bool = False,
     home_settings: HomeSettings | None = None,
+    *,
+    watch: _Watched | None = None,
 ) -> None:
     fresh = home_settings is not None and home_settings.fresh
     if sandbox != "bwrap" and not agent.check_argv and not confined and not fresh:
@@ -198,38 +262,69 @@ def _check_runs(
                 network=agent.network is True,
             )
             command = bwrap_argv(spec, command, bwrap=bwrap, identity=identity)
+        # Contained as a run is (harness/containment): its own pid namespace and cgroup,
+        # separated where a run would be, and audited over the batch's protected set.
+        containment = RunContainment.start(
+            cgroup.process_batch(),
+            "preflight",
+            separate=root if sandbox != "bwrap" and confined else None,
+            host_network=agent.network is True,
+        )
+        session = RunSession(
+            watch.settings if watch is not None else AuditSettings(),
+            containment,
+            root,
+            protected=watch.protected(root, home, read_only) if watch is not None else None,
+        )
         try:
-            result = subprocess.run(
-                command,
+            wrapped = session.command(command)
+            finished = run_process(
+                wrapped,
                 cwd=workspace,
                 env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=CHECK_TIMEOUT_S,
-                check=False,
+                timeout_s=CHECK_TIMEOUT_S,
+                stdout_file=root / "check.stdout",
+                stderr_file=root / "check.stderr",
+                trace_log=session.trace_log,
             )
-        except subprocess.TimeoutExpired:
+            # Every process the check started dies here, daemonized or not.
+            session.end()
+            summary = session.summary(workspace) if watch is not None else None
+            output = b""
+            for name in ("check.stderr", "check.stdout"):
+                with contextlib.suppress(OSError):
+                    output += (root / name).read_bytes()[-4 * OUTPUT_TAIL_CHARS :]
+        finally:
+            session.remove()
+    if finished.start_error is not None:
+        raise PreflightError(
+            f"{where}: {_shown(command, agent)} could not start{_inside(sandbox)}: "
+            f"{finished.start_error}"
+        )
+    if finished.timed_out:
+        raise PreflightError(
+            f"{where}: {_shown(command, agent)} did not finish within "
+            f"{CHECK_TIMEOUT_S:g}s{_inside(sandbox)}"
+        )
+    if summary is not None:
+        evidence = audit_evidence(summary)
+        if evidence is not None:
             raise PreflightError(
-                f"{where}: {_shown(command, agent)} did not finish within "
-                f"{CHECK_TIMEOUT_S:g}s{_inside(sandbox)}"
-            ) from None
-        except OSError as exc:
-            raise PreflightError(
-                f"{where}: {_shown(command, agent)} could not start{_inside(sandbox)}: "
-                f"{exc.strerror or exc}"
-            ) from None
-    if result.returncode != 0:
-        output = (result.stderr + result.stdout).decode("utf-8", errors="replace").strip()
+                f"{where}: check {_shown(command, agent)} {evidence}; a pre-flight check "
+                "is audited as a run is, and may read nothing a run may not"
+            )
+    if finished.returncode != 0:
+        text = output.decode("utf-8", errors="replace").strip()
         what = (
             f"program {str(program)!r} is not visible or not executable"
             if not agent.check_argv
-            else f"check {list(agent.check_argv)} exited {result.returncode}"
+            else f"check {list(agent.check_argv)} exited {finished.returncode}"
         )
         if confined:
             what += " under the Landlock allow-list"
         raise PreflightError(
             f"{where}: {what}{_inside(sandbox)}"
-            + (f": {output[-OUTPUT_TAIL_CHARS:]}" if output else "")
+            + (f": {text[-OUTPUT_TAIL_CHARS:]}" if text else "")
             + (
                 "; under --sandbox bwrap only system directories, the interpreter, the "
                 "agent's directory and its program's tree are visible"
@@ -237,6 +332,38 @@ def _check_runs(
                 else ""
             )
         )
+
+
+# Named in a refusal: the first few accesses the check's audit charged it with.
+EVIDENCE_SHOWN = 5
+
+
+def audit_evidence(summary: Mapping[str, object]) -> str | None:
+    """What the check's audit charged it with (protected material opened, metadata
+    changed outside its trees), as the refusal's evidence; None when nothing."""
+    accesses = summary.get("accesses")
+    listed = accesses if isinstance(accesses, list) else []
+    count = summary.get("protected_accesses")
+    unattributed = summary.get("metadata_unattributed")
+    if not listed and not count and not unattributed:
+        return None
+    # The opens of content first: a listing or lookup is the weaker evidence.
+    ordered = sorted(
+        (a for a in listed if isinstance(a, dict)),
+        key=lambda a: a.get("operation") in ("listed", "looked up"),
+    )
+    shown = []
+    for access in ordered[:EVIDENCE_SHOWN]:
+        if isinstance(access, dict):
+            shown.append(
+                f"{access.get('operation')} {access.get('path')} "
+                f"({access.get('category')}, {access.get('result')})"
+            )
+    what = f"touched protected material ({count or len(listed)} access(es)"
+    if unattributed:
+        what += f", {unattributed} metadata change(s) no run can be charged with"
+    what += ")"
+    return what + (": " + "; ".join(shown) if shown else "")
 
 
 def _inside(sandbox: str) -> str:

@@ -198,6 +198,10 @@ def prepare_run(
                 identity=identity,
                 confinement=confinement,
                 home_settings=home_settings,
+                # The check is agent code: audited over what a run's audit protects.
+                audit=request.audit,
+                tasks_dirs=(request.tasks_dir,),
+                results_root=request.out,
             )
     except PreflightError as exc:
         raise BadInputError(f"pre-flight refused the batch: {exc}") from None
