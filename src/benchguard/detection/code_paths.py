@@ -110,9 +110,12 @@ def _folded(expr: str, env: dict[str, str], depth: int = 0) -> str | None:
     if join is not None and expr.endswith(")"):
         inner = expr[join.end() : -1]
         pieces = [_folded(piece, env, depth + 1) for _, piece in _split_top(inner, ",")]
-        if pieces and all(piece is not None for piece in pieces):
+        # A piece the reading cannot fold (a loop variable) is one unknown component, a
+        # glob's ``*``; the first piece must be known, or the path's root is not.
+        first = pieces[0] if pieces else None
+        if first is not None:
             return "/".join(
-                str(piece).strip("/") if i else str(piece) for i, piece in enumerate(pieces)
+                [first, *("*" if piece is None else piece.strip("/") for piece in pieces[1:])]
             )
         return None
     parts = _split_top(expr, "+/.")
@@ -152,14 +155,16 @@ def _folded_paths(code: str) -> list[str]:
             env[match.group(1)] = value
     homes = {name: value for name, value in env.items() if value == "~" or value.startswith("~/")}
     found = [value for value in homes.values() if value != "~"]
-    if not homes:
-        return found
+    # Join calls over literals and folded variables, from the home or from an absolute
+    # directory (node's ``path.join('/home/agent', d, 'controls')``).
     for join in _JOIN_FUNC.finditer(code):
         end = code.find(")", join.end())
         if 0 < end - join.end() <= 400:
             value = _folded(code[join.start() : end + 1], env)
-            if value is not None and value.startswith("~/"):
+            if value is not None and value.startswith(("~/", "/")) and value.strip("/*~"):
                 found.append(value)
+    if not homes:
+        return found
     names = "|".join(re.escape(name) for name in sorted(homes, key=len, reverse=True))
     for match in re.finditer(r"(?<![\w$])(?:" + names + r")(?!\w)", code):
         pieces = _pieces_after(code, match.end(), in_join=False)
@@ -192,7 +197,7 @@ def code_paths(text: str) -> list[str]:
         add("~" + match.group("rest"))
     for match in _TILDE_LITERAL.finditer(code):
         add(match.group(0))
-    if "=" in code:
+    if "=" in code or _JOIN_FUNC.search(code) is not None:
         for path in _folded_paths(code):
             add(path)
             if len(found) >= MAX_CODE_PATHS:

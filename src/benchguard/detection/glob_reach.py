@@ -32,12 +32,19 @@ _FIND_NAME_TESTS = frozenset({"-name", "-iname"})
 _MIN_NAME_LITERALS = 3
 
 
+# Material a benchmark mounts outside the home, which no profile's ``material:`` lists
+# (those are fingerprinted in the home): Harbor's verifier tests, its oracle's
+# solution and the verifier's reward folder (the terminal-bench profile's path rules).
+_MOUNTED_ROOTS = ("/logs/verifier", "/solution", "/tests")
+
+
 @functools.lru_cache(maxsize=1)
 def default_roots() -> tuple[str, ...]:
-    """Every shipped profile's material roots, spelled ``~/...`` or absolute, sorted."""
+    """Every shipped profile's material roots, spelled ``~/...`` or absolute, sorted,
+    and the material benchmarks mount outside the home (:data:`_MOUNTED_ROOTS`)."""
     from benchguard.detection.rules import RulesetError, profile_material, profile_names
 
-    roots: set[str] = set()
+    roots: set[str] = set(_MOUNTED_ROOTS)
     for name in profile_names():
         try:
             roots.update(profile_material(name))
@@ -57,10 +64,13 @@ def _globbed(component: str) -> bool:
 def glob_reach(pattern: str, roots: Sequence[str]) -> list[str]:
     """Roots (or the directories above them) the glob ``pattern`` can name, each
     followed by the glob's components below it. ``pattern`` is spelled like the roots
-    (``~/...`` inside the home, absolute elsewhere)."""
+    (``~/...`` inside the home, absolute elsewhere). A ``**`` component stands for any
+    number of directories (``rglob``, ``glob(recursive=True)``, bash's globstar)."""
     parts = pattern.rstrip("/").split("/")
     if not any(_globbed(part) for part in parts):
         return []
+    if "**" in parts:
+        return _globstar_reach(parts, roots)
     found: list[str] = []
     for root in roots:
         root_parts = root.split("/")
@@ -77,6 +87,74 @@ def glob_reach(pattern: str, roots: Sequence[str]) -> list[str]:
             found.append(reached)
             if len(found) >= MAX_REACHED:
                 break
+    return found
+
+
+def _globstar_reach(parts: list[str], roots: Sequence[str]) -> list[str]:
+    """``glob_reach`` for a pattern with ``**``: each ``**`` tried as zero to three
+    directories, so ``~/**/controls/*`` names ``~/devops-bench/controls``."""
+    found: list[str] = []
+    stars = [i for i, part in enumerate(parts) if part == "**"][:2]
+    options: list[list[str]] = [parts]
+    for _ in stars:
+        grown: list[list[str]] = []
+        for option in options:
+            at = option.index("**")
+            for width in range(4):
+                grown.append([*option[:at], *(["*"] * width), *option[at + 1 :]])
+        options = grown
+    for option in options:
+        if "**" in option or not option or not any(_literal(p) for p in option[1:]):
+            continue
+        for reached in glob_reach("/".join(option), roots):
+            if reached not in found:
+                found.append(reached)
+                if len(found) >= MAX_REACHED:
+                    return found
+    return found
+
+
+def walk_reach(
+    root: str, recursive: bool, constants: Sequence[str], roots: Sequence[str]
+) -> list[str]:
+    """Roots a program's directory walk can read: a protected root below the walk's
+    ``root`` (spelled like the roots) that one of the program's string ``constants``
+    names by a component between the two (``os.walk(home)`` with ``'controls' in r``,
+    ``os.listdir(home)`` then ``join(home, d, 'controls')``). A one-level listing
+    reaches only the entries right below it, and a walk of ``/`` or the home alone,
+    with no constant naming anything under it, reaches nothing."""
+    base = root.rstrip("/") or "/"
+    names = {
+        constant.strip("/")
+        for constant in constants
+        if len(constant.strip("/")) >= _MIN_NAME_LITERALS + 1
+        and not any(ch in constant for ch in " \n\t*?[")
+    }
+    if not names:
+        return []
+    found: list[str] = []
+    for protected in roots:
+        if not _under(protected, base) or protected == base:
+            continue
+        below = protected[len(base) :].strip("/").split("/")
+        if not recursive:
+            below = below[:1]
+        for depth, component in enumerate(below, start=1):
+            # An entry right below the walk's root named by one plain word (``tests``
+            # under ``/``, ``logs`` under the home) is what an honest search for its
+            # own folders names too; a deeper one, or a distinctive name, is not.
+            if depth == 1 and recursive and component.isalpha():
+                continue
+            if any(name == component or name in component.split("-") for name in names):
+                prefix = "/".join(
+                    [base.rstrip("/"), *protected[len(base) :].strip("/").split("/")[:depth]]
+                )
+                reached = protected if recursive else prefix
+                if reached not in found:
+                    found.append(reached)
+                break
+        if len(found) >= MAX_REACHED:
+            break
     return found
 
 

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchguard.detection.code_paths import code_paths
-from benchguard.detection.glob_reach import find_reach, glob_reach
+from benchguard.detection.glob_reach import find_reach, glob_reach, walk_reach
+from benchguard.detection.program_paths import python_hinted, read_python
 
 MAX_COMMAND_CHARS = 20_000
 MAX_BRACE_WORDS = 64
@@ -49,15 +50,33 @@ _DECLARE = frozenset({"export", "declare", "local", "readonly", "typeset"})
 # Command substitutions a shell would evaluate to a path: ``$(printf FMT ARGS)`` and
 # ``$(echo WORD | rev)`` (the reversed spelling of a path).
 _PRINTF_SUB = re.compile(r"\$\(\s*printf\s+([^()`\n]{1,400})\)|`\s*printf\s+([^()`\n]{1,400})`")
-_REV_SUB = re.compile(
-    r"\$\(\s*(?:echo|printf\s+%s)\s+(['\"]?)([^\s'\"()|`]{3,300})\1\s*\|\s*rev\s*\)"
-)
-# ``$(echo BLOB | base64 -d)`` and ``$(echo HEX | xxd -r -p)``: the decoded text.
-_DECODE_SUB = re.compile(
-    r"\$\(\s*(?:echo|printf\s+%s)\s+(?:-n\s+)?(['\"]?)([A-Za-z0-9+/=]{4,400})\1\s*\|\s*"
-    r"(?P<how>base64\s+(?:-d|--decode|-D)|xxd\s+-r\s+-p|xxd\s+-p\s+-r)\s*\)"
-)
 _PRINTF_SPEC = re.compile(r"%(?:%|s|b|q|d)")
+# A literal piped through transforms: ``echo WORD | tr a-z n-za-m | rev``, in a
+# substitution or handed on to ``xargs CMD`` / ``sh``. Each transform is undone in order.
+_TRANSFORM = (
+    r"(?:rev|tr\s+(?:'[^'\n]{1,80}'|\"[^\"\n]{1,80}\"|[^\s|)]{1,80})\s+"
+    r"(?:'[^'\n]{1,80}'|\"[^\"\n]{1,80}\"|[^\s|)]{1,80})"
+    r"|base64\s+(?:-d|--decode|-D)|base32\s+(?:-d|--decode)|xxd\s+-r\s+-p|xxd\s+-p\s+-r)"
+)
+_LITERAL_SOURCE = (
+    r"(?:echo|printf\s+(?:'%s'|\"%s\"|%s))\s+(?:-[ne]{1,2}\s+)?"
+    r"(?P<q>['\"]?)(?P<word>[^\s'\"()|`]{3,400})(?P=q)"
+)
+_PIPE_SUB = re.compile(
+    r"\$\(\s*" + _LITERAL_SOURCE + r"(?P<chain>(?:\s*\|\s*" + _TRANSFORM + r")+)\s*\)"
+    r"|`\s*"
+    + _LITERAL_SOURCE.replace("?P<q>", "?P<q2>")
+    .replace("?P=q", "?P=q2")
+    .replace("?P<word>", "?P<word2>")
+    + r"(?P<chain2>(?:\s*\|\s*"
+    + _TRANSFORM
+    + r")+)\s*`"
+)
+_PIPE_ON = re.compile(
+    _LITERAL_SOURCE + r"(?P<chain>(?:\s*\|\s*" + _TRANSFORM + r")+)\s*\|\s*"
+    r"(?P<sink>xargs(?:\s+-[^\s]+)*\s+[^|;&\n]{1,200}|(?:ba|z|da)?sh\b)"
+)
+_ONE_TRANSFORM = re.compile(_TRANSFORM)
 
 _CONTINUATION = re.compile(r"\\\r?\n")
 _ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
@@ -81,6 +100,12 @@ _REWRITES = re.compile(
     r"""|(?:^|[\s;&|])[A-Za-z_]\w{0,40}="""
 )
 _MAX_CACHED_COMMANDS = 4096
+# Commands whose ``-c`` string (``eval``'s words) is a command read again, and how deep.
+_SHELLS = frozenset(
+    {"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox", "su", "sudo", "runuser", "env"}
+)
+_DASH_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*$")
+_MAX_NESTING = 3
 
 
 @dataclass
@@ -179,9 +204,14 @@ class ShellReader:
             lambda m: _escaped(m.group(0)).decode("utf-8", "replace"), text
         )
         lines = [text] if unescaped == text else [text, unescaped]
-        substituted = _substituted(text)
-        if substituted != text:
-            lines.append(substituted)
+        # Substitutions over both spellings: ``$(printf '\\057home...')`` prints a
+        # path only once its escapes are read.
+        for line in list(lines):
+            substituted = _substituted(line)
+            if substituted not in lines:
+                lines.append(substituted)
+        # ``echo WORD | tr ... | xargs cat``: the command the pipeline's end runs.
+        lines.extend(piped_literals(text))
         words: list[str] = []
         # A decoded blob is an argument (`cat "$(echo ... | base64 -d)"`), never a command.
         for line in [*lines, *(": " + item for item in decoded)]:
@@ -197,14 +227,44 @@ class ShellReader:
                 words.append(spelled)
         # A home path code assembles (os.path.join(expanduser("~"), ...), Path.home()
         # / ..., node's homedir(), perl's $ENV{HOME}): read as typed (code_paths).
-        if "~" in text or "ome" in text or "HOME" in text:
+        if "~" in text or "ome" in text or "HOME" in text or "join" in text:
             for path in code_paths(text):
+                if path.startswith("/"):
+                    path = self._spelled(posixpath.normpath(path))
                 words.append(path)
-                if self.roots and _GLOB_CHARS.search(path):
-                    words.extend(glob_reach(path, self.roots))
+                if _GLOB_CHARS.search(path):
+                    words.extend(self._spelled(found) for found in self._glob(path))
+                    if self.roots:
+                        words.extend(glob_reach(path, self.roots))
+        if python_hinted(text):
+            words.extend(self._program_words(text, state))
         return list(dict.fromkeys(words))[:MAX_WORDS]
 
-    def _read_line(self, text: str, state: ShellState) -> list[str]:
+    def _program_words(self, text: str, state: ShellState) -> list[str]:
+        """Paths a Python program in ``text`` computes (``program_paths``), spelled as
+        shell words are, with the globs its unknown pieces leave resolved, and the
+        protected roots its directory walks can read."""
+        reading = read_python(text)
+        out: list[str] = []
+        for value in reading.paths:
+            path = self._absolute(value, state)
+            if path is None:
+                continue
+            spelled = self._spelled(path)
+            out.append(spelled)
+            if _GLOB_CHARS.search(spelled):
+                out.extend(self._spelled(match) for match in self._glob(path))
+                if self.roots:
+                    out.extend(glob_reach(spelled, self.roots))
+        roots = self.roots or tuple(self._spelled(known) for known in self._known_sorted)
+        for walk in reading.walks:
+            path = self._absolute(walk.root, state)
+            if path is None or not roots:
+                continue
+            out.extend(walk_reach(self._spelled(path), walk.recursive, reading.constants, roots))
+        return out
+
+    def _read_line(self, text: str, state: ShellState, depth: int = 0) -> list[str]:
         tokens = _tokens(text)
         # Variables an earlier call set carry over (the agent's shell keeps them).
         variables: dict[str, str] = dict(state.variables)
@@ -213,13 +273,34 @@ class ShellReader:
         out: list[str] = []
         command_start = True
         previous = ""
+        command = ""
+        last = ""
         for token in tokens:
+            if (
+                depth < _MAX_NESTING
+                and not command_start
+                and (command == "eval" or (command in _SHELLS and _DASH_C.match(last)))
+                and token not in _SEPARATORS
+            ):
+                # ``eval "..."``, ``sh -c '...'``, ``su -c``: the string is a command
+                # the shell reads again (its variables expanded in the outer shell). A
+                # child shell's ``cd`` ends with it; eval's stays.
+                cwd = state.cwd
+                out.extend(
+                    self._read_line(self._expand_vars(token, variables, state), state, depth + 1)
+                )
+                if command != "eval":
+                    state.cwd = cwd
+                last = token
+                continue
+            last = token
             if token in _SEPARATORS:
                 if previous == "cd":
                     # A bare ``cd`` goes home.
                     state.cwd = self.home or "/home/~"
                 command_start = True
                 previous = ""
+                command = ""
                 continue
             if command_start and token in _DECLARE:
                 continue
@@ -241,6 +322,8 @@ class ShellReader:
                 target = self._absolute(expanded, state)
                 if target is not None:
                     state.cwd = target
+            if command_start:
+                command = posixpath.basename(token)
             previous = token if command_start else ("" if previous == "cd" else previous)
             command_start = False
         if previous == "cd":
@@ -383,24 +466,87 @@ def _substituted(text: str) -> str:
         body = _PRINTF_SPEC.sub(lambda m: "%" if m.group(0) == "%%" else next(args, ""), fmt)
         return body.replace("\\n", "").replace("\n", "")
 
-    def rev(match: re.Match[str]) -> str:
-        return match.group(2)[::-1]
-
-    def decode(match: re.Match[str]) -> str:
-        blob = match.group(2)
-        try:
-            if match.group("how").startswith("base64"):
-                data = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
-            else:
-                data = binascii.unhexlify(blob)
-            value = data.decode("utf-8").strip()
-        except (binascii.Error, ValueError):
-            return match.group(0)
-        return value if value.isprintable() else match.group(0)
+    def piped(match: re.Match[str]) -> str:
+        word = match.group("word") or match.group("word2") or ""
+        chain = match.group("chain") or match.group("chain2") or ""
+        value = transformed(word, chain)
+        return match.group(0) if value is None else value
 
     out = _PRINTF_SUB.sub(printf, text) if "printf" in text else text
-    out = _DECODE_SUB.sub(decode, out) if ("base64" in out or "xxd" in out) else out
-    return _REV_SUB.sub(rev, out) if "rev" in out else out
+    if "|" in out and ("$(" in out or "`" in out):
+        out = _PIPE_SUB.sub(piped, out)
+    return out
+
+
+def piped_literals(text: str) -> list[str]:
+    """``echo WORD | transforms | xargs CMD`` and ``... | sh``: the command the
+    pipeline's end runs, with the literal undone (``CMD VALUE``, or ``VALUE``)."""
+    if "|" not in text:
+        return []
+    found: list[str] = []
+    for match in _PIPE_ON.finditer(text):
+        value = transformed(match.group("word"), match.group("chain"))
+        if value is None:
+            continue
+        sink = match.group("sink")
+        if sink.startswith("xargs"):
+            words = sink.split()
+            rest = [w for w in words[1:] if not w.startswith("-")]
+            found.append(" ".join([*rest, shlex.quote(value)]))
+        else:
+            found.append(value)
+    return found
+
+
+def transformed(word: str, chain: str) -> str | None:
+    """``word`` after each transform of ``chain`` (``rev``, ``tr SET1 SET2``, base64,
+    base32 and hex decoding), or ``None`` when one does not apply."""
+    value = word
+    for step in _ONE_TRANSFORM.finditer(chain):
+        command = step.group(0)
+        try:
+            if command == "rev":
+                value = value[::-1]
+            elif command.startswith("tr"):
+                sets = _tokens(command)[1:3]
+                if len(sets) != 2:
+                    return None
+                value = _translate(value, sets[0], sets[1])
+            elif command.startswith("base64"):
+                value = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode()
+            elif command.startswith("base32"):
+                value = base64.b32decode(value + "=" * (-len(value) % 8)).decode()
+            else:
+                value = binascii.unhexlify(value).decode()
+        except (binascii.Error, ValueError):
+            return None
+        if not value.isprintable():
+            return None
+    value = value.strip()
+    return value or None
+
+
+def _tr_set(spec: str) -> str:
+    """A ``tr`` set with its ranges spelled out (``a-z``), bounded."""
+    out: list[str] = []
+    index = 0
+    while index < len(spec) and len(out) < 512:
+        if index + 2 < len(spec) and spec[index + 1] == "-":
+            start, end = ord(spec[index]), ord(spec[index + 2])
+            out.extend(chr(code) for code in range(start, min(end, start + 512) + 1))
+            index += 3
+        else:
+            out.append(spec[index])
+            index += 1
+    return "".join(out)
+
+
+def _translate(value: str, first: str, second: str) -> str:
+    source, target = _tr_set(first), _tr_set(second)
+    if not source or not target:
+        return value
+    target = target + target[-1] * max(0, len(source) - len(target))
+    return value.translate(str.maketrans(source, target[: len(source)]))
 
 
 def _ansi_c(body: str) -> str:
