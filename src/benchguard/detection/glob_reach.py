@@ -145,7 +145,7 @@ def walk_reach(
             # own folders names too; a deeper one, or a distinctive name, is not.
             if depth == 1 and recursive and component.isalpha():
                 continue
-            if any(name == component or name in component.split("-") for name in names):
+            if any(_names(name, component) for name in names):
                 prefix = "/".join(
                     [base.rstrip("/"), *protected[len(base) :].strip("/").split("/")[:depth]]
                 )
@@ -156,6 +156,14 @@ def walk_reach(
         if len(found) >= MAX_REACHED:
             break
     return found
+
+
+def _names(name: str, component: str) -> bool:
+    """A program's constant names a path component: equal, one of its dash-separated
+    words, or a part of it of at least five letters (``'contr' in root``)."""
+    if name == component or name in component.split("-"):
+        return True
+    return len(name) >= 5 and name.replace("-", "").isalnum() and name in component
 
 
 def find_reach(

@@ -35,7 +35,7 @@ import codecs
 import re
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MAX_CODE_CHARS = 20_000
 MAX_NODES = 5_000
@@ -95,6 +95,9 @@ class Reading:
     paths: list[str]
     walks: list[Walk]
     constants: list[str]
+    # Shell command lines the program runs (``os.system``, ``subprocess`` with a string,
+    # ``os.popen``), folded: read as the agent's shell would read them.
+    commands: list[str] = field(default_factory=list)
 
 
 def python_hinted(command: str) -> bool:
@@ -144,6 +147,9 @@ def read_python(command: str) -> Reading:
         for constant in folder.constants:
             if constant not in reading.constants:
                 reading.constants.append(constant)
+        for line in folder.commands:
+            if line not in reading.commands and len(reading.commands) < MAX_PATHS:
+                reading.commands.append(line)
     return reading
 
 
@@ -175,6 +181,7 @@ class _Folder:
         self.paths: list[str] = []
         self.walks: list[Walk] = []
         self.constants: list[str] = []
+        self.commands: list[str] = []
         self.budget = MAX_NODES
         self.last_walk: Walk | None = None
         self.last_walker = ""
@@ -387,6 +394,9 @@ class _Folder:
         values = [self._value(arg) for arg in args]
         for keyword in node.keywords:
             self._value(keyword.value)
+        line = values[0] if name in _SHELL_CALLS and values else None
+        if line is not None and " " in line and len(self.commands) < MAX_PATHS:
+            self.commands.append(line)
         # The home: Path.home(), expanduser('~'), os.getenv('HOME'), environ.get('HOME').
         if name == "home" and dotted.endswith(("Path.home", "pathlib.Path.home")):
             return "~"
@@ -549,6 +559,12 @@ class _Folder:
         return None
 
 
+# Calls that hand a string to a shell (``subprocess`` only with ``shell=True`` in
+# practice; a string without it names one program, read the same way).
+_SHELL_CALLS = frozenset(
+    {"system", "popen", "run", "call", "check_call", "check_output", "getoutput",
+     "getstatusoutput", "Popen", "spawn"}
+)  # fmt: skip
 _PATH_JOIN_CALLS = frozenset({"os.path.join", "posixpath.join", "path.join", "op.join"})
 
 

@@ -45,6 +45,8 @@ MAX_WORDS = 2_000
 MAX_GLOB_MATCHES = 32
 MAX_VARIABLES = 64
 MAX_VARIABLE_CHARS = 1024
+MAX_SCRIPTS = 16
+MAX_SCRIPT_CHARS = 64 * 1024
 # Words before an assignment that keep it an assignment (``export D=...``).
 _DECLARE = frozenset({"export", "declare", "local", "readonly", "typeset"})
 # Command substitutions a shell would evaluate to a path: ``$(printf FMT ARGS)`` and
@@ -81,7 +83,16 @@ _ONE_TRANSFORM = re.compile(_TRANSFORM)
 _CONTINUATION = re.compile(r"\\\r?\n")
 _ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
-_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*|\$))")
+_VAR = re.compile(
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9])\}|([A-Za-z_][A-Za-z0-9_]*|\$|[0-9]))"
+    # ``${name[i]}``, ``${name:off:len}``, ``${name#pat}``, ``${name/a/b}``, ``${name^^}``,
+    # ``${name:-default}``: group 3 the name, 4 an index, 5 the operator and argument.
+    r"|\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9])(\[[^\]{}]{1,12}\])?([:#%/^,+=-][^{}]{0,200})?\}"
+)
+# ``name=(a b c)``: a bash array, kept as ``name[0]``... (and ``name`` its first item).
+_ARRAY = re.compile(r"(?:^|(?<=[\s;&|(]))([A-Za-z_]\w{0,40})=\(([^()\n]{0,400})\)")
+# ``set -- a b``: the positional parameters.
+_SET_ARGS = re.compile(r"(?:^|(?<=[\s;&|]))set\s+--\s+([^;&|\n]{0,400})")
 _PROC_CWD = re.compile(r"^/proc/(?:self|\$\$|\$\{?PPID\}?|\d+|thread-self)/cwd(?=/|$)")
 _HOME_LITERAL = re.compile(r"^/(?:home/[^/\s]+|root)(?=/|$)")
 # A home path written anywhere in a command, also where no shell word holds it (a
@@ -105,6 +116,22 @@ _SHELLS = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox", "su", "sudo", "runuser", "env"}
 )
 _DASH_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*$")
+# Commands that run a file they are given (its text is then what runs).
+_RUNNERS = frozenset(
+    {"sh", "bash", "dash", "zsh", "ksh", "source", ".", "node", "perl", "ruby", "php", "exec"}
+)
+_RUNNER = re.compile(r"python[0-9.]*$|pypy[0-9.]*$|ipython$")
+_SHEBANG = re.compile(r"#!\s*(?:/usr/bin/env\s+)?(?:\S*/)?(\S+)")
+# A comment line or a comment after a word, as a shell drops it before reading.
+_SHELL_COMMENT = re.compile(r"(?m)(?:^|(?<=\s))#[^\n]*")
+
+
+def _shebang(text: str) -> str:
+    """The interpreter a script's ``#!`` line names (``sh`` when it names none)."""
+    match = _SHEBANG.match(text)
+    return match.group(1) if match is not None else "sh"
+
+
 _MAX_NESTING = 3
 
 
@@ -119,17 +146,31 @@ class ShellState:
     # Symbolic links the agent made (``ln -s TARGET NAME``): the name, as typed when it
     # was relative with no working directory known, to the target's path.
     links: dict[str, str] = field(default_factory=dict)
+    # Scripts the agent wrote through a file tool (its path, absolute when known, to
+    # the text), read when a later call runs them: the write is data, the run a read.
+    scripts: dict[str, str] = field(default_factory=dict)
 
     def frozen(self) -> tuple[Any, ...]:
-        """A content key for this state (directory, variables, links)."""
-        if not self.variables and not self.links:
-            return self.cwd, (), ()
-        return self.cwd, tuple(sorted(self.variables.items())), tuple(sorted(self.links.items()))
+        """A content key for this state (directory, variables, links, scripts)."""
+        if not self.variables and not self.links and not self.scripts:
+            return self.cwd, (), (), ()
+        return (
+            self.cwd,
+            tuple(sorted(self.variables.items())),
+            tuple(sorted(self.links.items())),
+            tuple(sorted(self.scripts.items())),
+        )
 
     def restore(self, frozen: tuple[Any, ...]) -> None:
         self.cwd = frozen[0]
         self.variables = dict(frozen[1])
         self.links = dict(frozen[2])
+        self.scripts = dict(frozen[3]) if len(frozen) > 3 else {}
+
+    def remember_script(self, path: str, text: str) -> None:
+        """Keep what a file tool wrote to ``path`` (bounded in number and size)."""
+        if path in self.scripts or len(self.scripts) < MAX_SCRIPTS:
+            self.scripts[path] = text[:MAX_SCRIPT_CHARS]
 
 
 @dataclass(frozen=True)
@@ -183,6 +224,7 @@ class ShellReader:
             state.cwd is None
             and not state.variables
             and not state.links
+            and not state.scripts
             and _REWRITES.search(command) is None
         ):
             return []
@@ -256,6 +298,10 @@ class ShellReader:
                 out.extend(self._spelled(match) for match in self._glob(path))
                 if self.roots:
                     out.extend(glob_reach(spelled, self.roots))
+        for line in reading.commands:
+            # ``os.system('cat ~/...')``: a command line a child shell reads.
+            child = ShellState(cwd=state.cwd, variables=dict(state.variables))
+            out.extend(self._read_line(line, child, _MAX_NESTING - 1))
         roots = self.roots or tuple(self._spelled(known) for known in self._known_sorted)
         for walk in reading.walks:
             path = self._absolute(walk.root, state)
@@ -270,6 +316,8 @@ class ShellReader:
         variables: dict[str, str] = dict(state.variables)
         if self.home:
             variables["HOME"] = self.home
+        if "=(" in text or "set " in text:
+            self._arrays(text, variables, state)
         out: list[str] = []
         command_start = True
         previous = ""
@@ -324,6 +372,8 @@ class ShellReader:
                     state.cwd = target
             if command_start:
                 command = posixpath.basename(token)
+            if state.scripts and depth < _MAX_NESTING:
+                out.extend(self._run_script(token, command_start, command, state, depth))
             previous = token if command_start else ("" if previous == "cd" else previous)
             command_start = False
         if previous == "cd":
@@ -333,6 +383,52 @@ class ShellReader:
         if self.roots and "find" in text:
             out.extend(find_reach(tokens, lambda word: self._root_spelled(word, state), self.roots))
         return out
+
+    def _arrays(self, text: str, variables: dict[str, str], state: ShellState) -> None:
+        """``name=(a b)`` and ``set -- a b``: their items as ``name[i]`` and ``$1``..."""
+        assigned: dict[str, str] = {}
+        for match in _ARRAY.finditer(text):
+            items = [t for t in _tokens(match.group(2)) if t not in _SEPARATORS]
+            name = match.group(1)
+            for index, item in enumerate(items[:MAX_VARIABLES]):
+                assigned[f"{name}[{index}]"] = self._expand_vars(item, variables, state)
+            if items:
+                assigned[name] = assigned[f"{name}[0]"]
+        for match in _SET_ARGS.finditer(text):
+            items = [t for t in _tokens(match.group(1)) if t not in _SEPARATORS]
+            for index, item in enumerate(items[:9], start=1):
+                assigned[str(index)] = self._expand_vars(item, variables, state)
+        for name, value in assigned.items():
+            if len(value) > MAX_VARIABLE_CHARS:
+                continue
+            variables[name] = value
+            if name in state.variables or len(state.variables) < MAX_VARIABLES:
+                state.variables[name] = value
+
+    def _run_script(
+        self, token: str, command_start: bool, command: str, state: ShellState, depth: int
+    ) -> list[str]:
+        """What a script the agent wrote reads when this word runs it: the script as a
+        command (``./x.sh``) or as an interpreter's or shell's file argument
+        (``python3 /tmp/x.py``, ``bash x.sh``, ``source x``). It runs in a child:
+        its ``cd`` does not move the caller."""
+        if not command_start and command not in _RUNNERS and not _RUNNER.match(command):
+            return []
+        path = self._absolute(token, state) if ("/" in token or state.cwd) else None
+        text = state.scripts.get(path or "") or state.scripts.get(token)
+        if text is None:
+            return []
+        child = ShellState(cwd=state.cwd, variables=dict(state.variables), links=dict(state.links))
+        runner = command if not command_start else _shebang(text)
+        if _RUNNER.match(runner):
+            # Python: its own parser reads it (comments and strings are not commands).
+            return self._program_words(text, child)
+        if runner in {"node", "perl", "ruby", "php"}:
+            return [
+                self._spelled(posixpath.normpath(path)) if path.startswith("/") else path
+                for path in code_paths(text)
+            ]
+        return self._read_line(_SHELL_COMMENT.sub("", text), child, depth + 1)
 
     def _links(self, tokens: list[str], variables: dict[str, str], state: ShellState) -> None:
         """Remember ``ln -s TARGET NAME`` so a later ``NAME/...`` reads as the target."""
@@ -373,14 +469,29 @@ class ShellReader:
 
     def _expand_vars(self, word: str, variables: dict[str, str], state: ShellState) -> str:
         def value(match: re.Match[str]) -> str:
-            name = match.group(1) or match.group(2)
+            name = match.group(1) or match.group(2) or match.group(3)
+            index = match.group(4)
+            if index is not None:
+                key = index[1:-1].strip()
+                if key in {"@", "*"}:
+                    items = [
+                        variables[f"{name}[{i}]"]
+                        for i in range(MAX_VARIABLES)
+                        if f"{name}[{i}]" in variables
+                    ]
+                    return " ".join(items) if items else match.group(0)
+                name = f"{name}[{key}]"
             if name == "PWD" and state.cwd:
-                return state.cwd
-            if name in variables:
-                return variables[name]
-            return match.group(0)
+                current: str | None = state.cwd
+            else:
+                current = variables.get(name)
+            operation = match.group(5)
+            if operation:
+                expanded = _parameter_operation(current, operation)
+                return match.group(0) if expanded is None else expanded
+            return match.group(0) if current is None else current
 
-        return _VAR.sub(value, word)
+        return _VAR.sub(value, word) if "$" in word else word
 
     def _canonical_words(self, word: str, state: ShellState) -> list[str]:
         if state.links:
@@ -401,6 +512,11 @@ class ShellReader:
             if self.roots:
                 found.extend(glob_reach(found[0], self.roots))
         return found
+
+    def absolute(self, word: str, state: ShellState) -> str | None:
+        """``word`` as an absolute normalised path (``None``: not a path, or relative
+        with no working directory known)."""
+        return self._absolute(word, state)
 
     def _absolute(self, word: str, state: ShellState) -> str | None:
         """``word`` as an absolute normalised path, or ``None`` if it is not a path."""
@@ -452,6 +568,57 @@ class ShellReader:
                 if len(found) >= MAX_GLOB_MATCHES:
                     break
         return found
+
+
+def _parameter_operation(value: str | None, operation: str) -> str | None:
+    """Bash's parameter expansion of ``value`` by ``operation`` (the text after the
+    name: ``:1:12``, ``#pat``, ``%%pat``, ``/a/b``, ``^^``, ``:-default``); ``None``
+    when the reading cannot say (an unset name, an arithmetic offset)."""
+    if operation[:2] in {":-", ":="} or operation[:1] in {"-", "="}:
+        default = operation[2:] if operation[:1] == ":" else operation[1:]
+        return value if value else default
+    if value is None:
+        return None
+    if operation[:1] == ":" and operation[1:2] not in {"+", "?"}:
+        numbers = operation[1:].split(":")
+        try:
+            offset = int(numbers[0].strip() or "0")
+            length = int(numbers[1].strip()) if len(numbers) > 1 else None
+        except ValueError:
+            return None
+        start = offset if offset >= 0 else max(0, len(value) + offset)
+        if length is None:
+            return value[start:]
+        return value[start : start + length] if length >= 0 else value[start:length]
+    if operation[:1] in {"#", "%"}:
+        greedy = operation[:2] in {"##", "%%"}
+        pattern = operation[2:] if greedy else operation[1:]
+        cuts = range(len(value) + 1)
+        if operation[0] == "#":
+            order = reversed(cuts) if greedy else iter(cuts)
+            for cut in order:
+                if fnmatch.fnmatchcase(value[:cut], pattern):
+                    return value[cut:]
+        else:
+            order = iter(cuts) if greedy else reversed(cuts)
+            for cut in order:
+                if fnmatch.fnmatchcase(value[cut:], pattern):
+                    return value[:cut]
+        return value
+    if operation[:1] == "/":
+        every = operation[:2] == "//"
+        body = operation[2:] if every else operation[1:]
+        pattern, _, replacement = body.partition("/")
+        if not pattern or _GLOB_CHARS.search(pattern):
+            return None
+        return value.replace(pattern, replacement, -1 if every else 1)
+    if operation in {"^^", ",,", "^", ","}:
+        if operation == "^^":
+            return value.upper()
+        if operation == ",,":
+            return value.lower()
+        return (value[:1].upper() if operation == "^" else value[:1].lower()) + value[1:]
+    return None
 
 
 def _substituted(text: str) -> str:
@@ -717,6 +884,38 @@ COMMAND_ARGUMENTS = frozenset(
 MAX_OTHER_ARGUMENT_CHARS = 512
 
 
+# Argument names of a file tool's new content (str_replace_editor's ``create``,
+# write_file, Claude Code's Write).
+CONTENT_ARGUMENTS = frozenset({"file_text", "content", "contents", "text", "new_content"})
+
+
+def _remember_written(reader: ShellReader, args: dict[Any, Any], state: ShellState) -> None:
+    """A file tool's write (a path and whole new content): kept on ``state`` so a later
+    call that runs the file reads what it holds."""
+    path = next(
+        (
+            value
+            for key, value in args.items()
+            if isinstance(key, str) and key.lower() in PATH_ARGUMENTS and isinstance(value, str)
+        ),
+        None,
+    )
+    if path is None:
+        return
+    text = next(
+        (
+            value
+            for key, value in args.items()
+            if isinstance(key, str) and key.lower() in CONTENT_ARGUMENTS and isinstance(value, str)
+        ),
+        None,
+    )
+    if text is None:
+        return
+    where = reader.absolute(path, state) or path
+    state.remember_script(where, text)
+
+
 def command_text(args: object, *, limit: int = 4096) -> str:
     """What a shell ran in this call (the command-like arguments), at most ``limit``
     characters: what names a transform (``base64``, ``rev``) applied to the result."""
@@ -737,6 +936,7 @@ def canonical_text(reader: ShellReader, args: object, state: ShellState) -> str:
     """The canonical words of every command string in ``args``, one per line."""
     words: list[str] = []
     if isinstance(args, dict):
+        _remember_written(reader, args, state)
         for key, value in args.items():
             name = key.lower() if isinstance(key, str) else ""
             for text in command_strings(value):
