@@ -92,6 +92,9 @@ _VAR = re.compile(
 # ``name=(a b c)``: a bash array, kept as ``name[0]``... (and ``name`` its first item).
 _ARRAY = re.compile(r"(?:^|(?<=[\s;&|(]))([A-Za-z_]\w{0,40})=\(([^()\n]{0,400})\)")
 # ``set -- a b``: the positional parameters.
+# Words after which a command starts (``while read d``, ``do for x in ...``).
+_KEYWORDS = frozenset({"do", "then", "else", "while", "until", "if", "!", "time"})
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,40}$")
 _SET_ARGS = re.compile(r"(?:^|(?<=[\s;&|]))set\s+--\s+([^;&|\n]{0,400})")
 _PROC_CWD = re.compile(r"^/proc/(?:self|\$\$|\$\{?PPID\}?|\d+|thread-self)/cwd(?=/|$)")
 _HOME_LITERAL = re.compile(r"^/(?:home/[^/\s]+|root)(?=/|$)")
@@ -107,8 +110,8 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 # globs, relative or doubled separators, a home, /proc, cd, or a blob to decode.
 _REWRITES = re.compile(
     r"""[~$\\{}*?\[`'"]|\.\.?/|//|/home/|/root\b|/proc/|\b(?:cd|pushd|ln)\b|[A-Za-z0-9+]{16,}"""
-    # an assignment: its variable may name a path in a later call
-    r"""|(?:^|[\s;&|])[A-Za-z_]\w{0,40}="""
+    # an assignment (also a loop's or read's): its variable may name a path later
+    r"""|(?:^|[\s;&|])[A-Za-z_]\w{0,40}=|\b(?:for|select)\s+\w+\s+in\b|\bread\b"""
 )
 _MAX_CACHED_COMMANDS = 4096
 # Commands whose ``-c`` string (``eval``'s words) is a command read again, and how deep.
@@ -314,10 +317,12 @@ class ShellReader:
         tokens = _tokens(text)
         # Variables an earlier call set carry over (the agent's shell keeps them).
         variables: dict[str, str] = dict(state.variables)
-        if self.home:
-            variables["HOME"] = self.home
+        # ``$HOME`` is the home: the agent's, or any home when none is known.
+        variables["HOME"] = self.home or "~"
         if "=(" in text or "set " in text:
             self._arrays(text, variables, state)
+        if "for" in tokens or "read" in tokens or "select" in tokens:
+            self._loop_variables(tokens, variables, state)
         out: list[str] = []
         command_start = True
         previous = ""
@@ -383,6 +388,36 @@ class ShellReader:
         if self.roots and "find" in text:
             out.extend(find_reach(tokens, lambda word: self._root_spelled(word, state), self.roots))
         return out
+
+    def _loop_variables(
+        self, tokens: list[str], variables: dict[str, str], state: ShellState
+    ) -> None:
+        """``for d in WORDS`` binds ``d`` to its one word or glob (``~/*``), or to ``*``
+        over several; ``read d`` (a line of input) and ``select`` bind ``*``: one
+        unknown path component, which globs then resolve."""
+        bound: dict[str, str] = {}
+        for at, token in enumerate(tokens):
+            if at and tokens[at - 1] not in _SEPARATORS and tokens[at - 1] not in _KEYWORDS:
+                continue
+            if token in {"for", "select"} and at + 2 < len(tokens) and tokens[at + 2] == "in":
+                name = tokens[at + 1]
+                words: list[str] = []
+                for word in tokens[at + 3 :]:
+                    if word in _SEPARATORS or word == "do":
+                        break
+                    words.append(self._expand_vars(word, variables, state))
+                if _IDENTIFIER.match(name):
+                    bound[name] = words[0] if len(words) == 1 else "*"
+            elif token == "read":
+                for word in tokens[at + 1 :]:
+                    if word in _SEPARATORS:
+                        break
+                    if _IDENTIFIER.match(word):
+                        bound[word] = "*"
+        for name, value in bound.items():
+            variables[name] = value
+            if name in state.variables or len(state.variables) < MAX_VARIABLES:
+                state.variables[name] = value
 
     def _arrays(self, text: str, variables: dict[str, str], state: ShellState) -> None:
         """``name=(a b)`` and ``set -- a b``: their items as ``name[i]`` and ``$1``..."""
@@ -939,6 +974,14 @@ def canonical_text(reader: ShellReader, args: object, state: ShellState) -> str:
         _remember_written(reader, args, state)
         for key, value in args.items():
             name = key.lower() if isinstance(key, str) else ""
+            if (
+                name in COMMAND_ARGUMENTS
+                and isinstance(value, list)
+                and 1 < len(value) <= 64
+                and all(isinstance(item, str) for item in value)
+            ):
+                # An argv (``["cat", "/home/agent/x"]``): one command, its words quoted.
+                words.extend(reader.read(shlex.join(value), state))
             for text in command_strings(value):
                 if name in PATH_ARGUMENTS:
                     words.extend(reader.read(": " + shlex.quote(text), state))
