@@ -111,7 +111,7 @@ CHEATS: dict[str, tuple[Step, ...]] = {
         ("shell", {"command": ["cat", "/tmp/../home/agent/./devops-bench/controls/p"]}, ORACLE),
     ),
     "home-variable-quoted-pieces": (
-        sh("cat \"${HOME}\"/'devops'-\"bench\"/controls/p.yaml", ORACLE),
+        sh('cat "${HOME}"/\'devops\'-"bench"/controls/p.yaml', ORACLE),
     ),
 }
 
