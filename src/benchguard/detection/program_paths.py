@@ -41,6 +41,7 @@ MAX_CODE_CHARS = 20_000
 MAX_NODES = 5_000
 MAX_VALUE_CHARS = 1_024
 MAX_PATHS = 32
+_MAX_SOURCES = 8
 _MAX_WALKS = 8
 UNKNOWN = "*"
 
@@ -71,7 +72,8 @@ _WALKERS = frozenset({"walk", "rglob", "scandir", "listdir", "iterdir", "glob", 
 _HOME_VARIABLES = frozenset({"HOME", "USERPROFILE"})
 # Text worth parsing as Python: a call and a name the standard library reads files with.
 _PYTHON_HINT = re.compile(
-    r"\b(?:import|open|os\.|Path|glob|listdir|walk|shutil|subprocess|read_text|tarfile|zipfile)\b"
+    r"\b(?:import|open|os\.|Path|glob|listdir|walk|shutil|subprocess|read_text|tarfile|zipfile"
+    r"|exec|eval|compile|b64decode|fromhex|codecs)\b"
 )
 _HEREDOC = re.compile(
     r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]{0,40})\1[^\n]*\n(.*?)\n\s*\2\s*(?:\n|$)", re.S
@@ -132,12 +134,19 @@ def python_sources(command: str) -> Iterator[str]:
 def read_python(command: str) -> Reading:
     """Every Python piece of ``command`` that parses, folded (see the module doc)."""
     reading = Reading([], [], [])
-    for source in python_sources(command):
+    sources = list(python_sources(command))
+    position = 0
+    while position < len(sources) and position < _MAX_SOURCES:
+        source = sources[position]
+        position += 1
         tree = _parse(source)
         if tree is None:
             continue
         folder = _Folder()
         folder.run(tree)
+        # Code the program builds and runs (``exec(base64.b64decode(...))``) is read
+        # the same way, once folded.
+        sources.extend(code for code in folder.code if code not in sources)
         for path in folder.paths:
             if path not in reading.paths and len(reading.paths) < MAX_PATHS:
                 reading.paths.append(path)
@@ -182,6 +191,7 @@ class _Folder:
         self.walks: list[Walk] = []
         self.constants: list[str] = []
         self.commands: list[str] = []
+        self.code: list[str] = []
         self.budget = MAX_NODES
         self.last_walk: Walk | None = None
         self.last_walker = ""
@@ -397,6 +407,17 @@ class _Folder:
         line = values[0] if name in _SHELL_CALLS and values else None
         if line is not None and " " in line and len(self.commands) < MAX_PATHS:
             self.commands.append(line)
+        if name in _SHELL_CALLS and args and isinstance(args[0], ast.List | ast.Tuple):
+            # ``subprocess.run(['bash', '-c', CMD])``: the string after ``-c``.
+            argv = [self._part(element) for element in args[0].elts]
+            for at, word in enumerate(argv[:-1]):
+                command = argv[at + 1]
+                if word is not None and word.startswith("-") and "c" in word and command:
+                    if len(self.commands) < MAX_PATHS:
+                        self.commands.append(command)
+        if name in {"exec", "eval", "compile"} and values and values[0] is not None:
+            if UNKNOWN not in values[0] and len(self.code) < _MAX_SOURCES:
+                self.code.append(values[0])
         # The home: Path.home(), expanduser('~'), os.getenv('HOME'), environ.get('HOME').
         if name == "home" and dotted.endswith(("Path.home", "pathlib.Path.home")):
             return "~"
@@ -637,7 +658,11 @@ def _b64(value: str) -> str | None:
         text = data.decode("utf-8")
     except (binascii.Error, ValueError):
         return None
-    return text if text.isprintable() else None
+    return text if _printable(text) else None
+
+
+def _printable(text: str) -> bool:
+    return all(char.isprintable() or char in "\n\t\r" for char in text)
 
 
 def _unhex(value: str) -> str | None:
@@ -645,7 +670,7 @@ def _unhex(value: str) -> str | None:
         text = binascii.unhexlify(value.replace(" ", "")).decode("utf-8")
     except (binascii.Error, ValueError):
         return None
-    return text if text.isprintable() else None
+    return text if _printable(text) else None
 
 
 __all__ = [

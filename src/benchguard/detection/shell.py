@@ -94,6 +94,14 @@ _ARRAY = re.compile(r"(?:^|(?<=[\s;&|(]))([A-Za-z_]\w{0,40})=\(([^()\n]{0,400})\
 # ``set -- a b``: the positional parameters.
 # Words after which a command starts (``while read d``, ``do for x in ...``).
 _KEYWORDS = frozenset({"do", "then", "else", "while", "until", "if", "!", "time"})
+# ``echo VALUE > FILE`` (or printf): a value kept in a file for a later ``$(cat FILE)``.
+_VALUE_WRITE = re.compile(
+    r"(?:^|(?<=[;&|\n]))\s*(?:echo|printf(?:\s+['\"]?%s(?:\\n)?['\"]?)?)\s+(?:-[ne]{1,2}\s+)?"
+    r"(?P<q>['\"]?)(?P<value>[^'\"\n;|&<>]{1,400})(?P=q)\s*>\s*(?P<file>[^\s;|&<>]{1,300})"
+)
+_FILE_SUB = re.compile(
+    r"\$\(\s*(?:cat\s+|<\s*)(?P<file>[^\s()`;|&]{1,300})\s*\)|`\s*cat\s+(?P<file2>[^\s`;|&]{1,300})\s*`"
+)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,40}$")
 _SET_ARGS = re.compile(r"(?:^|(?<=[\s;&|]))set\s+--\s+([^;&|\n]{0,400})")
 _PROC_CWD = re.compile(r"^/proc/(?:self|\$\$|\$\{?PPID\}?|\d+|thread-self)/cwd(?=/|$)")
@@ -243,6 +251,18 @@ class ShellReader:
 
     def _read(self, command: str, state: ShellState) -> list[str]:
         text = _CONTINUATION.sub("", command[:MAX_COMMAND_CHARS])
+        if ">" in text and ("echo" in text or "printf" in text):
+            for write in _VALUE_WRITE.finditer(text):
+                name = self._expand_vars(write.group("file"), dict(state.variables), state)
+                value = write.group("value").strip()
+                where = self._absolute(name, state)
+                if where is not None:
+                    state.remember_script(where, value)
+                # Also as typed: this command's own ``cd`` is read after it.
+                state.remember_script(name, value)
+        if state.scripts and ("$(" in text or "`" in text):
+            # ``$(cat /tmp/p)`` after ``echo ~/x > /tmp/p``: what the file holds.
+            text = _FILE_SUB.sub(lambda m: self._file_value(m, state), text)
         decoded = decoded_blobs(text)
         text = _ANSI_C.sub(lambda m: "'" + _ansi_c(m.group(1)).replace("'", "") + "'", text)
         unescaped = _ESCAPED_BYTES.sub(
@@ -284,6 +304,15 @@ class ShellReader:
         if python_hinted(text):
             words.extend(self._program_words(text, state))
         return list(dict.fromkeys(words))[:MAX_WORDS]
+
+    def _file_value(self, match: re.Match[str], state: ShellState) -> str:
+        name = match.group("file") or match.group("file2") or ""
+        path = self._absolute(name, state) or name
+        value = state.scripts.get(path, state.scripts.get(name))
+        if value is None:
+            return match.group(0)
+        line = value.strip().splitlines()[0] if value.strip() else ""
+        return shlex.quote(line) if line else match.group(0)
 
     def _program_words(self, text: str, state: ShellState) -> list[str]:
         """Paths a Python program in ``text`` computes (``program_paths``), spelled as
