@@ -412,12 +412,12 @@ class _Folder:
             argv = [self._part(element) for element in args[0].elts]
             for at, word in enumerate(argv[:-1]):
                 command = argv[at + 1]
-                if word is not None and word.startswith("-") and "c" in word and command:
-                    if len(self.commands) < MAX_PATHS:
-                        self.commands.append(command)
-        if name in {"exec", "eval", "compile"} and values and values[0] is not None:
-            if UNKNOWN not in values[0] and len(self.code) < _MAX_SOURCES:
-                self.code.append(values[0])
+                dash_c = word is not None and word.startswith("-") and "c" in word
+                if dash_c and command and len(self.commands) < MAX_PATHS:
+                    self.commands.append(command)
+        built = values[0] if name in {"exec", "eval", "compile"} and values else None
+        if built is not None and UNKNOWN not in built and len(self.code) < _MAX_SOURCES:
+            self.code.append(built)
         # The home: Path.home(), expanduser('~'), os.getenv('HOME'), environ.get('HOME').
         if name == "home" and dotted.endswith(("Path.home", "pathlib.Path.home")):
             return "~"
