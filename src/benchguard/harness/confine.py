@@ -39,12 +39,12 @@ import ctypes
 import functools
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchguard.errors import BadInputError
-from benchguard.harness import confine_exec, seccomp
+from benchguard.harness import confine_exec, grant_scan, seccomp
 from benchguard.harness.launcher_build import native_launcher
 
 SYSTEM_READ_EXEC = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -254,12 +254,23 @@ def agent_policy(
 
 
 def exposure_problems(
-    granted: Iterable[Path], protected: Iterable[Path], *, where: str
+    granted: Iterable[Path],
+    protected: Iterable[Path],
+    *,
+    where: str,
+    fields: Mapping[Path, str] | None = None,
+    bounds: grant_scan.Bounds | None = None,
 ) -> list[str]:
     """Granted paths that would bring protected material into the agent's reach: a
     directory grant covers everything beneath it, so an agent install that holds the
-    tasks or the results would undo the confinement. Each names both paths."""
+    tasks or the results would undo the confinement. Each names both paths.
+
+    Beyond this batch's ``protected`` roots, every grant is searched (bounded) for
+    benchmark material of any batch: an earlier batch's results, another copy of the
+    task folders, the harness's checkout (:mod:`benchguard.harness.grant_scan`).
+    ``fields``: which field of the agent file granted each path, for the message."""
     problems = []
+    protected = tuple(protected)
     for path in granted:
         grant = os.path.realpath(path)
         for material in protected:
@@ -269,4 +280,11 @@ def exposure_problems(
                     f"{where}: the agent's install path {grant} would expose {target}; keep "
                     "the agent's files in a directory that holds no tasks or results"
                 )
+    if problems:
+        return problems
+    for path in sorted(set(granted)):
+        found = grant_scan.scan(path, bounds=bounds or grant_scan.Bounds())
+        if found is not None:
+            field = grant_scan.label(path, fields)
+            problems.append(grant_scan.problem(where, field, path, found))
     return problems

@@ -28,6 +28,7 @@ from benchguard.harness.audit import AuditSettings
 from benchguard.harness.batch import BatchResult, run_batch
 from benchguard.harness.confine import MIN_ABI, Confinement, batch_confinement
 from benchguard.harness.confine import exposure_problems as install_exposure
+from benchguard.harness.grant_scan import grant_fields
 from benchguard.harness.home import HomeMode, HomeSettings, home_settings_for
 from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.job import BatchSettings, Job, SandboxMode, sandbox_read_only
@@ -178,6 +179,7 @@ def prepare_run(
         sandbox_read_only(agent_config, home_dir),
         (request.tasks_dir, request.out),
         where=where,
+        fields=grant_fields(agent_config, home_dir),
     )
     if problems:
         raise BadInputError("pre-flight refused the batch: " + "; ".join(problems))
