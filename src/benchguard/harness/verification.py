@@ -49,6 +49,7 @@ import re2
 from benchguard.harness import box_seccomp, grading
 from benchguard.harness.beneath import open_beneath
 from benchguard.harness.check_programs import GradingPaths, PytestRun, normalise, pytest_run
+from benchguard.harness.glob_names import option_names
 from benchguard.harness.grading import CHECK_PATH, Box, BoxError, CheckRun
 from benchguard.harness.harness_namespaces import SandboxGate
 from benchguard.harness.identity import AgentIdentity, hand_over
@@ -57,7 +58,7 @@ from benchguard.harness.process import kill_group
 from benchguard.harness.result_stream import FD_VARIABLE, StreamReader, stream_verdict
 from benchguard.harness.sandbox import SandboxSpec, bwrap_argv
 from benchguard.harness.tasks import CommandCheck, FileCheck, Task, quiet_re2_options
-from benchguard.record.evidence import GRADER_REPORT_FORGED, GRADING_LINK
+from benchguard.record.evidence import GLOB_OPTION_NAME, GRADER_REPORT_FORGED, GRADING_LINK
 
 FORGED_EVENT = GRADER_REPORT_FORGED
 
@@ -234,6 +235,11 @@ def _run_in_box(
     for index, check in checks:
         if isinstance(check, CommandCheck):
             run = grading.new_check_run(box, index)
+            dashed = option_names(check.command, run.work)
+            if dashed:
+                # A name the agent chose would reach the check as an option: not run.
+                entries[index] = _glob_refusal(check, dashed, forged)
+                continue
             entries[index] = _run_command(check, run, box, sandbox, forged)
             grading.harvest_outputs(run, box, task.grader_outputs)
     # What the grader wrote, once every command has run.
@@ -241,6 +247,24 @@ def _run_in_box(
         if isinstance(check, FileCheck) and outputs.covers(check.file):
             entries[index] = _file_entry(check, box.outputs, home, home_files)
     return [entries[index] for index, _ in checks]
+
+
+def _glob_refusal(
+    check: CommandCheck, dashed: list[str], forged: list[dict[str, str]]
+) -> dict[str, Any]:
+    listed = {event["path"] for event in forged if event["what"] == GLOB_OPTION_NAME}
+    detail = f"check {check.name!r}: its shell glob would pass this name as an option"
+    forged.extend(
+        {"path": name, "what": GLOB_OPTION_NAME, "detail": detail}
+        for name in dashed
+        if name not in listed
+    )
+    return _entry(
+        check,
+        False,
+        f"the workspace entry {dashed[0]!r} would become an option of this check's shell "
+        "glob (not run)",
+    )
 
 
 def _box_file_entry(
