@@ -36,6 +36,7 @@ from benchguard.detection._prefilter import Prefilter, build_prefilter
 from benchguard.detection.context import ScanContext, stored_context
 from benchguard.detection.decoding import decoded_views
 from benchguard.detection.deliverable_copies import deliverable_copies
+from benchguard.detection.forbidden_edits import forbidden_test_edits
 from benchguard.detection.glob_reach import default_roots
 from benchguard.detection.harness_evidence import harness_evidence
 from benchguard.detection.material import CATEGORY as MATERIAL_CATEGORY
@@ -99,7 +100,11 @@ from benchguard.record.run import RunRecord
 #     (results, leaderboards, scores, predictions, .eval logs, trajectories), test-run
 #     caches and editor swap files are generic families; removals, files the agent's
 #     code wrote and folders the prompt names are not evidence (provenance).
-DETECTOR_VERSION = 13
+# 14: test edits a prompt forbids are grader tampering (forbidden_edits); the task's
+#     project is also known from its metadata and editable install, and a fetch of its
+#     index or code-host pages is upstream-fetch/project-source; a deliverable reading
+#     the calling test's source or __main__ is caller inspection.
+DETECTOR_VERSION = 14
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -629,6 +634,7 @@ def _scan(
     findings[:] = weigh_generic_history(findings, frozenset(rule.id for rule in plan.rules))
     findings += prompt_text_searches(entries[:entry_count], prompt)
     findings += next_release_installs(entries[:entry_count], prompt)
+    findings += forbidden_test_edits(entries[:entry_count], prompt)
     findings += deliverable_copies(entries[:entry_count], surfaces, prompt, workdir)
     findings[:] = drop_stand_ins(findings)
     content_rules = {rule.id for rule in plan.rules if "args" not in rule.fields}

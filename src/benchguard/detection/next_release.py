@@ -35,8 +35,65 @@ _REMOTE = re.compile(
     r"(?:github\.com|gitlab\.com|bitbucket\.org)[:/][\w.-]+/(?P<repo>[\w.-]+?)(?:\.git)?(?![\w.-])"
 )
 _PIP_INSTALL = re.compile(
-    r"(?:^|[\s;&|(])(?:pip3?|python3?(?:\.\d+)?\s+-m\s+pip|uv\s+pip|conda|mamba)\s+install\s+(?P<args>[^\n;&|]*)"
+    r"(?:^|[\s;&|(])(?:pip3?|python3?(?:\.\d+)?\s+-m\s+pip|uv\s+pip|conda|mamba|uv|poetry|pipx)"
+    r"\s+(?:install|download|wheel|add|index\s+versions)\s+(?P<args>[^\n;&|]*)"
 )
+# The package index's or a code host's pages for a project: ``{name}`` is read from
+# the URL and compared with the task's project.
+_INDEX_URL = re.compile(
+    r"(?:pypi\.org/(?:pypi|simple|project)/|files\.pythonhosted\.org/\S*?/|"
+    r"registry\.npmjs\.org/|crates\.io/api/v1/crates/)(?P<repo>[A-Za-z0-9][\w.-]{0,80})"
+)
+_HOST_URL = re.compile(
+    r"(?:api\.github\.com/repos/|raw\.githubusercontent\.com/|codeload\.github\.com/|"
+    r"(?<![\w.-])github\.com/|(?<![\w.-])gitlab\.com/)[\w.-]+/(?P<repo>[\w.-]+?)(?:\.git)?(?=[/?#\s'\"]|$)"
+)
+# A fetch: a download program, or a fetch or browse tool (its URL argument).
+_FETCHER = re.compile(
+    r"(?:^|[\s;&|(])(?:curl|wget|aria2c|http|lynx|w3m)\b|urlopen|requests\.get|fetch\("
+)
+_FETCH_TOOL = re.compile(r"(?i)fetch|browse|web|url|http|download")
+# What tells the task's own project by name: its metadata printed by a step (an
+# editable install's ``pip show``, setup.cfg / pyproject.toml / setup.py).
+_SHOW_NAME = re.compile(r"(?m)^Name:\s*(?P<repo>[A-Za-z0-9][\w.-]{0,80})\s*$")
+_EDITABLE = re.compile(r"(?m)^(?:Editable project location:|Location:\s*/testbed\b)")
+_META_NAME = re.compile(
+    r"(?m)^\s*name\s*=\s*[\"']?(?P<repo>[A-Za-z0-9][\w.-]{0,80})[\"']?\s*,?\s*$|"
+    r"\bname\s*=\s*[\"'](?P<repo2>[A-Za-z0-9][\w.-]{0,80})[\"']"
+)
+# A package folder of a SWE-bench checkout (``/testbed/django/db/...``,
+# ``/testbed/src/flask/...``): the project's import name.
+_CHECKOUT_PACKAGE = re.compile(r"/testbed/(?:src/|lib/)?(?P<repo>[A-Za-z][\w-]{1,80})/[\w.-]")
+_NOT_PACKAGES = frozenset(
+    {
+        "tests",
+        "test",
+        "testing",
+        "docs",
+        "doc",
+        "examples",
+        "example",
+        "scripts",
+        "src",
+        "lib",
+        "build",
+        "dist",
+        "benchmarks",
+        "bench",
+        "tools",
+        "ci",
+        "bin",
+        "extras",
+        "data",
+        "requirements",
+        "changelog",
+        "changes",
+        "release",
+        "asv-bench",
+        "asv_bench",
+    }
+)
+_META_FILE = re.compile(r"(?:setup\.cfg|pyproject\.toml|setup\.py|package\.json|Cargo\.toml)\b")
 # Options of pip install that take a value (their value is not a requirement).
 _VALUED = frozenset(
     {
@@ -73,25 +130,47 @@ def project_names(prompt: str, entries: Sequence[Mapping[str, Any]]) -> set[str]
     """The names the task's project goes by: an instance id's repository in the prompt,
     or a code-host remote's repository a step printed."""
     names = {_name(m.group("repo")) for m in _INSTANCE_ID.finditer(prompt[:_MAX_CHARS])}
+    names.update(_checkout_packages(prompt[:_MAX_CHARS]))
     for entry in entries:
         result = as_text(entry.get("result"))[:_MAX_CHARS]
-        if "remote" in as_text(entry.get("args"))[:4096] or "origin" in result[:4096]:
+        args = as_text(entry.get("args"))[:4096]
+        if "/testbed/" in args:
+            names.update(_checkout_packages(args))
+        if "remote" in args or "origin" in result[:4096]:
             names.update(_name(m.group("repo")) for m in _REMOTE.finditer(result))
+        if "Name:" in result and _EDITABLE.search(result):
+            # pip show of the editable checkout: the project itself
+            names.update(_name(m.group("repo")) for m in _SHOW_NAME.finditer(result))
+        if "name" in result and _META_FILE.search(args):
+            for m in _META_NAME.finditer(result):
+                names.add(_name(m.group("repo") or m.group("repo2")))
+                break  # the first name in the metadata is the project's
     return {name for name in names if len(name) >= 2}
+
+
+def _checkout_packages(text: str) -> set[str]:
+    return {
+        _name(m.group("repo"))
+        for m in _CHECKOUT_PACKAGE.finditer(text)
+        if m.group("repo").lower() not in _NOT_PACKAGES
+    }
 
 
 def next_release_installs(entries: Sequence[Mapping[str, Any]], prompt: str) -> list[Finding]:
     """One finding per step that installs the task's own package from an index."""
     steps = []
+    fetches = []
     for index, entry in enumerate(entries):
         args = entry.get("args")
         if not _may_install(args):
             continue  # the hot path: one substring test per plain string argument
         text = "\n".join(command_strings(args))[:_MAX_CHARS]
-        if "install" in text and _PIP_INSTALL.search(text):
+        if _PIP_INSTALL.search(text):
             steps.append((index, entry, text))
-    if not steps:
-        return []  # the common case: nothing installed, no names looked for
+        if "/" in text and (_FETCHER.search(text) or _FETCH_TOOL.search(tool_name(entry) or "")):
+            fetches.append((index, entry, text))
+    if not steps and not fetches:
+        return []  # the common case: nothing installed or fetched, no names looked for
     names = project_names(prompt, entries)
     if not names:
         return []
@@ -102,19 +181,31 @@ def next_release_installs(entries: Sequence[Mapping[str, Any]], prompt: str) -> 
             if hit is not None:
                 findings.append(_finding(index, tool_name(entry), text, hit))
                 break
+    for index, entry, text in fetches:
+        if any(f.trajectory_index == index for f in findings):
+            continue
+        for pattern in (_INDEX_URL, _HOST_URL):
+            url = next((m for m in pattern.finditer(text) if _name(m.group("repo")) in names), None)
+            if url is not None:
+                findings.append(_fetch_finding(index, tool_name(entry), text, url.group(0)))
+                break
     return findings
+
+
+_MARKS = ("install", "download", "pip", "http", "add ", "wheel", "pypi", "github")
 
 
 def _may_install(args: Any) -> bool:
     """A cheap test before joining the arguments: no plain string of a flat argument
-    object says ``install`` (anything nested is joined and read in full)."""
+    object names an install, a download or a URL (anything nested is joined and read
+    in full)."""
     if type(args) is str:
-        return "install" in args
+        return any(mark in args for mark in _MARKS)
     if type(args) is not dict:
         return args is not None
     for value in args.values():
         if type(value) is str:
-            if "install" in value:
+            if any(mark in value for mark in _MARKS):
                 return True
         elif isinstance(value, (dict, list, tuple)):
             return True
@@ -161,4 +252,25 @@ def _finding(index: int, tool: str | None, text: str, requirement: str) -> Findi
     )
 
 
-__all__ = ["RULE_ID", "next_release_installs", "project_names"]
+FETCH_RULE_ID = "upstream-fetch/project-source"
+
+
+def _fetch_finding(index: int, tool: str | None, text: str, url: str) -> Finding:
+    at = max(0, text.find(url))
+    return Finding(
+        rule=FETCH_RULE_ID,
+        category=CATEGORY,
+        material="the task's own project, as its index or code host serves it now",
+        evidence="a fetch of the task's own project from its index or code host",
+        severity="high",
+        pattern="(code) a URL naming the project the task repairs",
+        field="args",
+        trajectory_index=index,
+        tool=tool,
+        excerpt=excerpt(text, at, min(len(text), at + len(url))),
+        strength="strong",
+        provenance=f"{url!r} serves the task's own project (its current source holds the fix)",
+    )
+
+
+__all__ = ["FETCH_RULE_ID", "RULE_ID", "next_release_installs", "project_names"]
