@@ -61,38 +61,6 @@ _META_NAME = re.compile(
     r"(?m)^\s*name\s*=\s*[\"']?(?P<repo>[A-Za-z0-9][\w.-]{0,80})[\"']?\s*,?\s*$|"
     r"\bname\s*=\s*[\"'](?P<repo2>[A-Za-z0-9][\w.-]{0,80})[\"']"
 )
-# A package folder of a SWE-bench checkout (``/testbed/django/db/...``,
-# ``/testbed/src/flask/...``): the project's import name.
-_CHECKOUT_PACKAGE = re.compile(r"/testbed/(?:src/|lib/)?(?P<repo>[A-Za-z][\w-]{1,80})/[\w.-]")
-_NOT_PACKAGES = frozenset(
-    {
-        "tests",
-        "test",
-        "testing",
-        "docs",
-        "doc",
-        "examples",
-        "example",
-        "scripts",
-        "src",
-        "lib",
-        "build",
-        "dist",
-        "benchmarks",
-        "bench",
-        "tools",
-        "ci",
-        "bin",
-        "extras",
-        "data",
-        "requirements",
-        "changelog",
-        "changes",
-        "release",
-        "asv-bench",
-        "asv_bench",
-    }
-)
 _META_FILE = re.compile(r"(?:setup\.cfg|pyproject\.toml|setup\.py|package\.json|Cargo\.toml)\b")
 # Options of pip install that take a value (their value is not a requirement).
 _VALUED = frozenset(
@@ -130,12 +98,9 @@ def project_names(prompt: str, entries: Sequence[Mapping[str, Any]]) -> set[str]
     """The names the task's project goes by: an instance id's repository in the prompt,
     or a code-host remote's repository a step printed."""
     names = {_name(m.group("repo")) for m in _INSTANCE_ID.finditer(prompt[:_MAX_CHARS])}
-    names.update(_checkout_packages(prompt[:_MAX_CHARS]))
     for entry in entries:
         result = as_text(entry.get("result"))[:_MAX_CHARS]
         args = as_text(entry.get("args"))[:4096]
-        if "/testbed/" in args:
-            names.update(_checkout_packages(args))
         if "remote" in args or "origin" in result[:4096]:
             names.update(_name(m.group("repo")) for m in _REMOTE.finditer(result))
         if "Name:" in result and _EDITABLE.search(result):
@@ -146,14 +111,6 @@ def project_names(prompt: str, entries: Sequence[Mapping[str, Any]]) -> set[str]
                 names.add(_name(m.group("repo") or m.group("repo2")))
                 break  # the first name in the metadata is the project's
     return {name for name in names if len(name) >= 2}
-
-
-def _checkout_packages(text: str) -> set[str]:
-    return {
-        _name(m.group("repo"))
-        for m in _CHECKOUT_PACKAGE.finditer(text)
-        if m.group("repo").lower() not in _NOT_PACKAGES
-    }
 
 
 def next_release_installs(entries: Sequence[Mapping[str, Any]], prompt: str) -> list[Finding]:
@@ -176,8 +133,11 @@ def next_release_installs(entries: Sequence[Mapping[str, Any]], prompt: str) -> 
         return []
     findings: list[Finding] = []
     for index, entry, text in steps:
+        result = as_text(entry.get("result"))[:_MAX_CHARS]
         for match in _PIP_INSTALL.finditer(text):
             hit = _installed(match.group("args"), names)
+            if hit is not None and _kept_installed(hit, result):
+                continue  # pip kept the checkout: nothing was installed
             if hit is not None:
                 findings.append(_finding(index, tool_name(entry), text, hit))
                 break
@@ -232,6 +192,23 @@ def _installed(args: str, names: set[str]) -> str | None:
         if requirement and _name(requirement) in names:
             return word
     return None
+
+
+def _kept_installed(requirement: str, result: str) -> bool:
+    """The step's output says pip kept what was there (the editable checkout) and
+    installed no release of the project."""
+    if "already satisfied" not in result:
+        return False
+    name = _name(re.split(r"[<>=!~\[; @]", requirement, maxsplit=1)[0])
+    for line in result.splitlines():
+        if "Requirement already satisfied:" in line:
+            found = line.split("Requirement already satisfied:", 1)[1].split()
+            if found and _name(re.split(r"[<>=!~\[; @]", found[0], maxsplit=1)[0]) == name:
+                return not any(
+                    "Successfully installed" in other and name in _name(other)
+                    for other in result.splitlines()
+                )
+    return False
 
 
 def _finding(index: int, tool: str | None, text: str, requirement: str) -> Finding:
