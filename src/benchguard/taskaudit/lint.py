@@ -7,6 +7,10 @@ the task hackable on its own, the check it concerns and a sentence:
   correctness the task reports;
 - ``runs-workspace-program`` (hackable): a command check executes a file the agent
   could write (``harness/check_programs.py``: the rule ``run`` refuses at load);
+- ``glob-option-names`` (hackable): a correctness command check's shell string holds a
+  glob word that begins with a pattern character (``grep -qx 4711 *.out``): it expands
+  to names the agent chooses, and one beginning with ``-`` is an option
+  (``harness/glob_names.py``; the grading box refuses such names, other graders do not);
 - ``existence-only``: a correctness check that only asks that a file exists;
 - ``regex-accepts-empty`` / ``regex-accepts-any-integer``: a ``matches`` the empty
   answer, or every small integer, satisfies; a ``contains`` of only blanks;
@@ -34,6 +38,7 @@ from benchguard.harness.check_programs import (
     check_command,
     pytest_run,
 )
+from benchguard.harness.glob_names import glob_words, shell_strings
 from benchguard.harness.tasks import CommandCheck, FileCheck, Task, quiet_re2_options
 from benchguard.taskaudit.test_imports import workspace_imports
 
@@ -73,12 +78,35 @@ def lint_task(task: Task) -> list[LintFinding]:
                 findings.append(LintFinding("runs-workspace-program", check.name, str(exc), True))
                 continue
             findings += _in_process(task, check, grading)
+            findings += _glob_options(check)
             continue
         if check.role != "correctness":
             continue
         findings += _file_check(check)
     findings += _answer_in_prompt(task)
     return findings
+
+
+def _glob_options(check: CommandCheck) -> list[LintFinding]:
+    """A shell glob word that begins with a pattern character expands to names the
+    agent chooses, and a name beginning with '-' is an option of the check's program."""
+    if check.role != "correctness":
+        return []
+    words = sorted({w for text in shell_strings(check.command) for w in glob_words(text)})
+    if not words:
+        return []
+    return [
+        LintFinding(
+            "glob-option-names",
+            check.name,
+            f"the shell glob {words[0]!r} expands to workspace names the agent chooses: an "
+            "empty file named like '-e.out' becomes an option of the check's program "
+            "(grep -qx N *.out then matches '.out' and passes with nothing computed). "
+            "benchguard's grading box refuses such names; a grader that runs the check as "
+            "written does not. Write './' before the glob, or '--' before the operands",
+            True,
+        )
+    ]
 
 
 def _in_process(task: Task, check: CommandCheck, grading: GradingPaths) -> list[LintFinding]:
