@@ -80,6 +80,16 @@ def _token(harness: Harness, what: str) -> str:
     return f"bg-pf-{what}-{harness.identity}-{os.getpid()}-{time.monotonic_ns()}"
 
 
+def _mark(tasks: Path, token: str) -> None:
+    """A seed file named ``token`` in every task: the helpers sabotage only those runs."""
+    for workspace in tasks.glob("*/workspace"):
+        marker = workspace / token
+        marker.write_text("", "utf-8")
+        os.chmod(marker, 0o644)
+        if os.geteuid() == 0 and workspace.stat().st_uid != 0:
+            os.chown(marker, workspace.stat().st_uid, workspace.stat().st_gid)
+
+
 def _score(record: dict[str, Any]) -> float:
     score: float = record["scores"]["OutcomeScore"]["score"]
     return score
@@ -92,12 +102,12 @@ def test_a_daemonized_check_helper_dies_with_the_check(harness: Harness) -> None
     and no process of the check is alive after the batch."""
     token = _token(harness, "chmod")
     tasks = total_tasks(harness, "pf-chmod", {"a-total": "", "b-total": ""})
-    agent = _agent(harness, "pf-chmod", ["chmod", token], ["honest"])
+    _mark(tasks, token)
+    agent = _agent(harness, "pf-chmod", ["chmod", token], ["slow"])
     try:
         code, output, run_dir = harness.run(str(tasks), "--agent", str(agent), "-j", "1")
     finally:
         survivors = _reap(token)
-    assert survivors == [], "the check's helper outlived pre-flight"
     assert code == 0, output
     assert run_dir is not None
     found = records(run_dir)
@@ -105,6 +115,7 @@ def test_a_daemonized_check_helper_dies_with_the_check(harness: Harness) -> None
     for record in found:
         assert record["status"] == "success", record["error"]
         assert _score(record) == 1.0, record["verification_report"]
+    assert survivors == [], "the check's helper outlived pre-flight"
 
 
 def test_a_check_helper_cannot_stop_the_harness(harness: Harness) -> None:
@@ -176,3 +187,27 @@ def test_an_unconfined_check_reading_the_tasks_refuses_the_batch(harness: Harnes
     assert "check [" in output and "steal" in output, output
     assert "expected/total.txt" in output and "task-definition" in output, output
     assert run_dir is None
+
+
+@pytest.mark.parametrize("confined", [True, False], ids=["confined", "unconfined"])
+def test_a_run_s_daemonized_grandchild_dies_with_its_run(harness: Harness, confined: bool) -> None:
+    """A run's own processes never outlive it: the agent does its task, then leaves a
+    double-forked helper (its own session, re-parented away) that chmods every later
+    run's workspace to 000. It dies with its run (the run's pid namespace and cgroup):
+    the second run of the batch scores 1.0 and no helper is alive after the batch."""
+    token = _token(harness, "plant")
+    tasks = total_tasks(harness, "run-plant", {"a-total": ""})
+    _mark(tasks, token)
+    agent = _agent(harness, "run-plant", [], ["plant", token])
+    flags = () if confined else ("--unconfined",)
+    try:
+        code, output, run_dir = harness.run(
+            str(tasks), "--agent", str(agent), "--iterations", "2", "-j", "1", *flags
+        )
+    finally:
+        survivors = _reap(token)
+    assert code == 0, output
+    assert run_dir is not None
+    found = sorted(records(run_dir), key=lambda r: r["iteration"])
+    assert [_score(r) for r in found] == [1.0, 1.0], [r["error"] for r in found]
+    assert survivors == [], "the run's helper outlived its run"

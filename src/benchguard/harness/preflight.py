@@ -52,7 +52,7 @@ from benchguard.harness.agents.config import (
 )
 from benchguard.harness.audit import AuditSettings, ProtectedSet, protected_set
 from benchguard.harness.audit_session import RunSession
-from benchguard.harness.confine import Confinement, agent_policy, launcher_argv
+from benchguard.harness.confine import Confinement, agent_policy, launcher_argv, launcher_files
 from benchguard.harness.containment import RunContainment, separate_script, separation_works
 from benchguard.harness.home import HomeSettings, make_run_home
 from benchguard.harness.identity import AgentIdentity, hand_over
@@ -161,7 +161,8 @@ class _Watched:
             own_scratch=scratch,
             protect=self.settings.protect,
             interpreter=interpreter_paths(),
-            agent_own=(*read_only, separate_script(), home, scratch),
+            # The launcher and the separation run the check: never the check's reads.
+            agent_own=(*read_only, *launcher_files(), separate_script(), home, scratch),
             own_trees=(home, scratch),
         )
 
