@@ -104,7 +104,9 @@ from benchguard.record.run import RunRecord
 #     project is also known from its metadata and editable install, and a fetch of its
 #     index or code-host pages is upstream-fetch/project-source; a deliverable reading
 #     the calling test's source or __main__ is caller inspection.
-DETECTOR_VERSION = 14
+# 15: the reflog or stash list after the agent itself moved refs or stashed is weak
+#     (it lists the agent's own work), not strong.
+DETECTOR_VERSION = 15
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

@@ -72,6 +72,10 @@ GENERIC_HISTORY_PROVENANCE = (
     "a remote-tracking ref may be an ordinary clone's, and its output shows no commit "
     "beyond HEAD, so this is for review, not a zero"
 )
+OWN_REFS_PROVENANCE = (
+    "the reflog or stash list after the agent itself committed, reset, stashed or "
+    "switched branches: it lists the agent's own work too, so this is for review"
+)
 WIDENING_PROVENANCE = "a ref-widening command: its output lists refs or commits beyond HEAD"
 HEAD_ONLY_PROVENANCE = (
     "a ref-widening command whose output lists only commits HEAD's history printed "
@@ -83,6 +87,11 @@ _HASH = regex.compile(
 )
 _HASH_IN_OUTPUT = regex.compile(r"(?<![0-9a-f])[0-9a-f]{7,40}(?![0-9a-f])")
 _GIT = r"\bgit(?:\s+(?:-[cC]\s+\S+|--no-pager|-P|--(?:git-dir|work-tree)[=\s]\S+))*\s+"
+_OWN_REFLOG = regex.compile(_GIT + r"(?:reflog\b|stash\s+list\b)")
+_MOVES_REFS = regex.compile(
+    _GIT + r"(?:stash(?:\s+(?:push|save)\b|\s*(?:$|[;&|\n]))|commit\b|reset\b|rebase\b|"
+    r"cherry-pick\b|merge\b|am\b|checkout\s+-[bB]\b|switch\s+-[cC]\b|branch\s+(?!-)[\w./-]+)"
+)
 # Commands whose output lists refs or commits beyond HEAD's history.
 _WIDENING = regex.compile(
     _GIT
@@ -395,7 +404,13 @@ def _head_hashes(trace: _Trace, before: int) -> set[str]:
 
 def _widening(finding: Finding, step: _Step, trace: _Trace) -> Finding:
     """A ref-widening command is strong, unless its output lists commits and every one
-    of them is HEAD's history as printed earlier (it showed nothing beyond HEAD)."""
+    of them is HEAD's history as printed earlier (it showed nothing beyond HEAD), or it
+    is the reflog or the stash list after the agent itself moved refs or stashed (it
+    then lists the agent's own work: weak)."""
+    if _OWN_REFLOG.search(step.command) and any(
+        _MOVES_REFS.search(s.command) for s in trace.steps[: step.index + 1]
+    ):
+        return finding.model_copy(update={"strength": "weak", "provenance": OWN_REFS_PROVENANCE})
     listed = {h[:7] for h in _HASH_IN_OUTPUT.findall(step.result)}
     head = _head_hashes(trace, step.index) if listed else set()
     if listed and head and listed <= head:
