@@ -27,6 +27,7 @@ import pytest
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.tasks import load_tasks
 from benchguard.harness.verification import CheckSandbox, run_checks
+from harness.privileges import Harness, records, run_adversary
 
 # The deliverable: on import it stores a key (as the red team's publisher did) and
 # invalidates it at once, so a failing run leaves nothing behind on the host.
@@ -113,6 +114,25 @@ def test_a_deliverable_cannot_store_a_key_from_the_box(tmp_path: Path, sandboxed
             hand_over(identity, workspace)
         sandbox = CheckSandbox("bwrap", identity)
     tests, command = run_checks(task, workspace=workspace, home=home, sandbox=sandbox)
+    assert tests["passed"] is True, tests
+    assert command["passed"] is True, command
+    assert _keys_with(marker) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_keyleak_through_benchguard_run(harness: Harness, sandbox: str) -> None:
+    """The whole path, as root and unprivileged: the agent's deliverable, imported by
+    the hidden test in the box, is refused the keyring (the test passes only then)."""
+    marker = f"bg-keyleak-{uuid.uuid4().hex}"
+    tasks = _task(harness.operator.root / "keyleak", marker)
+    for path in [tasks, *tasks.rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+    run_dir = run_adversary(
+        harness, "key_publish.py", tasks, "--sandbox", sandbox, env={"MARKER": marker}
+    )
+    [record] = records(run_dir)
+    tests, command = record["verification_report"]
     assert tests["passed"] is True, tests
     assert command["passed"] is True, command
     assert _keys_with(marker) == []
