@@ -92,6 +92,9 @@ def touched(
         if any(TEST_NAME.match(Path(p).name) for p in seed):
             found.add(UNNAMED)
         return found
+    if mode == "print-expected":
+        names = set(PY_NAME.findall(task.prompt)) | {f for f in files if f.endswith(".py")}
+        return {p for p in names if not TEST_NAME.match(Path(p).name)}
     return None  # noop, reference, or a mode this module does not know: always run
 
 
