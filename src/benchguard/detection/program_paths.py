@@ -197,12 +197,14 @@ class _Folder:
         self.last_walker = ""
 
     def run(self, tree: ast.Module) -> None:
+        self._body(tree.body)
+        if not self.walks:
+            return  # the constants only say where a walk goes: most programs walk nothing
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 value = node.value
                 if 3 <= len(value) <= 200 and len(self.constants) < 256:
                     self.constants.append(value)
-        self._body(tree.body)
 
     # -- statements --------------------------------------------------------------
 
