@@ -340,8 +340,16 @@ EVIDENCE_SHOWN = 5
 
 
 def audit_evidence(summary: Mapping[str, object]) -> str | None:
-    """What the check's audit charged it with (protected material opened, metadata
-    changed outside its trees), as the refusal's evidence; None when nothing."""
+    """What the check's audit charged it with (an incomplete audit, protected material
+    opened, metadata changed outside its trees), as the refusal's evidence; None when
+    nothing."""
+    if summary.get("complete") is False:
+        # Fail closed: a check whose audit is not whole (a flooded queue, a cut log)
+        # may have read what the audit lost.
+        return (
+            f"left its audit incomplete ({summary.get('incomplete_reason')}): a check "
+            "must be seen whole"
+        )
     accesses = summary.get("accesses")
     listed = accesses if isinstance(accesses, list) else []
     count = summary.get("protected_accesses")
