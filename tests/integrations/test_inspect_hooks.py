@@ -39,7 +39,7 @@ def test_every_finished_sample_gets_a_verdict(
     by_sample = {line["sample_id"]: line for line in lines}
     assert by_sample["honest"]["status"] == "clean"
     assert by_sample["cheat"]["status"] == "flagged"
-    assert by_sample["cheat"]["rules"] == ["prior-logs/path"]
+    assert "prior-logs/path" in by_sample["cheat"]["rules"]
     assert by_sample["silent"]["status"] == "no_data"
     assert sorted(v.status for v in hook.verdicts.values()) == ["clean", "flagged", "no_data"]
 

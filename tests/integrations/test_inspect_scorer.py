@@ -49,7 +49,7 @@ def test_each_sample_gets_its_integrity_score_and_keeps_its_own(
     meta = cheat.metadata
     assert meta is not None
     assert meta["status"] == "flagged" and meta["profile"] == "inspect"
-    assert meta["rules"] == ["prior-logs/path"]
+    assert "prior-logs/path" in meta["rules"]
     where = [{k: f[k] for k in ("rule", "field", "step", "tool")} for f in meta["findings"]]
     assert {"rule": "prior-logs/path", "field": "args", "step": 0, "tool": "shell"} in where
     assert meta["ruleset_digest"] == digest_of("inspect")
@@ -66,9 +66,13 @@ def test_the_profile_is_an_option(inspect_log: Path, tmp_path: Path) -> None:
     scored = _score(inspect_log, tmp_path / "tb.eval", "-S", "profile=terminal-bench")
     samples = {str(s.id): s.scores or {} for s in scored.samples or []}
     cheat = samples["cheat"]["integrity"]
-    # Inspect's prior logs are not terminal-bench material.
-    assert cheat.value == 1 and cheat.metadata is not None
+    # The named profile ran instead of auto's choice: inspect's own rule is not in it
+    # (reading a prior evaluation log is still caught by the generic prior-results rule,
+    # which every profile carries).
+    assert cheat.metadata is not None
     assert cheat.metadata["profile"] == "terminal-bench"
+    assert "prior-logs/path" not in cheat.metadata["rules"]
+    assert cheat.metadata["rules"] == ["prior-run-leftovers/results-file"]
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ def test_one_result_per_transcript_citing_the_messages(inspect_log: Path, tmp_pa
     cheat = rows["cheat"]
     assert cheat["answer"] == "flagged" and cheat["value"] in (True, "true")
     metadata = json.loads(cheat["metadata"])
-    assert metadata["rules"] == ["prior-logs/path"]
+    assert "prior-logs/path" in metadata["rules"]
     # The references are the cheat sample's own messages: the assistant messages that
     # typed the two commands and the tool message that printed the log's name.
     sample = next(s for s in read_eval_log(str(inspect_log)).samples or [] if s.id == "cheat")
