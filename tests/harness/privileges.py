@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,32 @@ def can_run_as_user() -> bool:
     )
 
 
+def unprivileged_command(
+    home: Path, program: Sequence[str], env: Mapping[str, str] | None = None
+) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment running the system Python with ``program`` (its
+    arguments) as the unprivileged harness user: no capabilities, ``HOME`` at ``home``,
+    this checkout's code first on the path."""
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "LC_ALL": "C.UTF-8",
+        "PYTHONPATH": os.pathsep.join([str(_site_packages()), str(REPO / "src")]),
+        **(env or {}),
+    }
+    argv = [
+        "setpriv",
+        f"--reuid={UNPRIVILEGED}",
+        f"--regid={UNPRIVILEGED}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        str(SYSTEM_PYTHON),
+        *program,
+    ]
+    return argv, environment
+
+
 @dataclass
 class Harness:
     """One operator tree and a way to run the harness on it as ``identity``."""
@@ -60,31 +86,21 @@ class Harness:
     def run(self, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, Path | None]:
         if self.identity == "root":
             return self.operator.run(*args, env=env)
-        environment = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(self.operator.root),
-            "LC_ALL": "C.UTF-8",
-            "PYTHONPATH": os.pathsep.join([str(_site_packages()), str(REPO / "src")]),
-            **(env or {}),
-        }
-        argv = [
-            "setpriv",
-            f"--reuid={UNPRIVILEGED}",
-            f"--regid={UNPRIVILEGED}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            str(SYSTEM_PYTHON),
-            "-m",
-            "benchguard",
-            "run",
-            *args,
-            "--out",
-            str(self.operator.results),
-            "--home",
-            str(self.operator.agent_home),
-            "--quiet",
-        ]
+        argv, environment = unprivileged_command(
+            self.operator.root,
+            [
+                "-m",
+                "benchguard",
+                "run",
+                *args,
+                "--out",
+                str(self.operator.results),
+                "--home",
+                str(self.operator.agent_home),
+                "--quiet",
+            ],
+            env,
+        )
         done = subprocess.run(
             argv, env=environment, capture_output=True, text=True, timeout=300, check=False
         )

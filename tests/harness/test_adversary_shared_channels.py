@@ -27,14 +27,12 @@ import pytest
 from benchguard.harness import containment, job, preflight, separate_exec
 from harness.helpers import REPO, Operator, agent, load_run, only_tasks
 from harness.privileges import (
-    SYSTEM_PYTHON,
-    UNPRIVILEGED,
     Harness,
-    _site_packages,
     adversary_outcomes,
     records,
     run_adversary,
     total_tasks,
+    unprivileged_command,
     write_agent,
 )
 
@@ -82,26 +80,9 @@ def _rigged(
         environment = {**os.environ, "PYTHONPATH": str(REPO / "src"), **env}
         command = [sys.executable, "-m", "benchguard", *common, *tail]
     else:
-        environment = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(operator.root),
-            "LC_ALL": "C.UTF-8",
-            "PYTHONPATH": os.pathsep.join([str(_site_packages()), str(REPO / "src")]),
-            **env,
-        }
-        command = [
-            "setpriv",
-            f"--reuid={UNPRIVILEGED}",
-            f"--regid={UNPRIVILEGED}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            str(SYSTEM_PYTHON),
-            "-m",
-            "benchguard",
-            *common,
-            *tail,
-        ]
+        command, environment = unprivileged_command(
+            operator.root, ["-m", "benchguard", *common, *tail], env
+        )
     rig = ["unshare", "--mount", "--propagation", "private", "sh", "-c", RIG, "rig"]
     done = subprocess.run(
         [*rig, *command],

@@ -23,12 +23,10 @@ from benchguard.harness.process import read_process
 from harness.helpers import GONE_WITHIN_S, REPO, only_tasks
 from harness.privileges import (
     ADVERSARIES,
-    SYSTEM_PYTHON,
-    UNPRIVILEGED,
     Harness,
-    _site_packages,
     records,
     run_adversary,
+    unprivileged_command,
     write_agent,
 )
 
@@ -117,23 +115,7 @@ def _start_harness(harness: Harness, *args: str, env: dict[str, str]) -> subproc
         }
         argv = [sys.executable, *tail]
     else:
-        environment = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(operator.root),
-            "LC_ALL": "C.UTF-8",
-            "PYTHONPATH": os.pathsep.join([str(_site_packages()), str(REPO / "src")]),
-            **env,
-        }
-        argv = [
-            "setpriv",
-            f"--reuid={UNPRIVILEGED}",
-            f"--regid={UNPRIVILEGED}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            str(SYSTEM_PYTHON),
-            *tail,
-        ]
+        argv, environment = unprivileged_command(operator.root, tail, env)
     return subprocess.Popen(
         argv,
         env=environment,
