@@ -23,7 +23,6 @@ import os
 import secrets
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -33,12 +32,12 @@ import pytest
 from harness.helpers import REPO, only_tasks
 from harness.privileges import (
     ADVERSARIES,
-    SYSTEM_PYTHON,
     UNPRIVILEGED,
     Harness,
     can_run_as_user,
     records,
     run_adversary,
+    unprivileged_command,
 )
 
 pytestmark = pytest.mark.slow
@@ -146,28 +145,15 @@ def _mini_harness(tmp: Path, mode: str, canary: str) -> dict[str, str]:
     secret = workspace / "harness-only.txt"
     secret.write_text("harness-file\n", "utf-8")
     os.chown(secret, UNPRIVILEGED, UNPRIVILEGED)
-    site = Path(sys.prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "LC_ALL": "C.UTF-8",
-        "PYTHONPATH": os.pathsep.join([str(site / "site-packages"), str(REPO / "src")]),
-        "BENCHGUARD_TRAJECTORY": str(channel),
-        "ATTACK_TARGET": str(secret),
-        **_attack_env(secret, canary),
-    }
-    argv = [
-        "setpriv",
-        f"--reuid={UNPRIVILEGED}",
-        f"--regid={UNPRIVILEGED}",
-        "--clear-groups",
-        "--inh-caps=-all",
-        "--bounding-set=-all",
-        str(SYSTEM_PYTHON),
-        "-c",
-        _MINI_HARNESS,
-        mode,
-        str(ADVERSARIES / "harness_reach.py"),
-    ]
+    argv, env = unprivileged_command(
+        workspace,
+        ["-c", _MINI_HARNESS, mode, str(ADVERSARIES / "harness_reach.py")],
+        env={
+            "BENCHGUARD_TRAJECTORY": str(channel),
+            "ATTACK_TARGET": str(secret),
+            **_attack_env(secret, canary),
+        },
+    )
     done = subprocess.run(
         argv, cwd=workspace, env=env, capture_output=True, text=True, timeout=120, check=False
     )
