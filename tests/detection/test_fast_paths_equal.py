@@ -129,3 +129,42 @@ _PWD_TEXT = st.lists(
 @given(_PWD_TEXT | st.text(max_size=8))
 def test_the_pwd_literal_never_skips_what_the_regex_matches(command: str) -> None:
     assert ("pwd" in command) or detector._PWD.match(command) is None
+
+
+# --- a chunk's candidates asked of a Set of just those candidates -------------------
+
+_NARROW_PATTERNS = (
+    r"\bgit\s+(?:log|reflog)\b",
+    r"(?<![\w~./-])~/\.bash_history\b",
+    r"^answer:",
+    r"task\.yaml",
+    r"(?:secret|token)-\w+$",
+    r"a\s+b",  # spans a join: "...a" then "b..." is a chunk match in no surface
+    r"(?<=x)(?!y)",  # matches the empty string: never relaxed, a candidate everywhere
+)
+_NARROW_TEXT = st.lists(
+    st.sampled_from(
+        ["git log", "GIT  REFLOG", "cat ~/.bash_history", "answer: 4", "x task.yaml",
+         "secret-key", "TOKEN-x", "a", "b", "a b", "\n", "plain", "", "g\u0131t log",
+         "ta\u017fk.yaml"]
+    ),
+    max_size=4,
+).map(" ".join)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_NARROW_TEXT, min_size=2, max_size=14), st.sampled_from([16, 60, 1 << 20]))
+def test_a_chunks_narrowed_set_names_what_the_full_sets_name(
+    texts: list[str], chunk_chars: int
+) -> None:
+    """Guards the narrowed Set (only the chunk's candidates, surface by surface) against
+    naming a pattern where the full Sets would not, or missing one: equal to the
+    text-by-text reading, with and without its fallback to the full Sets."""
+    prefilter = build_prefilter(_NARROW_PATTERNS)
+    surfaces = [Surface("args", i, "sh", text) for i, text in enumerate(texts)]
+    expected = _reference_candidates(prefilter, surfaces, chunk_chars)
+    with mock.patch.object(detector, "_PREFILTER_CHUNK_CHARS", chunk_chars):
+        assert detector._candidates(prefilter, surfaces, detector._Budget(60.0)) == expected
+        with mock.patch.object(Prefilter, "narrowed", lambda self, ids: None):
+            fallback = detector._candidates(prefilter, surfaces, detector._Budget(60.0))
+    assert fallback == expected

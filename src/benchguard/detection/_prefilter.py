@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import re2
 
@@ -58,6 +59,18 @@ class Prefilter:
             if hits:
                 found.update(ids[hit] for hit in hits)
         return frozenset(found)
+
+    def narrowed(self, ids: frozenset[int]) -> tuple[re2.Set, tuple[int, ...]] | None:
+        """One Set of just the relaxed forms of ``ids`` (patterns the Sets hold), with
+        the pattern id of each of its entries; ``None`` when one has no relaxed form or
+        RE2 refuses the Set. Each entry matches on its own merits, as in the full Sets,
+        so this Set names exactly the ``ids`` the full ones would name."""
+        ordered = tuple(sorted(ids))
+        texts = tuple(relaxed_form(self.patterns[pattern_id]) for pattern_id in ordered)
+        if any(text is None for text in texts):
+            return None
+        compiled = _narrow_set(cast("tuple[str, ...]", texts))
+        return None if compiled is None else (compiled, ordered)
 
     def extended(self, extra: tuple[str, ...]) -> Prefilter:
         """This prefilter plus ``extra`` (patterns it lacks) in Sets of their own.
@@ -114,6 +127,20 @@ def relaxed_form(pattern: str) -> str | None:
     except (Unrelaxable, re2.error, RecursionError):
         return None
     return text
+
+
+@functools.lru_cache(maxsize=256)
+def _narrow_set(texts: tuple[str, ...]) -> re2.Set | None:
+    """``texts`` (relaxed forms) in one Set with the full Sets' options; ``None`` if RE2
+    refuses it. A function of the texts alone, so it is cached by them."""
+    compiled = re2.Set.SearchSet(_options())
+    try:
+        for text in texts:
+            compiled.Add(text)
+        compiled.Compile()
+    except re2.error:
+        return None
+    return compiled
 
 
 def _compile_sets(

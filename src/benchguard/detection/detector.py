@@ -826,13 +826,49 @@ def _candidates(
         else:
             # Joined by newlines: relaxed patterns anchor on line breaks, so any match
             # inside one surface is also a match in the joined chunk.
-            chunk = prefilter.candidates_in(b"\n".join(cast("list[bytes]", piece)))
+            joined = b"\n".join(cast("list[bytes]", piece))
+            chunk = prefilter.candidates_in(joined)
             if chunk:
-                for position in range(start, stop):
-                    if position % 64 == 0:
-                        clock.check()
-                    result[position] = prefilter.candidates_in(data[position]) & chunk
+                located = _located(prefilter, chunk, piece, clock)
+                if located is None:
+                    for position in range(start, stop):
+                        if position % 64 == 0:
+                            clock.check()
+                        result[position] = prefilter.candidates_in(data[position]) & chunk
+                else:
+                    result[start:stop] = located
         start = stop
+    return result
+
+
+def _located(
+    prefilter: Prefilter,
+    chunk: frozenset[int],
+    piece: list[bytes | None],
+    clock: _Budget,
+) -> list[frozenset[int]] | None:
+    """Per surface of a chunk, its candidates among ``chunk`` (the chunk's): asked of
+    one small Set holding only the chunk's candidates, not of every Set again (a
+    record with one ``git`` command made every surface of it go through the whole
+    ruleset's Sets a second time, the costliest part of the prefilter). ``None`` when
+    no such Set can be built (the caller asks the full Sets).
+
+    The same answer as the full Sets' ``& chunk``: a Set names each pattern on its own
+    merits, and patterns outside ``chunk`` are dropped either way."""
+    always = prefilter.always & chunk
+    searched = chunk - always
+    if not searched:
+        return [always] * len(piece)
+    narrowed = prefilter.narrowed(searched)
+    if narrowed is None:
+        return None
+    compiled, ids = narrowed
+    result: list[frozenset[int]] = []
+    for position, data in enumerate(piece):
+        if position % 64 == 0:
+            clock.check()
+        hits = compiled.Match(data)
+        result.append(always | {ids[hit] for hit in hits} if hits else always)
     return result
 
 
