@@ -17,6 +17,8 @@ from benchguard.detection import (
     ruleset_digest,
     scan_record,
 )
+from benchguard.detection._patterns import is_trusted, pattern_problem
+from benchguard.detection.models import Rule
 
 GOOD_RULE = """
   - id: my-oracle/path
@@ -50,6 +52,34 @@ def test_builtin_profiles_are_listed_and_load() -> None:
         "harness-environment",
     }
     assert load_ruleset() == load_profile("benchguard")
+
+
+def _unsafe_patterns(rules: tuple[Rule, ...]) -> list[str]:
+    return [
+        f"{rule.id}: {pattern!r}: {problem}"
+        for rule in rules
+        for pattern in rule.patterns
+        if (problem := pattern_problem(pattern)) is not None
+    ]
+
+
+def test_every_shipped_pattern_passes_the_check_loading_trusts_it_with() -> None:
+    """Guards the trust a built-in profile's patterns get at load (no check there, for
+    start-up): every one of them passes the load-time check, and each is trusted, so a
+    plan does not check it again either. A user's file with the same rule shape is
+    still checked (test_unsafe_regexes_are_rejected_at_load_time)."""
+    for name in profile_names():
+        rules = load_profile(name)
+        assert _unsafe_patterns(rules) == [], name
+        assert all(is_trusted(pattern) for rule in rules for pattern in rule.patterns), name
+
+
+def test_the_shipped_pattern_check_names_an_unsafe_pattern() -> None:
+    """The check above can fail: a rule carrying an empty-matching pattern is named."""
+    bad = Rule(id="x/bad", category="x", material="m", patterns=("x*",))
+    assert _unsafe_patterns((bad,)) == [
+        "x/bad: 'x*': can match the empty string, so it would flag every record"
+    ]
 
 
 def test_each_devops_bench_artifact_matches_exactly_one_environment_rule() -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from benchguard.detection._patterns import PatternError, pattern_problem
+from benchguard.detection._patterns import PatternError, pattern_problem, trust_generated
 from benchguard.detection.models import Rule
 from benchguard.errors import BadInputError
 from benchguard.record.rules import ruleset_digest as ruleset_digest  # compatibility re-export
@@ -224,7 +224,7 @@ def _load_profile(name_or_path: str, seen: tuple[str, ...]) -> Profile:
         inherited = parent.rules
         baseline |= parent.baseline
         material_raw = [*parent.material, *material_raw]
-    own = _parse_rules(document["rules"], label)
+    own = _parse_rules(document["rules"], label, shipped=name_or_path in profile_names())
     # Also catches duplicates within ``own`` (reported as "an earlier rule").
     _reject_duplicates(own, label, inherited, against=f"extended profile {extends!r}")
     return Profile(
@@ -288,7 +288,13 @@ def _read_yaml(path: Path, label: str) -> Any:
         raise RulesetError(f"{label}: {problem}") from None
 
 
-def _parse_rules(items: list[Any], label: str) -> tuple[Rule, ...]:
+def _parse_rules(items: list[Any], label: str, *, shipped: bool = False) -> tuple[Rule, ...]:
+    """The rules of a document, each checked; a ``shipped`` (built-in) profile's
+    patterns are trusted instead of checked one by one. Checking compiles each pattern
+    with ``regex`` and probes it, about half a second of every process's start-up for
+    the shipped profiles' hundred-odd patterns, most of which a scan never needs
+    compiled (the prefilter names only a few). They are package data, and
+    tests/detection/test_rules.py holds every one of them to the check it skips."""
     rules: list[Rule] = []
     for index, item in enumerate(items):
         where = f"{label}: rule {index}"
@@ -310,10 +316,14 @@ def _parse_rules(items: list[Any], label: str) -> tuple[Rule, ...]:
             rule = Rule.model_validate(dict(item))
         except ValidationError as exc:
             raise RulesetError(f"{where}: {_pydantic_problem(exc)}") from None
-        try:
-            validate_rule_patterns(rule)
-        except PatternError as exc:
-            raise RulesetError(f"{where}: {exc}") from None
+        if shipped:
+            for pattern in rule.patterns:
+                trust_generated(pattern)
+        else:
+            try:
+                validate_rule_patterns(rule)
+            except PatternError as exc:
+                raise RulesetError(f"{where}: {exc}") from None
         rules.append(rule)
     return tuple(rules)
 
