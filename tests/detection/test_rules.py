@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -335,3 +336,24 @@ def test_bad_profile_shape_says_what_it_is(tmp_path: Path, text: str, expected: 
         load_profile(str(path))
     assert str(path) in str(caught.value)
     assert re.search(expected, str(caught.value)), str(caught.value)
+
+
+def test_the_remembered_profile_listing_follows_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guards the listing remembered by the folder's stat stamp against going stale: a
+    profile file added, then one removed, is seen at once (the stamps are set apart
+    explicitly: a file system's clock may not tick between two quick changes)."""
+    from benchguard.detection import rules
+
+    monkeypatch.setattr(rules, "_builtin_dir", lambda: tmp_path)
+    (tmp_path / "benchguard.yaml").write_text("rules: []\n", encoding="utf-8")
+    os.utime(tmp_path, ns=(1_000_000_000, 1_000_000_000))
+    assert profile_names() == ("benchguard",)
+    (tmp_path / "extra.yaml").write_text("rules: []\n", encoding="utf-8")
+    (tmp_path / "_private.yaml").write_text("rules: []\n", encoding="utf-8")
+    os.utime(tmp_path, ns=(2_000_000_000, 2_000_000_000))
+    assert profile_names() == ("benchguard", "extra")
+    (tmp_path / "benchguard.yaml").unlink()
+    os.utime(tmp_path, ns=(3_000_000_000, 3_000_000_000))
+    assert profile_names() == ("extra",)
