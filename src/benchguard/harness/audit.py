@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchguard.errors import BadInputError
+from benchguard.harness import audit_identities
+from benchguard.harness.audit_identities import Identities
 from benchguard.harness.grading import BOX_PREFIX
 from benchguard.harness.transcript_channel import RECORD_DIR_PREFIX
 from benchguard.harness.workspace import SCRATCH_PREFIX
@@ -133,11 +135,18 @@ class ProtectedSet:
     # extended attribute) outside them is a finding (OUTSIDE_METADATA), since Landlock
     # does not mediate metadata.
     own_trees: tuple[str, ...] = ()
-    # Every root's path: most traced paths (the interpreter, /usr) are rejected at once.
+    # What every path a root covers starts with (its path; for a prefix root, its
+    # path, a slash and the prefix): most paths (the interpreter, /usr, the run's own
+    # workspace) are rejected at once, and the rest are tried only against the roots
+    # they can be under (fanotify asks this for every file a run opens).
     _prefixes: tuple[str, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_prefixes", tuple(root.path for root in self.roots))
+        starts = tuple(
+            root.path if root.prefix is None else root.path.rstrip("/") + "/" + root.prefix
+            for root in self.roots
+        )
+        object.__setattr__(self, "_prefixes", starts)
 
     def by_identity(
         self,
@@ -168,8 +177,8 @@ class ProtectedSet:
         if not target.startswith(self._prefixes):
             return None
         reads = not writing if reading is None else reading
-        for root in self.roots:
-            if not _applies(root, writing, reads, operation):
+        for root, start in zip(self.roots, self._prefixes, strict=True):
+            if not target.startswith(start) or not _applies(root, writing, reads, operation):
                 continue
             if root.covers(target) and not self._yields(root, target):
                 return root
@@ -290,18 +299,7 @@ def protected_set(
     runtime = frozenset(
         {os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)} | script_dirs
     )
-    identities: dict[tuple[int, int], tuple[int, ProtectedRoot]] = {}
-    capped: list[str] = []
-    for root in roots:
-        # Dynamic trees (other runs' scratch, the harness's records) and write-only
-        # ones are matched by path; the material a cheater reads is walked.
-        if root.prefix is not None or root.writes_only:
-            continue
-        found, full = tree_identities(root.path)
-        if not full:
-            capped.append(root.path)
-        for key, mtime in found.items():
-            identities.setdefault(key, (mtime, root))
+    identities, capped = _identities(roots)
     trees = sorted({text for p in own_trees for text in (os.path.abspath(p), os.path.realpath(p))})
     return ProtectedSet(
         tuple(roots),
@@ -311,6 +309,33 @@ def protected_set(
         identity_capped=tuple(capped),
         own_trees=tuple(trees),
     )
+
+
+def _identities(
+    roots: Sequence[ProtectedRoot],
+) -> tuple[Mapping[tuple[int, int], tuple[int, ProtectedRoot]], list[str]]:
+    """Every walked root's identities, the first root naming one keeping it, and the
+    roots whose walk was capped."""
+    global _merged
+    # Dynamic trees (other runs' scratch, the harness's records) and write-only ones
+    # are matched by path; the material a cheater reads is walked.
+    walked = [root for root in roots if root.prefix is None and not root.writes_only]
+    walks = [tree_identities(root.path) for root in walked]
+    capped = [root.path for root, (_, full) in zip(walked, walks, strict=True) if not full]
+    founds = tuple(found for found, _ in walks)
+    if (
+        _merged is not None
+        and _merged[0] == tuple(walked)
+        and len(_merged[1]) == len(founds)
+        and all(old is new for old, new in zip(_merged[1], founds, strict=True))
+    ):
+        return _merged[2], capped
+    identities: dict[tuple[int, int], tuple[int, ProtectedRoot]] = {}
+    for root, found in zip(walked, founds, strict=True):
+        for key, mtime in found.items():
+            identities.setdefault(key, (mtime, root))
+    _merged = (tuple(walked), founds, identities)
+    return identities, capped
 
 
 # The audit category of a metadata change outside the run's own trees.
@@ -348,57 +373,22 @@ def outside_own_trees(protected: ProtectedSet, path: str) -> bool:
     )
 
 
-Identities = dict[tuple[int, int], int]
-# Walks of protected trees, by (path, limit, the top's device, inode and mtime): a batch
-# builds a protected set per run and walks the same tasks tree each time. Process-wide
-# on purpose (runs of one batch share the process; a cluster worker's runs share its
-# own), bounded at _MAX_CACHED_TREES walks and cleared whole past it. What it can
-# change: a file added deep inside a protected tree during the batch, under a directory
-# other than the top (whose mtime is the key), is not in the cached identities, so a
-# hard link to it is matched by path (the kernel's name for it) but not by identity
-# until the tree's top changes or the process ends. Tasks trees are the operator's and
-# do not change during a batch; docs/architecture.md lists this memo with the others.
-_identity_cache: dict[tuple[str, int, int, int, int], tuple[Identities, bool]] = {}
-_MAX_CACHED_TREES = 64
-
-
 def tree_identities(path: str, limit: int = MAX_IDENTITIES) -> tuple[Identities, bool]:
-    """(st_dev, st_ino) -> st_mtime_ns of ``path`` and everything under it (symlinks not
-    followed), and whether the walk saw it all. Cached per tree while its top
-    directory's own (device, inode, mtime) is unchanged: a batch walks each tasks tree
-    once (an entry changed since is matched by path; its mtime no longer agrees)."""
-    try:
-        top = os.lstat(path)
-    except OSError:
-        return {}, True
-    key = (path, limit, top.st_dev, top.st_ino, top.st_mtime_ns)
-    cached = _identity_cache.get(key)
-    if cached is not None:
-        return cached
-    found: Identities = {(top.st_dev, top.st_ino): top.st_mtime_ns}
-    full = True
-    pending = [path] if os.path.isdir(path) and not os.path.islink(path) else []
-    while pending and full:
-        try:
-            entries = list(os.scandir(pending.pop()))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            found[(info.st_dev, info.st_ino)] = info.st_mtime_ns
-            if entry.is_dir(follow_symlinks=False):
-                pending.append(entry.path)
-            if len(found) >= limit:
-                full = False
-                break
-    result = (found, full)
-    if len(_identity_cache) >= _MAX_CACHED_TREES:
-        _identity_cache.clear()
-    _identity_cache[key] = result
-    return result
+    """(st_dev, st_ino) -> st_mtime_ns of ``path`` and everything under it, and whether
+    the walk saw it all; walked again only once the tree changed (harness.audit_identities)."""
+    return audit_identities.tree_identities(path, limit)
+
+
+# The merged identities of the last protected set, with the roots and walks they were
+# made of: a batch's runs name the same trees, so while every walk is the same object
+# (its tree unchanged: harness.audit_identities) the merge is reused too (one mapping,
+# only ever read, shared by the runs' sets).
+_Merged = tuple[
+    tuple["ProtectedRoot", ...],
+    tuple[Identities, ...],
+    Mapping[tuple[int, int], tuple[int, "ProtectedRoot"]],
+]
+_merged: _Merged | None = None
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ from benchguard.harness.audit import (
     outside_own_trees,
 )
 from benchguard.harness.fanotify_attrib import AttribWatch
+from benchguard.harness.fanotify_close import close_later
 from benchguard.harness.fanotify_libc import fanotify_libc
 from benchguard.harness.fanotify_procs import ForkRecord, open_record
 
@@ -91,6 +92,8 @@ _METADATA = struct.Struct("=IBBHQii")
 MASK = FAN_OPEN | FAN_OPEN_EXEC | FAN_CLOSE_WRITE | FAN_ONDIR
 _READ_BYTES = 1 << 16
 _POLL_MS = 50
+# After a wake-up, how long the reader lets further events queue before it reads them.
+COALESCE_S = 0.002
 # How long the observer waits for the run's namespace to appear before it lets the run
 # start anyway (the summary is then incomplete).
 GATE_TIMEOUT_S = 10.0
@@ -326,6 +329,9 @@ class FanotifyObserver:
     ignored: int = 0
     _fd: int = -1
     _proc_fd: int = -1
+    # The gate, held open read-write from the start (see _hold_gate).
+    _gate_fd: int = -1
+    _gate_released: bool = False
     _wake: tuple[int, int] = (-1, -1)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -358,6 +364,7 @@ class FanotifyObserver:
     _pid_member: dict[int, bool] = field(default_factory=dict)
 
     def start(self) -> None:
+        self._hold_gate()
         self._host_namespace, self._host_mounts = _mount_ids("self")
         try:
             self._fd = _init()
@@ -373,7 +380,7 @@ class FanotifyObserver:
         except OSError as exc:
             self.problem = f"fanotify could not watch the protected set ({exc})"
             self._close()
-            self._open_gate()
+            self._release_gate()
             return
         self._wake = os.pipe()
         self._thread = threading.Thread(target=self._loop, name="fanotify-audit", daemon=True)
@@ -401,6 +408,10 @@ class FanotifyObserver:
         if self._thread is not None:
             self._thread.join()
         self._close()
+        if self._gate_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._gate_fd)
+            self._gate_fd = -1
         accesses = sorted(
             self.found.values(), key=lambda a: (a["path"], a["operation"], a["result"])
         )
@@ -428,12 +439,30 @@ class FanotifyObserver:
             "metadata_attribution_problem": self.forks_problem,
         }
 
-    def _open_gate(self) -> None:
-        """Let the run start without the observer (it is incomplete already)."""
+    def _hold_gate(self) -> None:
+        """Open the gate read-write before the run starts: the init's own open of it
+        then returns at once and its ``read`` waits for the line :meth:`_release_gate`
+        writes, so the agent starts the moment the namespace is learned (no poll for
+        the init to reach the FIFO). Held until :meth:`finish` (the run's processes are
+        dead by then): closed earlier, a line the init had not read yet would be lost
+        with the FIFO's buffer."""
         if self.gate is None:
             return
-        thread = threading.Thread(target=self._admit, name="fanotify-gate", daemon=True)
-        thread.start()
+        try:
+            self._gate_fd = os.open(self.gate, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            self.problem = f"the run's gate could not be opened ({exc})"
+
+    def _release_gate(self) -> None:
+        """Let the run's agent start (once; its init reads one line)."""
+        if self._gate_fd < 0 or self._gate_released:
+            return
+        self._gate_released = True
+        try:
+            os.write(self._gate_fd, b"\n")
+        except OSError as exc:
+            # A FIFO's buffer takes one byte unless it is broken: the run cannot start.
+            self.problem = self.problem or f"the run's gate could not be opened ({exc})"
 
     def _close(self) -> None:
         if self._forks is not None:
@@ -443,9 +472,11 @@ class FanotifyObserver:
             self._forks = None
         if self._attrib is not None:
             self._attrib_marks = list(self._attrib.marked)
-            self._attrib.close()
+            self._attrib.close(group=close_later)
             self._attrib = None
-        for fd in (self._fd, *self._wake, self._proc_fd):
+        # The group itself waits in the kernel for its marks to go (fanotify_close).
+        close_later(self._fd)
+        for fd in (*self._wake, self._proc_fd):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -456,11 +487,16 @@ class FanotifyObserver:
         self._held.clear()
 
     def _admit(self) -> None:
-        """Learn the run's mount namespace, then let its agent start (open the gate)."""
+        """Learn the run's mount namespace, then let its agent start (the gate)."""
         if self.gate is None:
             return
         deadline = time.monotonic() + GATE_TIMEOUT_S
         learned = self.problem is not None  # nothing to learn for: let it start
+        # Woken by the kernel's fork record (the init's unshare forks the namespace's
+        # first process), else every millisecond.
+        waiter = select.poll()
+        if self._forks is not None:
+            waiter.register(self._forks.fileno(), select.POLLIN)
         while not learned and time.monotonic() < deadline and not self._stop.is_set():
             self._refresh()
             if self.run is not None and self.run.name in self._namespaces.values():
@@ -468,19 +504,12 @@ class FanotifyObserver:
                 self._adopt()
                 learned = True
                 break
-            time.sleep(0.001)
+            if self._forks is not None:
+                self._forks.drain()
+            waiter.poll(1)
         if not learned and not self._stop.is_set():
             self.problem = "the run's mount namespace could not be learned before it started"
-        while time.monotonic() < deadline + GATE_TIMEOUT_S:
-            try:
-                fd = os.open(self.gate, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-            except OSError:  # ENXIO: the init has not opened it yet
-                if self._stop.is_set():
-                    return
-                time.sleep(0.001)
-                continue
-            os.close(fd)
-            return
+        self._release_gate()
 
     def _loop(self) -> None:
         try:
@@ -488,6 +517,8 @@ class FanotifyObserver:
         except Exception as exc:
             log.exception("fanotify gate failed")
             self.problem = f"the fanotify audit could not start the run ({exc})"
+        finally:
+            self._release_gate()
         poller = select.poll()
         poller.register(self._fd, select.POLLIN)
         poller.register(self._wake[0], select.POLLIN)
@@ -497,18 +528,24 @@ class FanotifyObserver:
             poller.register(self._forks.fileno(), select.POLLIN)
         try:
             while True:
-                poller.poll(_POLL_MS)
+                if poller.poll(_POLL_MS) and COALESCE_S > 0:
+                    # A process starting opens a hundred files in a few milliseconds:
+                    # handled in one pass rather than one per wake-up, since each pass
+                    # costs a cgroup read and a namespace lookup per live process (the
+                    # observer's time is taken from the agent's on a busy machine).
+                    # The stop ends the wait at once.
+                    self._stop.wait(COALESCE_S)
                 # A namespace a run made since (a sandbox's) is learned while it lives.
                 self._refresh()
                 # The forks first (while parents live), then the open events: they
                 # name the pids of the metadata events.
                 self._adopt()
                 drained = self._drain()
-                self._drain_attrib()
+                self._drain_attrib(adopt=False)
                 if self._stop.is_set() and drained:
                     self._adopt()
                     self._drain()
-                    self._drain_attrib()
+                    self._drain_attrib(adopt=False)
                     return
         except Exception as exc:  # a reader fault must make the audit incomplete
             log.exception("fanotify reader failed")
@@ -522,7 +559,7 @@ class FanotifyObserver:
         self._forks.drain()
         if self.run is not None:
             with contextlib.suppress(ValueError, OSError):
-                self._forks.adopt(self.run.pids())
+                self._forks.adopt(_members(self.run))
 
     def _learn_pid(self, fd: int, pid: int) -> None:
         """Remember which run a pid's opens went through (by unique mount id), once per
@@ -534,11 +571,13 @@ class FanotifyObserver:
         mount = _unique_mount(fd)
         self._pid_runs[pid] = self._mounts.get(mount) if mount is not None else None
 
-    def _drain_attrib(self) -> None:
-        """Metadata changes of the run's processes outside its own trees: findings."""
+    def _drain_attrib(self, *, adopt: bool = True) -> None:
+        """Metadata changes of the run's processes outside its own trees: findings
+        (``adopt``: read the fork record first; the loop has just done so)."""
         if self._attrib is None:
             return
-        self._adopt()
+        if adopt:
+            self._adopt()
         for pid, info in self._attrib.events():
             if pid == self._me:
                 continue
@@ -738,7 +777,7 @@ class FanotifyObserver:
         namespace held open until :meth:`finish` so its mount ids stay its own."""
         for run in cgroups.live_runs():
             try:
-                pids = run.pids()
+                pids = _members(run)
             except ValueError:
                 continue
             for pid in pids:
@@ -767,6 +806,24 @@ class FanotifyObserver:
                 for mount in ids:
                     if mount not in self._host_mounts:
                         self._mounts[mount] = run.name
+
+
+def _members(run: cgroups.RunCgroup) -> list[int]:
+    """The run cgroup's live members (its ``cgroup.procs``; empty once it is gone),
+    read with plain ``os`` calls: the reader asks on every pass."""
+    try:
+        fd = os.open(os.path.join(run.directory, "cgroup.procs"), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return []
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    return [int(word) for word in b"".join(chunks).split()]
 
 
 def _shown(path: str) -> str:

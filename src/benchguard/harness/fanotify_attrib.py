@@ -29,7 +29,7 @@ import contextlib
 import ctypes
 import os
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from benchguard.harness.fanotify_libc import fanotify_libc
@@ -118,8 +118,13 @@ class AttribWatch:
             raise
         return watch
 
-    def close(self) -> None:
-        for fd in (self.fd, self._proc_fd, *self._mounts.values()):
+    def close(self, group: Callable[[int], None] = os.close) -> None:
+        """Close every descriptor; the group's own through ``group`` (closing a group
+        with marks waits in the kernel: the caller may do it in the background)."""
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                group(self.fd)
+        for fd in (self._proc_fd, *self._mounts.values()):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
