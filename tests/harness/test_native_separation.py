@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -30,7 +30,7 @@ from harness.privileges import IDENTITIES, SYSTEM_PYTHON, UNPRIVILEGED, Identity
 
 PROBE = r"""
 import json, os, sys
-parent, host_net = sys.argv[1], sys.argv[2]
+parent, host_net, probed = sys.argv[1], sys.argv[2], sys.argv[3:]
 mounts = []
 with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
     for line in f:
@@ -64,6 +64,7 @@ for top in ("/dev", "/dev/pts"):
 with open("/proc/net/dev", encoding="ascii") as f:
     interfaces = sorted(line.split(":")[0].strip() for line in f.readlines()[2:])
 print(json.dumps({
+    "writable": {path: os.access(path, os.W_OK) for path in probed},
     "mounts": mounts,
     "tree": tree,
     "dev": dev,
@@ -111,14 +112,27 @@ def _namespace(identity: Identity) -> list[str]:
 
 
 def _separations(
-    parent: Path, own: Path, keep: list[str], *, net: bool = False
+    parent: Path, own: Path, keep: list[str], *, net: bool = False, writable: Sequence[str] = ()
 ) -> dict[str, list[str]]:
     script = containment.separate_script()
-    args = [*(["--net"] if net else []), str(parent), str(own), *keep]
+    options = [*(f"--writable={path}" for path in writable), *(["--net"] if net else [])]
+    args = [*options, str(parent), str(own), *keep]
     return {
         "python": [str(SYSTEM_PYTHON), "-I", "-S", str(script), *args],
         "native": [str(_native()), "--separate", *args],
     }
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A directory the run may write on the root mount, outside the temp directory (a
+    persistent home's place)."""
+    path = Path(tempfile.mkdtemp(prefix="bg-native-sep-", dir="/var/tmp"))
+    try:
+        os.chown(path, UNPRIVILEGED, UNPRIVILEGED)
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture
@@ -137,6 +151,7 @@ def tree() -> Iterator[tuple[Path, Path, list[str]]]:
         (parent / "operator" / "agents" / "bin").mkdir(parents=True)
         (parent / "operator" / "agents" / "bin" / "agent").write_text("#!/bin/sh\n")
         (parent / "operator" / "hidden-beside").write_text("not named\n")
+        (parent / "operator" / "agents" / "state").mkdir()
         (parent / "install.sh").write_text("#!/bin/sh\n")
         (parent / "records").mkdir()
         (parent / "records" / "results.json").write_text("{}\n")
@@ -154,9 +169,15 @@ def tree() -> Iterator[tuple[Path, Path, list[str]]]:
         shutil.rmtree(parent, ignore_errors=True)
 
 
-def _report(identity: Identity, command: list[str], parent: Path, own: Path) -> dict[str, object]:
+def _report(
+    identity: Identity,
+    command: list[str],
+    parent: Path,
+    own: Path,
+    probed: Sequence[str] = (),
+) -> dict[str, object]:
     host_net = os.readlink("/proc/self/ns/net")
-    probe = [str(SYSTEM_PYTHON), "-I", "-S", "-c", PROBE, str(parent), host_net]
+    probe = [str(SYSTEM_PYTHON), "-I", "-S", "-c", PROBE, str(parent), host_net, *probed]
     done = subprocess.run(
         [*_namespace(identity), *command, "--", *probe],
         cwd=own / "workspace",
@@ -187,18 +208,33 @@ def _skip_user(identity: Identity) -> None:
 @pytest.mark.parametrize("net", [False, True], ids=["host-net", "own-net"])
 @pytest.mark.parametrize("identity", IDENTITIES)
 def test_the_native_separation_gives_the_python_one_s_view(
-    identity: Identity, net: bool, tree: tuple[Path, Path, list[str]]
+    identity: Identity, net: bool, tree: tuple[Path, Path, list[str]], outside: Path
 ) -> None:
     """Guards the port: a step left out of (or added to) one side changes the mount
     list, the private /dev, the interfaces or what resolves under the parent, and the
     reports differ."""
     _skip_user(identity)
     parent, own, keep = tree
+    state = parent / "operator" / "agents" / "state"
+    writable = [str(own / "workspace"), str(state), str(outside), str(outside)]
+    kept_file = parent / "operator" / "agents" / "bin" / "agent"
+    probed = [*writable[:3], str(kept_file), "/usr/share", str(SYSTEM_PYTHON)]
     reports = {
-        name: _report(identity, command, parent, own)
-        for name, command in _separations(parent, own, keep, net=net).items()
+        name: _report(identity, command, parent, own, probed)
+        for name, command in _separations(parent, own, keep, net=net, writable=writable).items()
     }
     assert reports["native"] == reports["python"]
+    # Step 6: the agent's writable paths stay writable (the workspace on its own bind,
+    # the others on binds of their own); the root mount and the kept tree do not.
+    assert reports["native"]["writable"] == {  # type: ignore[index]
+        str(own / "workspace"): True,
+        str(state): True,
+        str(outside): True,
+        str(kept_file): False,
+        "/usr/share": False,
+        str(SYSTEM_PYTHON): False,
+    }
+    assert any(m[1] == "/" and m[2].startswith("ro,") for m in reports["native"]["mounts"])  # type: ignore[attr-defined]
     assert reports["native"]["host_net"] is not net
     seen = reports["native"]
     names = {entry[0] for entry in seen["tree"]}  # type: ignore[attr-defined]

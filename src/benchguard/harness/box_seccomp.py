@@ -7,7 +7,7 @@ leave world-viewable keys in that uid's persistent user keyring: every later run
 host reads their descriptions in ``/proc/keys`` (red team 6 carried a task's hidden
 tests to later batches that way). So every command check runs under the same filter the
 launcher gives agents (:mod:`benchguard.harness.seccomp`: keyrings, extended attributes,
-io_uring, inode-flag ioctls):
+io_uring, inode-flag ioctls, page-cache residency queries):
 
 - in the check sandbox, bubblewrap loads the compiled program (``--seccomp FD``, read
   from a sealed memfd) just before it executes the command;

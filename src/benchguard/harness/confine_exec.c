@@ -4,7 +4,7 @@
  *
  * Usage: confine-exec [KEY=VALUE...] -- AGENT ARGV...
  *        confine-exec --spawn CGROUP_DIR -- COMMAND...      (harness/containment)
- *        confine-exec --separate PARENT OWN [KEEP...] -- COMMAND...  (separate_exec.py's
+ *        confine-exec --separate [OPTIONS] PARENT OWN [KEEP...] -- COMMAND...  (separate_exec.py's
  *                                                             steps, natively)
  *
  * The policy entries are those of confine_exec.py (read_exec, read, read_write,
@@ -464,7 +464,7 @@ static int spawn_main(int argc, char **argv)
 /* The separate_exec.py these steps are the port of (its sha256): the harness runs this
  * mode only while the script is unchanged (harness/launcher_build native_separation),
  * else the script itself, so an edit there never leaves the native view behind. */
-#define SEPARATE_EXEC_SHA256 "412cc6340c538e6e2e9883acee271bf6d10e22b9198e79c9038f3c0cf0fd86eb"
+#define SEPARATE_EXEC_SHA256 "ddbbb9bf86a53290f734c043b24e5cfd0135be7588a3b08dd1de6634bffe39d1"
 #define SEP_STAGE ".separate"
 #define SEP_TMP_OPTIONS "mode=755,size=1m,nr_inodes=4096"
 #define SEP_SHM_OPTIONS "mode=1777,size=64m"
@@ -571,13 +571,17 @@ struct mount_attr_ {
     uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 
-/* The mount at path and every mount beneath it read-only in this namespace. */
-static void sep_read_only(const char *path)
+/* The mount at path (and, recursive, every mount beneath it) read-only in this
+ * namespace. */
+static void sep_read_only_at(const char *path, int recursive)
 {
     struct mount_attr_ attr = {MOUNT_ATTR_RDONLY_, 0, 0, 0};
-    if (syscall(SYS_MOUNT_SETATTR_NR, AT_FDCWD, path, AT_RECURSIVE_, &attr, sizeof attr) != 0)
+    unsigned flags = recursive ? AT_RECURSIVE_ : 0;
+    if (syscall(SYS_MOUNT_SETATTR_NR, AT_FDCWD, path, flags, &attr, sizeof attr) != 0)
         sep_fail("read-only %s: %s", path, strerror(errno));
 }
+
+static void sep_read_only(const char *path) { sep_read_only_at(path, 1); }
 
 /* os.path.ismount: a mount point when its parent is on another device or is itself. */
 static int sep_is_mount(const char *path)
@@ -653,11 +657,107 @@ static void sep_private_network(void)
     close(sock);
 }
 
+/* outermost(): paths sorted, duplicates once, none beneath another kept one; the
+ * count kept (paths is sorted in place, kept has room for count). */
+static int sep_outermost(char **paths, int count, char **kept)
+{
+    qsort(paths, (size_t)count, sizeof *paths, sep_compare);
+    int nkept = 0;
+    for (int i = 0; i < count; i++) {
+        if (i > 0 && strcmp(paths[i], paths[i - 1]) == 0) continue;
+        int inside = 0;
+        for (int k = 0; k < nkept && !inside; k++)
+            inside = strcmp(paths[i], kept[k]) == 0 || sep_beneath(paths[i], kept[k]);
+        if (!inside) kept[nkept++] = paths[i];
+    }
+    return nkept;
+}
+
+static void sep_bind(const char *path, const char *target, int recursive_fallback)
+{
+    /* Not recursive for the run's own scratch: the staging mount lies inside it. */
+    int done = mount(path, target, NULL, MS_BIND, NULL);
+    if (done != 0 && errno == EINVAL && recursive_fallback)
+        /* A tree holding mounts locked by a user namespace binds only recursively. */
+        done = mount(path, target, NULL, MS_BIND | MS_REC, NULL);
+    if (done != 0) sep_fail("bind of %s: %s", path, strerror(errno));
+}
+
+/* _bind_beneath(): path bound at its place relative to parent in the staging tmpfs;
+ * the target (malloc'd), or NULL when path is not beneath parent. */
+static char *sep_bind_beneath(const char *stage, const char *parent, const char *here,
+                              const char *own, const char *path)
+{
+    /* os.path.relpath(path, parent): skipped when it is PARENT or not beneath it */
+    char *normal = sep_normalized(path, here);
+    size_t plen = strlen(parent);
+    const char *relative;
+    if (strcmp(normal, parent) == 0) relative = ".";
+    else if (strcmp(parent, "/") == 0) relative = normal + 1;
+    else if (strncmp(normal, parent, plen) == 0 && normal[plen] == '/') relative = normal + plen + 1;
+    else relative = "..";
+    if (strncmp(relative, "..", 2) == 0 || strcmp(relative, ".") == 0) {
+        free(normal);
+        return NULL;
+    }
+    size_t troom = strlen(stage) + strlen(relative) + 2;
+    char *target = malloc(troom);
+    if (target == NULL) sep_fail("%s%s", "out of memory", "");
+    snprintf(target, troom, "%s/%s", stage, relative);
+    struct stat info;
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+        if (sep_makedirs(target) != 0) sep_fail("cannot make %s: %s", target, strerror(errno));
+    } else {
+        char *slash = strrchr(target, '/');
+        *slash = '\0';
+        int made = sep_makedirs(target);
+        *slash = '/';
+        if (made != 0) {
+            *slash = '\0';
+            sep_fail("cannot make %s: %s", target, strerror(errno));
+        }
+        int fd = open(target, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+        if (fd < 0) sep_fail("cannot make %s: %s", target, strerror(errno));
+        close(fd);
+    }
+    sep_bind(path, target, strcmp(path, own) != 0);
+    free(normal);
+    return target;
+}
+
+/* Directories the run reads that some systems mount on their own (step 6). */
+static const char *const SEP_SYSTEM_MOUNTS[] = {"/usr",   "/bin",    "/sbin", "/lib", "/lib32",
+                                                "/lib64", "/libx32", "/etc",  "/opt"};
+
+/* Step 6: each writable path outside the run's binds a mount of its own, then the
+ * system directories that are mounts and the root mount read-only, each alone. */
+static void sep_read_only_root(const char *parent, const char *own, char **writable, int count)
+{
+    char **kept = calloc((size_t)count + 1, sizeof *kept);
+    if (kept == NULL) sep_fail("%s%s", "out of memory", "");
+    int nkept = sep_outermost(writable, count, kept);
+    for (int k = 0; k < nkept; k++) {
+        const char *path = kept[k];
+        if (strcmp(path, own) == 0 || sep_beneath(path, own) || sep_beneath(path, parent))
+            continue; /* on the run's own scratch, or bound writable in step 2 */
+        sep_bind(path, path, 1);
+    }
+    free(kept);
+    for (size_t i = 0; i < sizeof SEP_SYSTEM_MOUNTS / sizeof *SEP_SYSTEM_MOUNTS; i++)
+        if (sep_is_mount(SEP_SYSTEM_MOUNTS[i])) sep_read_only_at(SEP_SYSTEM_MOUNTS[i], 0);
+    sep_read_only_at("/", 0);
+}
+
 static int separate_main(int argc, char **argv)
 {
-    /* --net is optional and comes first (as separate_exec.py's). */
-    int net = argc > 2 && strcmp(argv[2], "--net") == 0;
-    if (net) {
+    /* The options come first, in any order (as separate_exec.py's). */
+    int net = 0, nwritable = 0;
+    char **writable = calloc((size_t)argc + 1, sizeof *writable);
+    if (writable == NULL) sep_fail("%s%s", "out of memory", "");
+    while (argc > 2 && (strcmp(argv[2], "--net") == 0 ||
+                        strncmp(argv[2], "--writable=", strlen("--writable=")) == 0)) {
+        if (strcmp(argv[2], "--net") == 0) net = 1;
+        else writable[nwritable++] = argv[2] + strlen("--writable=");
         argv++;
         argc--;
     }
@@ -668,7 +768,8 @@ static int separate_main(int argc, char **argv)
             break;
         }
     if (split < 4 || split == argc - 1) {
-        dprintf(2, "usage: confine-exec --separate [--net] PARENT OWN [KEEP...] -- COMMAND...\n");
+        dprintf(2, "usage: confine-exec --separate [--net] [--writable=PATH...] PARENT OWN "
+                   "[KEEP...] -- COMMAND...\n");
         return 2;
     }
     const char *parent_arg = argv[2], *own_arg = argv[3];
@@ -683,64 +784,29 @@ static int separate_main(int argc, char **argv)
     if (mkdir(stage, 0700) != 0) sep_fail("cannot make %s: %s", stage, strerror(errno));
     if (mount("benchguard-tmp", stage, "tmpfs", MS_NOSUID | MS_NODEV, SEP_TMP_OPTIONS) != 0)
         sep_fail("tmpfs on %s: %s", stage, strerror(errno));
-    /* 2. OWN and each KEEP, outermost only (sorted, duplicates once), bound into it */
+    /* 2. OWN and each KEEP, outermost only (sorted, duplicates once), bound into it;
+     * a KEEP read-only (with every mount beneath it), then each writable path beneath
+     * PARENT and outside OWN bound from the host's tree over it, writable */
     int count = split - 3;
     char **paths = calloc((size_t)count, sizeof *paths);
     char **kept = calloc((size_t)count, sizeof *kept);
     if (paths == NULL || kept == NULL) sep_fail("%s%s", "out of memory", "");
     for (int i = 0; i < count; i++) paths[i] = argv[3 + i];
-    qsort(paths, (size_t)count, sizeof *paths, sep_compare);
-    int nkept = 0;
-    for (int i = 0; i < count; i++) {
-        if (i > 0 && strcmp(paths[i], paths[i - 1]) == 0) continue;
-        int inside = 0;
-        for (int k = 0; k < nkept && !inside; k++)
-            inside = strcmp(paths[i], kept[k]) == 0 || sep_beneath(paths[i], kept[k]);
-        if (!inside) kept[nkept++] = paths[i];
-    }
+    int nkept = sep_outermost(paths, count, kept);
     for (int k = 0; k < nkept; k++) {
-        const char *path = kept[k];
-        /* os.path.relpath(path, parent): skipped when it is PARENT or not beneath it */
-        char *normal = sep_normalized(path, here);
-        size_t plen = strlen(parent);
-        const char *relative;
-        if (strcmp(normal, parent) == 0) relative = ".";
-        else if (strcmp(parent, "/") == 0) relative = normal + 1;
-        else if (strncmp(normal, parent, plen) == 0 && normal[plen] == '/') relative = normal + plen + 1;
-        else relative = "..";
-        if (strncmp(relative, "..", 2) == 0 || strcmp(relative, ".") == 0) {
-            free(normal);
-            continue;
-        }
-        size_t troom = strlen(stage) + strlen(relative) + 2;
-        char *target = malloc(troom);
-        if (target == NULL) sep_fail("%s%s", "out of memory", "");
-        snprintf(target, troom, "%s/%s", stage, relative);
-        struct stat info;
-        if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
-            if (sep_makedirs(target) != 0) sep_fail("cannot make %s: %s", target, strerror(errno));
-        } else {
-            char *slash = strrchr(target, '/');
-            *slash = '\0';
-            int made = sep_makedirs(target);
-            *slash = '/';
-            if (made != 0) {
-                *slash = '\0';
-                sep_fail("cannot make %s: %s", target, strerror(errno));
-            }
-            int fd = open(target, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-            if (fd < 0) sep_fail("cannot make %s: %s", target, strerror(errno));
-            close(fd);
-        }
-        /* Not recursive for the run's own scratch: the staging mount lies inside it. */
-        int done = mount(path, target, NULL, MS_BIND, NULL);
-        if (done != 0 && errno == EINVAL && strcmp(path, own_arg) != 0)
-            /* A tree holding mounts locked by a user namespace binds only recursively. */
-            done = mount(path, target, NULL, MS_BIND | MS_REC, NULL);
-        if (done != 0) sep_fail("bind of %s: %s", path, strerror(errno));
+        char *target = sep_bind_beneath(stage, parent, here, own_arg, kept[k]);
+        if (target != NULL && strcmp(kept[k], own_arg) != 0) sep_read_only(target);
         free(target);
-        free(normal);
     }
+    char **outer = calloc((size_t)nwritable + 1, sizeof *outer);
+    if (outer == NULL) sep_fail("%s%s", "out of memory", "");
+    int nouter = sep_outermost(writable, nwritable, outer);
+    for (int k = 0; k < nouter; k++) {
+        const char *path = outer[k];
+        if (strcmp(path, own_arg) != 0 && !sep_beneath(path, own_arg) && sep_beneath(path, parent_arg))
+            free(sep_bind_beneath(stage, parent, here, own_arg, path));
+    }
+    free(outer);
     /* 3. the staging tmpfs becomes PARENT */
     if (mount(stage, parent_arg, NULL, MS_MOVE, NULL) != 0)
         sep_fail("move of the private %s: %s", parent_arg, strerror(errno));
@@ -752,9 +818,11 @@ static int separate_main(int argc, char **argv)
     sep_private_dev(dev_stage);
     /* 5. /sys and every mount beneath it read-only */
     if (sep_is_mount("/sys")) sep_read_only("/sys");
-    /* 6. a network namespace of the run's own, when asked */
+    /* 6. the root mount read-only, after each writable path is a mount of its own */
+    sep_read_only_root(parent_arg, own_arg, writable, nwritable);
+    /* 7. a network namespace of the run's own, when asked */
     if (net) sep_private_network();
-    /* 7. no ambient capability across exec (none there as root: harmless) */
+    /* 8. no ambient capability across exec (none there as root: harmless) */
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
     /* The old working directory is the covered tree's: re-enter it by name. */
     if (chdir(here) != 0) sep_fail("cannot return to %s: %s", here, strerror(errno));

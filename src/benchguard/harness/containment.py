@@ -52,7 +52,11 @@ What each layer guarantees:
   team 4's sibling sabotage). Its ``/dev`` is a read-only tmpfs of its own (fresh
   nodes as root, the host's bound read-only otherwise; a new devpts instance; a
   ``/dev/shm`` tmpfs), and ``/sys`` is read-only: a node's mode or times are no channel
-  and no sabotage of a sibling (red team 5's devsab, ptychan, syschan). A run whose
+  and no sabotage of a sibling (red team 5's devsab, ptychan, syschan). The root mount
+  and the kept trees are read-only too, after each path the launcher's policy lets the
+  agent write (:func:`writable_paths`) was made a mount of its own: a read through a
+  read-only mount sets no atime, so the atimes of shared system files are no channel
+  (issue 19's atimechan). A run whose
   task and agent ask for no host network (``network: false``, or ``network: model``
   with the model bridge) also gets a network namespace of its own, loopback only
   (red team 5's tcpchan); ``network: true`` keeps the host's network, and the record's
@@ -127,6 +131,23 @@ def named_paths(argv: Sequence[str], parent: str) -> list[str]:
     return sorted(found)
 
 
+# The launcher's policy entries the agent may write (harness/confine_exec): what the
+# separation keeps writable when it makes the root mount read-only.
+WRITABLE_KEYS = ("read_write", "files_write")
+
+
+def writable_paths(argv: Sequence[str]) -> list[str]:
+    """The existing paths ``argv``'s launcher policy lets the agent write (its
+    ``read_write=`` and ``files_write=`` entries), resolved as the temp directory is,
+    sorted."""
+    found: set[str] = set()
+    for arg in argv:
+        key, sep, value = arg.partition("=")
+        if sep and key in WRITABLE_KEYS and value.startswith("/") and os.path.lexists(value):
+            found.add(os.path.realpath(value))
+    return sorted(found)
+
+
 @functools.cache
 def pdeathsig_prefix() -> tuple[str, ...]:
     """``setpriv --pdeathsig KILL --``, or () where setpriv lacks it."""
@@ -160,7 +181,8 @@ def pid_namespace_prefix(keep_caps: bool = False) -> tuple[str, ...]:
 
 # What the probe's command checks inside a separated namespace (each step's effect:
 # the named directory kept, the other gone, the fresh /dev, its own devpts holding
-# only ptmx, /sys read-only, no interface but loopback), one word per failed check.
+# only ptmx, /sys and the root mount read-only, no interface but loopback), one word
+# per failed check.
 PROBE_SCRIPT = (
     'fail() { echo "benchguard confine: the separation probe found $1" >&2; exit 1; }; '
     'test -d "$1" || fail "its own scratch missing"; '
@@ -170,6 +192,9 @@ PROBE_SCRIPT = (
     'test -L /dev/ptmx || fail "no /dev/ptmx link"; '
     'case " $(grep " /sys " /proc/self/mountinfo) " in *" /sys ro,"*|"  ") ;; '
     '*) fail "a writable /sys";; esac; '
+    "r=; while read -r _ _ _ _ point options _; do "
+    'if [ "$point" = / ]; then r=$options; fi; done < /proc/self/mountinfo; '
+    'case $r in ro|ro,*) ;; *) fail "a writable root mount";; esac; '
     "n=0; while read -r line; do n=$((n + 1)); done < /proc/net/dev; "
     'test "$n" -le 3 || fail "the host network"'
 )
@@ -230,9 +255,16 @@ def separator_programs() -> list[str]:
     return [str(native)] if native is not None else [sys.executable, str(SEPARATE_SCRIPT)]
 
 
-def _separate_argv(parent: str, own: str, keep: Sequence[str], *, net: bool = False) -> list[str]:
-    # The native port takes the script's arguments after --separate (``--net`` first).
-    flags = ["--net"] if net else []
+def _separate_argv(
+    parent: str,
+    own: str,
+    keep: Sequence[str],
+    *,
+    net: bool = False,
+    writable: Sequence[str] = (),
+) -> list[str]:
+    # The native port takes the script's arguments after --separate (options first).
+    flags = [*(["--net"] if net else []), *(f"--writable={path}" for path in writable)]
     native = native_separation()
     if native is not None:
         return [str(native), "--separate", *flags, parent, own, *keep, "--"]
@@ -338,7 +370,9 @@ class RunContainment:
             parent = os.path.realpath(tempfile.gettempdir())
             own = str(self.separated)
             kept = _kept(argv, parent, own)
-            separate = _separate_argv(parent, own, kept, net=self.own_network)
+            separate = _separate_argv(
+                parent, own, kept, net=self.own_network, writable=writable_paths(argv)
+            )
         return [
             *self.pdeathsig,
             *self.pid_namespace,

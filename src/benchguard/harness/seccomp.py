@@ -1,5 +1,5 @@
 """The agent's seccomp filter: no extended attributes, no io_uring, no kernel keyrings,
-no inode-flag ioctls.
+no inode-flag ioctls, no page-cache residency queries.
 
 Landlock (ABI 7) mediates no metadata: an agent can still set, read and remove
 extended attributes of any file it can name, and an unsandboxed root agent (uid 0, no
@@ -17,6 +17,10 @@ Denied, with ``EOPNOTSUPP`` (what a filesystem without extended attributes answe
 kernel has them). ``io_uring_setup`` is denied with ``ENOSYS`` (as on a kernel built
 without io_uring; libuv and liburing fall back to plain calls), because an io_uring
 ring performs ``IORING_OP_SETXATTR``/``GETXATTR`` without any syscall the filter sees.
+``mincore`` and ``cachestat`` (Linux 6.5) are denied with ``EPERM``: the page cache of a
+system file is shared by every run, so which of its pages are resident tells one run
+what another read (issue 19's cachechan: a sender reads chosen pages, a receiver maps
+the file and asks ``mincore``). Nothing an agent needs asks for residency.
 
 The program is classic BPF checking the architecture first: x86_64 (the x32 bit is
 masked off, so an x32 call is judged by the same number) and i386 (a 32-bit program,
@@ -84,9 +88,15 @@ KEY_SYSCALLS: dict[str, tuple[int, int]] = {
     "request_key": (249, 287),
     "keyctl": (250, 288),
 }
+# Page-cache residency of any file the agent can open or map: a channel between runs
+# (see the module doc). The kernel reports residency only for files the caller owns or
+# may write, and a uid-0 agent owns every system file. EPERM (an unwinder probing
+# memory with mincore treats it as a failed probe and carries on).
+CACHE_SYSCALLS: dict[str, tuple[int, int]] = {"mincore": (27, 218), "cachestat": (451, 451)}
 XATTR_ERRNO = errno.EOPNOTSUPP
 RING_ERRNO = errno.ENOSYS
 KEY_ERRNO = errno.ENOSYS
+CACHE_ERRNO = errno.EPERM
 # ioctl requests that set inode flags (chattr), fsxattr fields or the inode generation
 # of a file the agent can name: metadata Landlock does not mediate and no fanotify event
 # reports (red team 4 spelt an answer in the no-dump bits of stdlib files; red team 5
@@ -120,6 +130,7 @@ def _denials(column: int) -> list[tuple[int, int]]:
     rules = [(nrs[column], SECCOMP_RET_ERRNO | XATTR_ERRNO) for nrs in XATTR_SYSCALLS.values()]
     rules += [(nrs[column], SECCOMP_RET_ERRNO | RING_ERRNO) for nrs in RING_SYSCALLS.values()]
     rules += [(nrs[column], SECCOMP_RET_ERRNO | KEY_ERRNO) for nrs in KEY_SYSCALLS.values()]
+    rules += [(nrs[column], SECCOMP_RET_ERRNO | CACHE_ERRNO) for nrs in CACHE_SYSCALLS.values()]
     return sorted(rules)
 
 
@@ -170,7 +181,7 @@ class _SockFprog(ctypes.Structure):
 
 def denied() -> list[str]:
     """The names of the calls the filter denies, sorted."""
-    return sorted({*XATTR_SYSCALLS, *RING_SYSCALLS, *KEY_SYSCALLS})
+    return sorted({*XATTR_SYSCALLS, *RING_SYSCALLS, *KEY_SYSCALLS, *CACHE_SYSCALLS})
 
 
 def install() -> None:
@@ -219,6 +230,7 @@ def record() -> dict[str, object]:
             "io_uring_setup": "ENOSYS",
             "keys": "ENOSYS",
             "ioctl": "EPERM",
+            "page_cache": "EPERM",
         },
         "ioctls": sorted(SETFLAG_IOCTLS),
     }

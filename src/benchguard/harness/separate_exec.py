@@ -1,9 +1,10 @@
 """One run's private view of the scratch parent, ``/dev``, ``/sys`` and (asked for) the
 network, made by the kernel.
 
-Usage: ``python -I -S separate_exec.py [--net] PARENT OWN [KEEP...] -- COMMAND ARGV...``
-(``--net`` is optional and comes first; without it the contract is the one before it
-existed, plus steps 4 and 5, which always run.)
+Usage: ``python -I -S separate_exec.py [--net] [--writable=PATH...] PARENT OWN [KEEP...]
+-- COMMAND ARGV...`` (the options are optional and come first, in any order;
+``--writable`` names a path the run may write, from the launcher's policy: its
+``read_write`` and ``files_write`` entries).
 
 Run as the first process of the run's own mount namespace (harness/containment), before
 the namespace's init and the Landlock launcher, with the namespace's capabilities, this
@@ -15,7 +16,11 @@ does, in this order (a native port must do the same steps in the same order):
 2. bind-mounts ``OWN`` and each ``KEEP`` path (the paths beneath ``PARENT`` the run's
    command names: its allow-list, an operator tree under ``/tmp``) into it, at the
    same relative place (not recursive for ``OWN``; recursive for a ``KEEP`` only when
-   the plain bind is refused with EINVAL: locked mounts in a user namespace);
+   the plain bind is refused with EINVAL: locked mounts in a user namespace); each
+   ``KEEP`` bind is made read-only with every mount beneath it
+   (``mount_setattr(AT_RECURSIVE, MOUNT_ATTR_RDONLY)``: see step 6), and then each
+   ``--writable`` path beneath ``PARENT`` and outside ``OWN`` (a persistent home under
+   ``/tmp``) is bound from the host's tree over it, at its place, writable;
 3. moves the staging tmpfs onto ``PARENT``: in this namespace ``PARENT`` now holds only
    those binds, so another run's scratch, a grading box or the tasks under ``/tmp`` are
    not there at all (ENOENT, whatever the spelling: Landlock mediates no ``chmod``,
@@ -46,12 +51,24 @@ does, in this order (a native port must do the same steps in the same order):
    (``mount_setattr(AT_RECURSIVE, MOUNT_ATTR_RDONLY)``): sysfs and cgroupfs keep the
    times and modes a uid-0 agent sets on their nodes, which outlive the run (EROFS
    now); skipped when ``/sys`` is not a mount point (nothing of sysfs there);
-6. with ``--net``: a network namespace of the run's own (``unshare(CLONE_NEWNET)``)
+6. the root mount read-only, against atimechan (issue 19): a read of a file shared by
+   every run (anything under ``/usr``) sets its atime (relatime: when the atime is not
+   after the mtime, or a day old), which Landlock does not mediate and any later or
+   concurrent run reads with ``stat``; the kernel updates no atime through a read-only
+   mount (and a uid-0 agent, which owns those files, sets no time with ``utime``:
+   EROFS). First each ``--writable`` path outside ``OWN`` and ``PARENT`` (a persistent
+   home) is bound onto itself, a mount of its own that stays writable; then each of
+   :data:`SYSTEM_MOUNTS` that is a mount point (a ``/usr`` of its own) and the root
+   mount are made read-only, each alone (``mount_setattr`` without ``AT_RECURSIVE``:
+   ``OWN``'s bind, ``/proc``, the private ``/dev`` and the binds of this step stay as
+   they are). An unprivileged harness's user namespace may make its copied (locked)
+   mounts read-only, never writable again;
+7. with ``--net``: a network namespace of the run's own (``unshare(CLONE_NEWNET)``)
    with its loopback interface up and nothing else: loopback TCP/UDP and abstract
    unix sockets are per namespace, so a sibling's server is not there to connect to
    (the model bridge of a ``network: model`` agent listens on this loopback and
    reaches the harness's proxy through a socket file in ``OWN``);
-7. gives up the ambient capabilities it was started with (an unprivileged harness's
+8. gives up the ambient capabilities it was started with (an unprivileged harness's
    user namespace: ``unshare --keep-caps``), returns to its working directory through
    the new mounts, and execs ``COMMAND``.
 
@@ -102,8 +119,12 @@ MESSAGE_PREFIX = "benchguard confine:"
 STAGE = ".separate"
 DEV_STAGE = ".separate-dev"
 NET_OPTION = "--net"
+WRITABLE_OPTION = "--writable="
+# Directories the run reads that some systems mount on their own (step 6).
+SYSTEM_MOUNTS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 # The run's /tmp holds only directories and mount points: no agent may write there
 # (Landlock grants it nothing), so it is small.
+USAGE = "[--net] [--writable=PATH...] PARENT OWN [KEEP...] -- COMMAND..."
 TMP_OPTIONS = b"mode=755,size=1m,nr_inodes=4096"
 SHM_OPTIONS = b"mode=1777,size=64m"
 DEV_OPTIONS = b"mode=755,size=64k,nr_inodes=64"
@@ -152,8 +173,49 @@ def outermost(paths: Sequence[str]) -> list[str]:
     return kept
 
 
-def separate(parent: str, own: str, keep: Sequence[str], *, net: bool = False) -> None:
-    """Steps 1 to 6 of the module's description; raises :class:`SeparateError`."""
+def _beneath(path: str, top: str) -> bool:
+    return path.startswith(top.rstrip("/") + "/")
+
+
+def _bind_beneath(libc: ctypes.CDLL, stage: str, parent: str, own: str, path: str) -> str | None:
+    """Bind ``path`` at its place relative to ``parent`` in the staging tmpfs; the
+    target, or None when ``path`` is not beneath ``parent`` (nothing to keep)."""
+    relative = os.path.relpath(path, parent)
+    if relative.startswith("..") or relative == ".":
+        return None
+    target = os.path.join(stage, relative)
+    try:
+        if os.path.isdir(path):
+            os.makedirs(target, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "ab"):
+                pass
+    except OSError as exc:
+        raise SeparateError(f"cannot make {target}: {exc.strerror}") from None
+    _bind(libc, path, target, recursive_fallback=path != own)
+    return target
+
+
+def _bind(libc: ctypes.CDLL, path: str, target: str, *, recursive_fallback: bool) -> None:
+    # Not recursive for the run's own scratch: the staging mount lies inside it.
+    error = _mount(libc, path, target, None, MS_BIND, None)
+    if error == EINVAL and recursive_fallback:
+        # A tree holding mounts locked by a user namespace binds only recursively.
+        error = _mount(libc, path, target, None, MS_BIND | MS_REC, None)
+    if error:
+        raise SeparateError(f"bind of {path}: {os.strerror(error)}")
+
+
+def separate(
+    parent: str,
+    own: str,
+    keep: Sequence[str],
+    *,
+    net: bool = False,
+    writable: Sequence[str] = (),
+) -> None:
+    """Steps 1 to 7 of the module's description; raises :class:`SeparateError`."""
     libc = ctypes.CDLL(None, use_errno=True)
     stage = os.path.join(own, STAGE)
     try:
@@ -164,31 +226,21 @@ def separate(parent: str, own: str, keep: Sequence[str], *, net: bool = False) -
     if error:
         raise SeparateError(f"tmpfs on {stage}: {os.strerror(error)}")
     for path in outermost([own, *keep]):
-        relative = os.path.relpath(path, parent)
-        if relative.startswith("..") or relative == ".":
-            continue
-        target = os.path.join(stage, relative)
-        try:
-            if os.path.isdir(path):
-                os.makedirs(target, exist_ok=True)
-            else:
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                with open(target, "ab"):
-                    pass
-        except OSError as exc:
-            raise SeparateError(f"cannot make {target}: {exc.strerror}") from None
-        # Not recursive for the run's own scratch: the staging mount lies inside it.
-        error = _mount(libc, path, target, None, MS_BIND, None)
-        if error == EINVAL and path != own:
-            # A tree holding mounts locked by a user namespace binds only recursively.
-            error = _mount(libc, path, target, None, MS_BIND | MS_REC, None)
-        if error:
-            raise SeparateError(f"bind of {path}: {os.strerror(error)}")
+        target = _bind_beneath(libc, stage, parent, own, path)
+        # A kept tree is read, never written, by the run: read-only, its atimes (and
+        # those of every mount beneath it) stay as they were (step 6).
+        if target is not None and path != own:
+            set_read_only(libc, target)
+    for path in outermost(writable):
+        if path != own and not _beneath(path, own) and _beneath(path, parent):
+            # Over the read-only kept tree holding it: bound from the host's, writable.
+            _bind_beneath(libc, stage, parent, own, path)
     error = _mount(libc, stage, parent, None, MS_MOVE, None)
     if error:
         raise SeparateError(f"move of the private {parent}: {os.strerror(error)}")
     private_dev(libc, os.path.join(own, DEV_STAGE))
     read_only_sys(libc)
+    read_only_root(libc, parent, own, writable)
     if net:
         private_network(libc)
     # Harmless where there were none (root): exec then keeps root's own capabilities.
@@ -257,14 +309,15 @@ class _MountAttr(ctypes.Structure):
     )
 
 
-def set_read_only(libc: ctypes.CDLL, path: str) -> None:
-    """The mount at ``path`` and every mount beneath it read-only in this namespace."""
+def set_read_only(libc: ctypes.CDLL, path: str, *, recursive: bool = True) -> None:
+    """The mount at ``path`` (and, ``recursive``, every mount beneath it) read-only in
+    this namespace."""
     attr = _MountAttr(MOUNT_ATTR_RDONLY, 0, 0, 0)
     done = libc.syscall(
         ctypes.c_long(SYS_MOUNT_SETATTR),
         ctypes.c_int(AT_FDCWD),
         os.fsencode(path),
-        ctypes.c_uint(AT_RECURSIVE),
+        ctypes.c_uint(AT_RECURSIVE if recursive else 0),
         ctypes.byref(attr),
         ctypes.c_size_t(ctypes.sizeof(attr)),
     )
@@ -276,6 +329,19 @@ def read_only_sys(libc: ctypes.CDLL) -> None:
     """Step 5: ``/sys`` and every mount beneath it read-only in this namespace."""
     if os.path.ismount("/sys"):
         set_read_only(libc, "/sys")
+
+
+def read_only_root(libc: ctypes.CDLL, parent: str, own: str, writable: Sequence[str]) -> None:
+    """Step 6: each writable path outside the run's binds becomes a mount of its own,
+    then the root mount (and any system directory that is a mount) read-only, alone."""
+    for path in outermost(writable):
+        if path == own or _beneath(path, own) or _beneath(path, parent):
+            continue  # on the run's own scratch, or bound writable in step 2
+        _bind(libc, path, path, recursive_fallback=True)
+    for path in SYSTEM_MOUNTS:
+        if os.path.ismount(path):
+            set_read_only(libc, path, recursive=False)
+    set_read_only(libc, "/", recursive=False)
 
 
 def private_network(libc: ctypes.CDLL) -> None:
@@ -304,18 +370,23 @@ def private_network(libc: ctypes.CDLL) -> None:
 
 def main(argv: Sequence[str]) -> int:
     args = list(argv)
-    net = bool(args) and args[0] == NET_OPTION
-    if net:
+    net = False
+    writable: list[str] = []
+    while args and (args[0] == NET_OPTION or args[0].startswith(WRITABLE_OPTION)):
+        if args[0] == NET_OPTION:
+            net = True
+        else:
+            writable.append(args[0][len(WRITABLE_OPTION) :])
         args = args[1:]
     if "--" not in args or args.index("--") < 2 or args.index("--") == len(args) - 1:
-        sys.stderr.write("usage: separate_exec.py [--net] PARENT OWN [KEEP...] -- COMMAND...\n")
+        sys.stderr.write(f"usage: separate_exec.py {USAGE}\n")
         return 2
     split = args.index("--")
     parent, own, keep = args[0], args[1], args[2:split]
     command = args[split + 1 :]
     try:
         here = os.getcwd()
-        separate(parent, own, keep, net=net)
+        separate(parent, own, keep, net=net, writable=writable)
         # The old working directory is the covered tree's: re-enter it by name.
         os.chdir(here)
     except (SeparateError, OSError) as exc:
