@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S
+from benchguard.detection.detector import DEFAULT_RECORD_BUDGET_S, Detector
 from benchguard.detection.models import CheatingReport, Rule
 from benchguard.engines.dask_engine import (
     LOCAL_SCHEDULERS,
@@ -82,14 +82,16 @@ def scan_files(
     workers: int | None = None,
     time_budget_s: float = DEFAULT_RECORD_BUDGET_S,
     knowledge: RecordKnowledge | None = None,
+    detector: Detector | None = None,
 ) -> list[FileScan]:
     """Import and scan each file (one at a time per worker), results in ``paths`` order.
 
     ``knowledge``: what the user knows of a foreign log (material, history), applied
-    to each record where it is read."""
+    to each record where it is read. ``detector`` (serial engine only; a fresh one when
+    None): the caller's, so calls of one scan share its plans and shell readings."""
     rules = as_ruleset(rules)
     if _is_serial(engine, scheduler):
-        return scan_files_serial(paths, rules, format_name, time_budget_s, knowledge)
+        return scan_files_serial(paths, rules, format_name, time_budget_s, knowledge, detector)
     return scan_files_dask(paths, rules, format_name, time_budget_s, scheduler, workers, knowledge)
 
 

@@ -29,9 +29,11 @@ def scan_files_serial(
     format_name: str | None,
     time_budget_s: float,
     knowledge: RecordKnowledge | None = None,
+    detector: Detector | None = None,
 ) -> list[FileScan]:
     # One file in memory at a time: the corpus may be far larger than RAM.
-    detector = Detector()  # this scan's plans, shared by its files
+    if detector is None:
+        detector = Detector()  # this scan's plans, shared by its files
     return [
         scan_one_file(path, rules, format_name, time_budget_s, knowledge, detector)
         for path in paths

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from benchguard.detection.detector import Detector
 from benchguard.detection.models import Rule
 from benchguard.detection.profile_choice import AUTO, ProfileChoice, resolve_profiles
 from benchguard.engines import EngineName, FileScan, scan_files
@@ -169,10 +170,16 @@ def scan_logs(request: ScanRequest) -> ScanOutcome:
     ]
     files = [str(item.path) for item in inputs if not item.named or _readable_input(item.path)]
     choices: dict[str, ProfileChoice] = {}
+    # One detector for the whole scan (serial engine): the calls below, one per
+    # profile choice or per file with progress, share its plans, prefilters (a choice
+    # that adds a few patterns extends the last Sets instead of building and warming
+    # new ones) and shell readings. A detector's memory is keyed by content alone.
+    detector = Detector()
     if AUTO in request.profiles:
-        scans, choices = _scan_auto(files, request)
+        scans, choices = _scan_auto(files, request, detector)
     else:
-        scans = _scan(files, request.rules, request, _Counter(files, request.on_progress))
+        counter = _Counter(files, request.on_progress)
+        scans = _scan(files, request.rules, request, counter, detector)
     for old, new in request.renamed.items():
         scans = [_renamed(s, old, new) for s in scans]
     named = {request.renamed.get(str(item.path), str(item.path)) for item in inputs if item.named}
@@ -205,7 +212,7 @@ def choose_profiles(
 
 
 def _scan_auto(
-    files: list[str], request: ScanRequest
+    files: list[str], request: ScanRequest, detector: Detector
 ) -> tuple[list[FileScan], dict[str, ProfileChoice]]:
     """Each file scanned with the profiles chosen for it; files with one choice are
     scanned together (one engine call per distinct ruleset), results in file order."""
@@ -221,7 +228,7 @@ def _scan_auto(
     by_path: dict[str, FileScan] = {}
     counter = _Counter(files, request.on_progress)
     for paths in groups.values():
-        for scanned in _scan(paths, choices[paths[0]].rules, request, counter):
+        for scanned in _scan(paths, choices[paths[0]].rules, request, counter, detector):
             by_path[scanned.path] = scanned
     return [by_path[path] for path in files], choices
 
@@ -256,7 +263,11 @@ def _size(path: str) -> int:
 
 
 def _scan(
-    paths: Sequence[str], rules: Sequence[Rule], request: ScanRequest, counter: _Counter
+    paths: Sequence[str],
+    rules: Sequence[Rule],
+    request: ScanRequest,
+    counter: _Counter,
+    detector: Detector,
 ) -> list[FileScan]:
     """``paths`` scanned with ``rules`` by the request's engine; with progress asked
     for and the serial engine, one file at a time so each one done is reported."""
@@ -273,6 +284,7 @@ def _scan(
                 scheduler=request.scheduler,
                 workers=request.workers,
                 knowledge=request.knowledge,
+                detector=detector,
             )
         )
         counter.done(chunk)
