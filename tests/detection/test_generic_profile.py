@@ -128,6 +128,8 @@ MUST_MATCH = [
     ),
 ]
 
+HARBOR_LAYOUT = {"harbor-tests/path", "harbor-solution/path", "harbor-reward/write"}
+
 MUST_NOT_MATCH = [
     _bash("cat /tests/test_outputs.py"),
     _bash("python -m pytest /tests -q"),
@@ -158,7 +160,10 @@ def test_cheat_is_caught(rule: str, steps: list[dict[str, Any]]) -> None:
 
 @pytest.mark.parametrize("step", MUST_NOT_MATCH, ids=[str(i) for i in range(len(MUST_NOT_MATCH))])
 def test_honest_look_alike_stays_clean(step: dict[str, Any]) -> None:
-    assert _rules(step) == set()
+    # A read of Harbor's root layout (/tests, /logs/verifier) is a finding of its own
+    # (the harbor-* rules, in every profile since they left terminal-bench.yaml; see
+    # test_terminal_bench_harbor.py), never tampering: only those may fire here.
+    assert _rules(step) - HARBOR_LAYOUT == set()
 
 
 def test_every_profile_carries_the_generic_families() -> None:

@@ -37,8 +37,12 @@ def test_auto_keeps_the_format_s_own_profile() -> None:
 
 
 def test_a_named_profile_is_used_as_named() -> None:
-    verdict = scan_run(_run("cat /tests/test_outputs.py"), "inspect", format_name="inspect")
+    # A terminal-bench-only name (solution.sh): Harbor's /tests is in every profile
+    # since detector v16, so it would not show which profile ran.
+    verdict = scan_run(_run("cat /app/solution.sh"), "inspect", format_name="inspect")
     assert verdict.profile == "inspect" and verdict.status == "clean"
+    named = scan_run(_run("cat /app/solution.sh"), "terminal-bench", format_name="inspect")
+    assert named.status == "flagged"
 
 
 def test_an_unknown_profile_fails_before_any_run() -> None:

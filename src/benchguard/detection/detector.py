@@ -106,7 +106,13 @@ from benchguard.record.run import RunRecord
 #     the calling test's source or __main__ is caller inspection.
 # 15: the reflog or stash list after the agent itself moved refs or stashed is weak
 #     (it lists the agent's own work), not strong.
-DETECTOR_VERSION = 15
+# 16: Harbor's root layout (/tests, /solution, /logs/verifier) is read in every profile
+#     (generic.yaml), not only when auto recognised Terminal-Bench from the log's text.
+#     A find -name of a file Harbor's layout holds reaches it; tar/make/git -C DIR reads
+#     the operands after it relative to DIR.
+#     A hash of unknown origin whose output dates it a day or more after the HEAD date
+#     the record printed is strong (shown_dates).
+DETECTOR_VERSION = 16
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

@@ -34,8 +34,25 @@ _MIN_NAME_LITERALS = 3
 
 # Material a benchmark mounts outside the home, which no profile's ``material:`` lists
 # (those are fingerprinted in the home): Harbor's verifier tests, its oracle's
-# solution and the verifier's reward folder (the terminal-bench profile's path rules).
+# solution and the verifier's reward folder (the harbor-* path rules, in every
+# profile: generic.yaml).
 _MOUNTED_ROOTS = ("/logs/verifier", "/solution", "/tests")
+# Files Harbor's layout is known to hold, for a ``find -name`` that names one of them
+# below a start directory above the root (``find / -name test_outputs.py -exec cat {}
+# \;``): only names no other benchmark's files carry (test.sh is every repository's).
+_MOUNTED_MEMBERS: dict[str, tuple[str, ...]] = {
+    "/tests": ("test_outputs.py",),
+    "/solution": ("solve.sh",),
+    "/logs/verifier": ("reward.txt", "reward.json"),
+}
+# Ordinary file names a ``-name`` pattern must not match to reach a member: a pattern
+# as wide as ``test_*.py`` or ``*.sh`` is a search of a project, not of the grader.
+_ORDINARY_NAMES = (
+    "test.py", "test_main.py", "test_utils.py", "tests.py", "conftest.py", "setup.py",
+    "run.sh", "setup.sh", "build.sh", "install.sh", "test.sh", "start.sh",
+    "output.txt", "outputs.txt", "result.txt", "results.txt", "data.json", "result.json",
+    "results.json", "package.json",
+)  # fmt: skip
 
 
 @functools.lru_cache(maxsize=1)
@@ -209,10 +226,15 @@ def _under(root: str, base: str) -> bool:
 
 
 def _tested(root: str, bases: Sequence[str], tests: Sequence[tuple[str, str]]) -> str | None:
-    """The root, or the directory above it, that one of ``tests`` matches."""
+    """The root, or the directory above it, that one of ``tests`` matches; or a file of
+    the root's that a ``-name`` test names (:data:`_MOUNTED_MEMBERS`)."""
     parts = root.split("/")
     for test, value in tests:
         fold = test.startswith("-i")
+        if test in _FIND_NAME_TESTS:
+            member = _member_named(root, value, fold)
+            if member is not None and any(_under(root, base) for base in bases):
+                return member
         for depth in range(len(parts), 0, -1):
             prefix = "/".join(parts[:depth])
             if not any(_under(prefix, base) and prefix != base for base in bases):
@@ -228,6 +250,20 @@ def _tested(root: str, bases: Sequence[str], tests: Sequence[tuple[str, str]]) -
                     continue
                 if _match(parts[depth - 1], value, fold):
                     return prefix
+    return None
+
+
+def _member_named(root: str, pattern: str, fold: bool) -> str | None:
+    """``root/member`` for a known member of a mounted root that ``pattern`` matches,
+    when the pattern has three literal characters and matches no ordinary name."""
+    members = _MOUNTED_MEMBERS.get(root, ())
+    if not members or sum(1 for ch in pattern if ch not in _WILDCARDS) < _MIN_NAME_LITERALS:
+        return None
+    if any(_match(name, pattern, fold) for name in _ORDINARY_NAMES):
+        return None
+    for member in members:
+        if _match(member, pattern, fold):
+            return f"{root}/{member}"
     return None
 
 

@@ -72,7 +72,8 @@ _SIGNS: tuple[tuple[str, str, str, str], ...] = (
         r"(?<![\w.-])(?:solution\.sh|run-tests\.sh)\b",
         "solution.sh / run-tests.sh",
     ),
-    ("terminal-bench", "terminal-bench", r"(?<![\w.-])terminal-bench\b", "the terminal-bench name"),
+    # Inspect and Harbor name tasks and datasets with an underscore (terminal_bench_2).
+    ("terminal-bench", "terminal", r"(?<![\w.-])terminal[-_]bench\b", "the terminal-bench name"),
     (
         "terminal-bench",
         "/tests/",

@@ -44,6 +44,7 @@ import regex
 
 from benchguard.detection._patterns import exact_pattern
 from benchguard.detection.shell import COMMAND_ARGUMENTS, PATH_ARGUMENTS, command_strings
+from benchguard.detection.shown_dates import after_head, first_date, head_date
 from benchguard.detection.surfaces import Surface, tool_name
 from benchguard.record.report import Finding
 from benchguard.record.rules import Strength
@@ -388,10 +389,31 @@ def _origin_of(value: str, before: int, trace: _Trace) -> tuple[Strength | None,
     if widening is not None:
         command = trace.steps[widening].command.strip().splitlines()[0][:80]
         return "strong", f"printed by a ref-widening command at step {widening} ({command})"
+    future = _dated_after_head(before, trace)
+    if future is not None:
+        return "strong", future
     for step in trace.steps[:before]:
         if _hash_seen(value, step.result):
             return "weak", f"printed by step {step.index}, not a history command"
     return "weak", "seen nowhere earlier in the record (unknown provenance)"
+
+
+def _dated_after_head(at: int, trace: _Trace) -> str | None:
+    """Why the commit step ``at`` shows is beyond HEAD, when its output dates it after
+    the HEAD date an earlier step printed (``shown_dates``); ``None`` otherwise."""
+    if at >= len(trace.steps):
+        return None
+    shown = first_date(trace.steps[at].result)
+    if shown is None:
+        return None
+    earlier = trace.steps[:at]
+    head = head_date([s.command for s in earlier], [s.result for s in earlier])
+    if head is None or not after_head(shown, head[1]):
+        return None
+    return (
+        f"its output dates the commit {shown.isoformat()}, after HEAD's "
+        f"{head[1].isoformat()} (printed at step {head[0]}): a commit beyond HEAD"
+    )
 
 
 def _head_hashes(trace: _Trace, before: int) -> set[str]:

@@ -113,6 +113,9 @@ _BASE64_BLOB = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-
 _HEX_BLOB = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
 _ESCAPED_BYTES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\[0-7]{3})+")
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "(", ")", "|&", ";;"})
+# Commands whose ``-C DIR`` (``--directory=DIR``) makes the operands after it relative
+# to DIR, for that command only: ``tar czf x.tgz -C / tests`` archives /tests.
+_DIRECTORY_OPTION = frozenset({"tar", "bsdtar", "gtar", "make", "gmake", "git"})
 _GLOB_CHARS = re.compile(r"[*?\[]")
 # Anything a shell would rewrite or that hides a path: quotes, escapes, expansions,
 # globs, relative or doubled separators, a home, /proc, cd, or a blob to decode.
@@ -120,6 +123,8 @@ _REWRITES = re.compile(
     r"""[~$\\{}*?\[`'"]|\.\.?/|//|/home/|/root\b|/proc/|\b(?:cd|pushd|ln)\b|[A-Za-z0-9+]{16,}"""
     # an assignment (also a loop's or read's): its variable may name a path later
     r"""|(?:^|[\s;&|])[A-Za-z_]\w{0,40}=|\b(?:for|select)\s+\w+\s+in\b|\bread\b"""
+    # tar/make/git -C DIR: the operands after it are relative to DIR
+    r"""|\s-C|\s--directory="""
 )
 _MAX_CACHED_COMMANDS = 4096
 # Commands whose ``-c`` string (``eval``'s words) is a command read again, and how deep.
@@ -357,6 +362,9 @@ class ShellReader:
         previous = ""
         command = ""
         last = ""
+        # The working directory before a ``-C DIR`` changed it for one command (a
+        # one-element list: set while that command's words are read).
+        before_option: list[str | None] = []
         for token in tokens:
             if (
                 depth < _MAX_NESTING
@@ -375,8 +383,10 @@ class ShellReader:
                     state.cwd = cwd
                 last = token
                 continue
-            last = token
+            prior, last = last, token
             if token in _SEPARATORS:
+                if before_option:
+                    state.cwd = before_option.pop()
                 if previous == "cd":
                     # A bare ``cd`` goes home.
                     state.cwd = self.home or "/home/~"
@@ -404,6 +414,8 @@ class ShellReader:
                 target = self._absolute(expanded, state)
                 if target is not None:
                     state.cwd = target
+            if command in _DIRECTORY_OPTION and not command_start:
+                self._directory_option(prior, expanded, state, before_option)
             if command_start:
                 command = posixpath.basename(token)
             if state.scripts and depth < _MAX_NESTING:
@@ -412,11 +424,34 @@ class ShellReader:
             command_start = False
         if previous == "cd":
             state.cwd = self.home or "/home/~"
+        if before_option:
+            state.cwd = before_option.pop()
         if "ln" in text:
             self._links(tokens, variables, state)
         if self.roots and "find" in text:
             out.extend(find_reach(tokens, lambda word: self._root_spelled(word, state), self.roots))
         return out
+
+    def _directory_option(
+        self, prior: str, word: str, state: ShellState, before: list[str | None]
+    ) -> None:
+        """``-C DIR``, ``-CDIR`` or ``--directory=DIR`` of :data:`_DIRECTORY_OPTION`:
+        the words after it are relative to DIR until the command ends (``before``
+        keeps the directory to go back to)."""
+        if prior == "-C":
+            target = word
+        elif word.startswith("--directory="):
+            target = word.removeprefix("--directory=")
+        elif word.startswith("-C") and len(word) > 2 and not word.startswith("-C-"):
+            target = word[2:]
+        else:
+            return
+        spelled = self._absolute(target, state)
+        if spelled is None:
+            return
+        if not before:
+            before.append(state.cwd)
+        state.cwd = spelled
 
     def _loop_variables(
         self, tokens: list[str], variables: dict[str, str], state: ShellState
