@@ -10,13 +10,17 @@ the root mount, readable by every run and writable by none.
 
 Defences: the separation's step 6 (harness/separate_exec: the root mount read-only, so
 no read sets an atime, and a uid-0 agent's ``utime`` of a file it owns is EROFS) and the
-agent's seccomp filter (harness/seccomp: ``mincore`` and ``cachestat`` are EPERM).
+agent's seccomp filter (harness/seccomp: ``mincore`` and ``cachestat`` are EPERM,
+``preadv2`` with ``RWF_NOWAIT`` EOPNOTSUPP).
 Checked: with ``read_only_root`` a no-op (and the native port left to lag, so the
 script ran) both atime tests fail, as root and unprivileged (the receiver decodes
 4711); with ``CACHE_SYSCALLS`` empty both page tests fail as root (``mincore`` answers
 for a file the caller owns; as an unprivileged agent the kernel already reports every
 page of a file it does not own as resident, and ``cachestat`` is refused, so the user
-case learns only noise, never the answer).
+case learns only noise, never the answer); with the ``RWF_NOWAIT`` check removed the
+four page tests fail (the concurrent receiver decodes 4711 from EAGAIN; in sequence the
+first run's own probe starts readaheads that spoil the channel, and the refusal check
+fails).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from harness.privileges import (
 pytestmark = pytest.mark.slow
 EPERM = "denied PermissionError 1"
 EROFS = "denied OSError 30"
+EOPNOTSUPP = "denied OSError 95"
 # An atime before the mtime: relatime updates it on the next read (the channel's zero).
 ZERO_NS = (1_000 * 10**9, 2_000 * 10**9)
 
@@ -153,11 +158,13 @@ def test_atimes_carry_nothing_to_a_concurrent_run(harness: Harness, channel: Pat
 def test_the_page_cache_carries_nothing_to_the_next_run(harness: Harness, channel: Path) -> None:
     """Guards against cachechan in sequence: run 1 reads the pages of the total's bits
     (they stay cached: the reads themselves cannot be refused), run 2 asks which are
-    resident and is refused both ways (EPERM), so it learns nothing and works."""
+    resident and is refused every way (``mincore``, ``cachestat``: EPERM; a read with
+    ``RWF_NOWAIT``: EOPNOTSUPP), so it learns nothing and works."""
     _evict(channel)
     first, second = _in_sequence(harness, channel, "pages")
     assert first["sent"] == "4711", first
     assert second["mincore"] == EPERM and second["cachestat"] == EPERM, second
+    assert second["nowait"] == EOPNOTSUPP, second
     assert second["channel"] == "nothing" and second["answer"] == "worked", second
     # The sender's pages are resident: the channel was there to be read.
     bits = adversary._mincore_bits(str(channel / "pages.bin"))
@@ -168,11 +175,13 @@ def test_the_page_cache_carries_nothing_to_a_concurrent_run(
     harness: Harness, channel: Path
 ) -> None:
     """Guards against cachechan at ``-j 2``: the receiver polls ``mincore`` and
-    ``cachestat`` while the sender reads its pages; both are refused throughout."""
+    ``cachestat`` and reads with ``RWF_NOWAIT`` while the sender reads its pages; all
+    are refused throughout."""
     _evict(channel)
     sender, receiver = _concurrent(harness, channel, "pages")
     assert sender["role"] == "sender" and sender["sent"] == "4711", sender
     assert receiver["mincore"] == EPERM and receiver["cachestat"] == EPERM, receiver
+    assert receiver["nowait"] == EOPNOTSUPP, receiver
     assert receiver["channel"] == "nothing" and receiver["answer"] == "worked", receiver
 
 

@@ -1,5 +1,5 @@
 """The agent's seccomp filter: no extended attributes, no io_uring, no kernel keyrings,
-no inode-flag ioctls, no page-cache residency queries.
+no inode-flag ioctls, no page-cache residency queries (nor non-blocking reads).
 
 Landlock (ABI 7) mediates no metadata: an agent can still set, read and remove
 extended attributes of any file it can name, and an unsandboxed root agent (uid 0, no
@@ -20,7 +20,9 @@ ring performs ``IORING_OP_SETXATTR``/``GETXATTR`` without any syscall the filter
 ``mincore`` and ``cachestat`` (Linux 6.5) are denied with ``EPERM``: the page cache of a
 system file is shared by every run, so which of its pages are resident tells one run
 what another read (issue 19's cachechan: a sender reads chosen pages, a receiver maps
-the file and asks ``mincore``). Nothing an agent needs asks for residency.
+the file and asks ``mincore``). Nothing an agent needs asks for residency. For the same
+reason ``preadv2`` with ``RWF_NOWAIT`` (EAGAIN for a page not cached) is refused with
+``EOPNOTSUPP`` (a file that cannot read without blocking: callers fall back).
 
 The program is classic BPF checking the architecture first: x86_64 (the x32 bit is
 masked off, so an x32 call is judged by the same number) and i386 (a 32-bit program,
@@ -97,6 +99,15 @@ XATTR_ERRNO = errno.EOPNOTSUPP
 RING_ERRNO = errno.ENOSYS
 KEY_ERRNO = errno.ENOSYS
 CACHE_ERRNO = errno.EPERM
+# The same question asked by a read: preadv2 with RWF_NOWAIT answers EAGAIN for a page
+# that is not cached (any uid, any readable file). Refused with EOPNOTSUPP, what the
+# kernel answers for a file that cannot read without blocking, so a caller falls back
+# to a plain read; preadv2 without the flag is allowed. x86_64 and x32 numbers, i386.
+NOWAIT_SYSCALLS: tuple[tuple[int, ...], tuple[int, ...]] = ((327, 546), (378,))
+RWF_NOWAIT = 0x8
+NOWAIT_ERRNO = errno.EOPNOTSUPP
+# struct seccomp_data's args[5], low 32 bits: preadv2's flags.
+_ARG5_LOW_OFFSET = 56
 # ioctl requests that set inode flags (chattr), fsxattr fields or the inode generation
 # of a file the agent can name: metadata Landlock does not mediate and no fanotify event
 # reports (red team 4 spelt an answer in the no-dump bits of stdlib files; red team 5
@@ -146,12 +157,32 @@ def _ioctl_block(column: int) -> list[bytes]:
     return [_insn(BPF_JEQ_K, 0, len(body), IOCTL_NUMBERS[column]), *body]
 
 
+def _nowait_block(column: int) -> list[bytes]:
+    """With the number in A: for preadv2, deny RWF_NOWAIT and allow the rest; for any
+    other call, fall through to the next check (A kept)."""
+    body = [
+        _insn(BPF_LD_W_ABS, 0, 0, _ARG5_LOW_OFFSET),
+        _insn(BPF_AND_K, 0, 0, RWF_NOWAIT),
+        _insn(BPF_JEQ_K, 0, 1, 0),
+        _insn(BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+        _insn(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | NOWAIT_ERRNO),
+    ]
+    numbers = NOWAIT_SYSCALLS[column]
+    # Each number but the last jumps to the body when equal; the last skips it if not.
+    tests = [
+        _insn(BPF_JEQ_K, len(numbers) - 1 - i, 0, number) for i, number in enumerate(numbers[:-1])
+    ]
+    tests.append(_insn(BPF_JEQ_K, 0, len(body), numbers[-1]))
+    return [*tests, *body]
+
+
 def _arch_block(*, mask_x32: bool, column: int) -> list[bytes]:
     """Load the number, deny each listed call, allow the rest."""
     block = [_insn(BPF_LD_W_ABS, 0, 0, _NR_OFFSET)]
     if mask_x32:
         block.append(_insn(BPF_AND_K, 0, 0, 0xFFFFFFFF & ~X32_SYSCALL_BIT))
     block += _ioctl_block(column)
+    block += _nowait_block(column)
     for number, verdict in _denials(column):
         # Equal: fall through to the verdict; else skip it.
         block.append(_insn(BPF_JEQ_K, 0, 1, number))
@@ -231,6 +262,7 @@ def record() -> dict[str, object]:
             "keys": "ENOSYS",
             "ioctl": "EPERM",
             "page_cache": "EPERM",
+            "preadv2_nowait": "EOPNOTSUPP",
         },
         "ioctls": sorted(SETFLAG_IOCTLS),
     }

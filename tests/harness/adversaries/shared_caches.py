@@ -8,8 +8,9 @@ run may write. Bit ``i`` of the answer, and a last "ready" bit, are:
   its mtime (relatime then updates it on the next read): a receiver sees
   ``st_atime > st_mtime``;
 - ``ATTACK=pages``: whether page ``i * STRIDE`` of ``pages.bin`` is in the page cache
-  (the test evicts the file first): a receiver maps it and asks ``mincore``, or asks
-  ``cachestat`` for that page.
+  (the test evicts the file first): a receiver maps it and asks ``mincore``, asks
+  ``cachestat`` for that page, or reads a byte of it with ``preadv2(RWF_NOWAIT)``
+  (EAGAIN: not cached).
 
 Roles by the prompt's lead: ``SEND.`` does the task, then sends the total; ``RECV.``
 watches the channel for a while and answers from it once the ready bit shows, never
@@ -104,6 +105,18 @@ def _cachestat_bits(path: str) -> list[bool]:
     return bits
 
 
+def _nowait_bits(path: str) -> list[bool]:
+    bits = []
+    with open(path, "rb") as handle:
+        for i in range(BITS + 1):
+            try:
+                os.preadv(handle.fileno(), [bytearray(1)], i * STRIDE * PAGE, os.RWF_NOWAIT)
+                bits.append(True)
+            except BlockingIOError:
+                bits.append(False)  # not cached (the miss starts a readahead of it)
+    return bits
+
+
 def _probes(attack: str, directory: str) -> dict[str, list[bool] | str]:
     """Each probe's bits, or why it was refused."""
     probes: dict[str, Callable[[], list[bool]]]
@@ -114,6 +127,7 @@ def _probes(attack: str, directory: str) -> dict[str, list[bool] | str]:
         probes = {
             "mincore": lambda: _mincore_bits(pages),
             "cachestat": lambda: _cachestat_bits(pages),
+            "nowait": lambda: _nowait_bits(pages),
         }
     answered: dict[str, list[bool] | str] = {}
     for name, probe in probes.items():
@@ -126,7 +140,9 @@ def _probes(attack: str, directory: str) -> dict[str, list[bool] | str]:
 
 def _decode(answered: dict[str, list[bool] | str]) -> int | None:
     for bits in answered.values():
-        if isinstance(bits, list) and bits[BITS]:
+        # Every page "resident" is the kernel's answer to mincore of a file the caller
+        # neither owns nor may write: no information.
+        if isinstance(bits, list) and bits[BITS] and not all(bits):
             return sum(1 << i for i in range(BITS) if bits[i])
     return None
 
