@@ -38,12 +38,14 @@ import pytest
 
 from benchguard.harness import box_seccomp
 from harness.adversaries import shared_caches as adversary
+from harness.helpers import Operator
 from harness.privileges import (
     Harness,
     adversary_outcomes,
     records,
     run_adversary,
     total_tasks,
+    write_agent,
 )
 
 pytestmark = pytest.mark.slow
@@ -213,3 +215,50 @@ def test_the_grading_box_shares_the_filter() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["mincore -1 1", "cachestat -1 1"], done.stdout
+
+
+HOME_WRITER = """
+import json, os
+# A new file per run (each has pid 2 or so in its own namespace): opening an earlier
+# run's would be reading a leftover.
+with open(os.path.join(os.environ["HOME"], f"kept-{os.urandom(8).hex()}.txt"), "x", encoding="utf-8") as f:
+    f.write("a run was here\\n")
+with open("numbers.txt", encoding="utf-8") as f:
+    total = sum(int(x) for x in f.read().split())
+with open("total.txt", "w", encoding="utf-8") as f:
+    f.write(f"{total}\\n")
+with open(os.environ["BENCHGUARD_TRAJECTORY"], "a", encoding="utf-8") as f:
+    f.write(json.dumps({"name": "shell", "args": {"command": "awk"}, "result": str(total)}))
+"""
+
+
+def test_a_persistent_home_outside_tmp_stays_writable(operator: Operator) -> None:
+    """Guards the honest side of step 6: a persistent home on the root mount outside
+    the temp directory (a path the policy grants writable, no bind of the run's) is
+    bound onto itself before the root mount goes read-only, so the agent's write to it
+    lands, run after run, and the runs stay 1.0 clean."""
+    if os.geteuid() != 0:
+        pytest.skip("as root: the home is made under /var/tmp")
+    home = Path(tempfile.mkdtemp(prefix="bg-test-persistent-home-", dir="/var/tmp"))
+    try:
+        script = operator.root / "home_writer.py"
+        script.write_text(HOME_WRITER, "utf-8")
+        config = write_agent(operator.root / "agents", "home-writer", script)
+        tasks = total_tasks(Harness("root", operator), "home-tasks", {"a-total": ""})
+        code, output, run_dir = operator.run(
+            str(tasks),
+            "--agent",
+            str(config),
+            "--home-mode",
+            "persistent",
+            "--iterations",
+            "2",
+            home=home,
+        )
+        assert code == 0 and run_dir is not None, output
+        for record in records(run_dir):
+            _clean(record)
+        kept = sorted(home.glob("kept-*.txt"))
+        assert [path.read_text("utf-8") for path in kept] == ["a run was here\n"] * 2, kept
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
