@@ -140,6 +140,9 @@ class ProtectedSet:
     # workspace) are rejected at once, and the rest are tried only against the roots
     # they can be under (fanotify asks this for every file a run opens).
     _prefixes: tuple[str, ...] = field(init=False, default=())
+    # The same for the roots a read can reach (write-only ones left out: the
+    # interpreter and the PATH directories, where most of a run's opens are).
+    _read_prefixes: tuple[str, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
         starts = tuple(
@@ -147,6 +150,10 @@ class ProtectedSet:
             for root in self.roots
         )
         object.__setattr__(self, "_prefixes", starts)
+        readable = tuple(
+            start for root, start in zip(self.roots, starts, strict=True) if not root.writes_only
+        )
+        object.__setattr__(self, "_read_prefixes", readable)
 
     def by_identity(
         self,
@@ -174,7 +181,7 @@ class ProtectedSet:
         """The protected root ``target`` (an absolute path) lies in, for an access that
         may write and may read (``reading`` defaults to not ``writing``; an ``O_RDWR``
         open does both, so it reads a leftover as surely as ``O_RDONLY``)."""
-        if not target.startswith(self._prefixes):
+        if not target.startswith(self._prefixes if writing else self._read_prefixes):
             return None
         reads = not writing if reading is None else reading
         for root, start in zip(self.roots, self._prefixes, strict=True):

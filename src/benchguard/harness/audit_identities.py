@@ -55,6 +55,8 @@ class _Walk:
 
 
 _cache: dict[tuple[str, int], _Walk] = {}
+# What a missing tree has; never changed by anyone (callers only read identities).
+_MISSING: tuple[Identities, bool] = ({}, True)
 
 
 def _listing(path: str) -> frozenset[tuple[str, int]] | None:
@@ -91,7 +93,9 @@ def tree_identities(path: str, limit: int) -> tuple[Identities, bool]:
     try:
         top = os.lstat(path)
     except OSError:
-        return {}, True
+        # The same object every time (asked again on every call): a missing tree (the
+        # results root before its first run) keeps the merged identities reusable.
+        return _MISSING
     key = (path, limit)
     cached = _cache.get(key)
     if cached is not None and _still_true(cached, top):

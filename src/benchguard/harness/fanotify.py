@@ -138,7 +138,8 @@ def _ignore_mount(fd: int, path: str) -> bool:
 
 def _mount_points(pid: int | str = "self") -> list[str]:
     try:
-        text = Path(f"/proc/{pid}/mountinfo").read_text("utf-8", errors="replace")
+        with open(f"/proc/{pid}/mountinfo", "rb") as handle:
+            text = handle.read().decode("utf-8", errors="replace")
     except OSError:
         return []
     points = []
@@ -536,10 +537,10 @@ class FanotifyObserver:
                     # The stop ends the wait at once.
                     self._stop.wait(COALESCE_S)
                 # A namespace a run made since (a sandbox's) is learned while it lives.
-                self._refresh()
+                members = self._refresh()
                 # The forks first (while parents live), then the open events: they
                 # name the pids of the metadata events.
-                self._adopt()
+                self._adopt(members)
                 drained = self._drain()
                 self._drain_attrib(adopt=False)
                 if self._stop.is_set() and drained:
@@ -551,15 +552,17 @@ class FanotifyObserver:
             log.exception("fanotify reader failed")
             self.problem = f"the fanotify reader failed ({type(exc).__name__}: {exc})"
 
-    def _adopt(self) -> None:
+    def _adopt(self, members: list[int] | None = None) -> None:
         """Read the forks reported so far, then adopt the run's cgroup members (its
-        first process among them: harness.fanotify_procs)."""
+        first process among them: harness.fanotify_procs); ``members``: as read just
+        before (each member's fork was reported before it joined, so the drain that
+        follows the read has it)."""
         if self._forks is None:
             return
         self._forks.drain()
         if self.run is not None:
             with contextlib.suppress(ValueError, OSError):
-                self._forks.adopt(_members(self.run))
+                self._forks.adopt(_members(self.run) if members is None else members)
 
     def _learn_pid(self, fd: int, pid: int) -> None:
         """Remember which run a pid's opens went through (by unique mount id), once per
@@ -772,14 +775,18 @@ class FanotifyObserver:
             self._foreign.add(mount)
         return owner
 
-    def _refresh(self) -> None:
+    def _refresh(self) -> list[int] | None:
         """Learn the mounts of every live run's namespaces (this process's runs), each
-        namespace held open until :meth:`finish` so its mount ids stay its own."""
+        namespace held open until :meth:`finish` so its mount ids stay its own; this
+        run's members as read (None: not read), for :meth:`_adopt`."""
+        own: list[int] | None = None
         for run in cgroups.live_runs():
             try:
                 pids = _members(run)
             except ValueError:
                 continue
+            if self.run is not None and run.name == self.run.name:
+                own = pids
             for pid in pids:
                 try:
                     namespace = os.readlink(f"/proc/{pid}/ns/mnt")
@@ -793,7 +800,7 @@ class FanotifyObserver:
                         f"the runs made more than {MAX_HELD_NAMESPACES} mount namespaces: "
                         "the mounts of the rest could not be told apart"
                     )
-                    return
+                    return None
                 learned = hold_namespace(pid)
                 if learned is None:
                     continue
@@ -806,6 +813,7 @@ class FanotifyObserver:
                 for mount in ids:
                     if mount not in self._host_mounts:
                         self._mounts[mount] = run.name
+        return own
 
 
 def _members(run: cgroups.RunCgroup) -> list[int]:
