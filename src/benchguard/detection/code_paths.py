@@ -17,6 +17,11 @@ os.path.expanduser("~")`` then ``base = home + "/bench"``, ``n = "dev" + "ops"``
 already folded are evaluated in order, and a variable holding a home path, a join
 call over them, or such a variable joined to literals is a path.
 
+Joins from an absolute directory are read too: node's ``path.join`` under any name
+whose first argument is an absolute literal, perl's ``join("/", ...)`` and a list
+joined by ``"/"`` (ruby, node), and an absolute value a variable holds once folded from
+pieces (version 17).
+
 What it cannot see: a piece computed (``chr``, ``join`` of a list built elsewhere, a
 rot13, a loop), read from a file, or assigned in a branch the reading cannot order:
 the sandbox and the system audit cover those. Bounded: at most :data:`MAX_CODE_PATHS` paths per command, and only the
@@ -64,7 +69,15 @@ _CODE_ASSIGN = re.compile(
 )
 _JOIN_FUNC = re.compile(
     r"""(?:os\.path\.join|posixpath\.join|path\.join|path\.resolve|File\.join|"""
-    r"""(?:pathlib\.)?(?:Pure(?:Posix)?)?Path)\s*\("""
+    r"""(?:pathlib\.)?(?:Pure(?:Posix)?)?Path"""
+    # node's path module under another name (const p = require('path')): only a join
+    # whose first argument is an absolute literal, so a string's join is not taken.
+    r"""|\b[A-Za-z_$][\w$]{0,20}\.(?:join|resolve)(?=\(\s*['"]/))\s*\("""
+)
+# A list joined by "/": perl's join("/", LIST), ruby's and node's [..].join("/").
+_SLASH_JOIN = re.compile(
+    r"""\bjoin\(\s*(?P<q1>['"])/(?P=q1)\s*,(?P<perl>[^()\n]{1,400})\)"""
+    r"""|\[(?P<list>[^\[\]\n]{1,400})\]\s*\.\s*join\(\s*(?P<q2>['"])/(?P=q2)\s*\)"""
 )
 _PERL_VAR = re.compile(r"\$\{?([A-Za-z_]\w{0,40})\}?")
 _IDENT = re.compile(r"\$?[A-Za-z_]\w{0,40}")
@@ -147,14 +160,32 @@ def _folded_paths(code: str) -> list[str]:
     """Home paths held in variables, or built from them by a join call or by literals
     joined to them."""
     env: dict[str, str] = {}
+    pieced: set[str] = set()  # variables folded from more than one piece
     for count, match in enumerate(_CODE_ASSIGN.finditer(code)):
         if count >= _MAX_ASSIGNMENTS:
             break
-        value = _folded(match.group(2).rstrip(), env)
+        expr = match.group(2).rstrip()
+        value = _folded(expr, env)
         if value is not None and len(value) <= _MAX_VALUE_CHARS:
             env[match.group(1)] = value
+            if len(_split_top(expr, "+/.")) > 1 or _JOIN_FUNC.match(expr.strip()):
+                pieced.add(match.group(1))
     homes = {name: value for name, value in env.items() if value == "~" or value.startswith("~/")}
     found = [value for value in homes.values() if value != "~"]
+    # An absolute path a variable holds once folded from pieces ('/tes' + 'ts'): the
+    # pieces alone never spell it (a plain literal is in the raw text already).
+    found.extend(
+        value
+        for name, value in env.items()
+        if value.startswith("/") and value.strip("/*") and name in pieced
+    )
+    for listed in _SLASH_JOIN.finditer(code):
+        inner = listed.group("perl") or listed.group("list") or ""
+        folded = [_folded(piece, env) for _, piece in _split_top(inner, ",")]
+        if folded and all(piece is not None for piece in folded):
+            value = "/".join(piece for piece in folded if piece is not None)
+            if value.startswith(("/", "~/")) and value.strip("/*~"):
+                found.append(value)
     # Join calls over literals and folded variables, from the home or from an absolute
     # directory (node's ``path.join('/home/agent', d, 'controls')``).
     for join in _JOIN_FUNC.finditer(code):
@@ -197,7 +228,7 @@ def code_paths(text: str) -> list[str]:
         add("~" + match.group("rest"))
     for match in _TILDE_LITERAL.finditer(code):
         add(match.group(0))
-    if "=" in code or _JOIN_FUNC.search(code) is not None:
+    if "=" in code or "join" in code or _JOIN_FUNC.search(code) is not None:
         for path in _folded_paths(code):
             add(path)
             if len(found) >= MAX_CODE_PATHS:

@@ -112,7 +112,10 @@ from benchguard.record.run import RunRecord
 #     the operands after it relative to DIR.
 #     A hash of unknown origin whose output dates it a day or more after the HEAD date
 #     the record printed is strong (shown_dates).
-DETECTOR_VERSION = 16
+# 17: more interpreter joins (node's path module by another name, perl's join("/"),
+#     a list joined by "/"), a recursive walk for a file of Harbor's layout by name,
+#     and stash@{n} after the agent's own stash is no reflog finding.
+DETECTOR_VERSION = 17
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

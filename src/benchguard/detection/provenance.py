@@ -58,6 +58,9 @@ OTHER_REF_RULES = frozenset({"git-history/other-ref", "repo-history/remote-ref"}
 # The generic ref-widening rule: strong unless its output shows HEAD's history alone.
 WIDENING_RULES = frozenset({"repo-history/beyond-head"})
 STASH_READ_RULES = frozenset({"git-history/stash-read"})
+# Reflog rules that match a stash entry by its reflog name (``stash@{0}``,
+# ``refs/stash``): the agent's own stash when it stashed earlier.
+OWN_STASH_REF_RULES = frozenset({"git-history/reflog"})
 # Rules whose evidence is a file's name alone (leftovers, histories, session stores):
 # a file the prompt names by its name is the task's, not a leftover.
 NAME_RULE_PREFIXES = ("prior-run-leftovers/", "shell-history/", "agent-session-store/")
@@ -119,6 +122,7 @@ _HEAD_HISTORY = regex.compile(
     _GIT
     + r"(?:log|blame|annotate|rev-parse|rev-list|shortlog|show|describe|name-rev|bisect|whatchanged)\b"
 )
+_STASH_REF = regex.compile(r"(?<![\w.-])(?:refs/)?stash@|(?<![\w.-])refs/stash\b")
 _OWN_STASH = regex.compile(_GIT + r"stash(?:\s+(?:push|save)\b|\s*(?:$|[;&|\n]|-[^\n]))")
 # Interpreters that run a heredoc's body as code (its text is not data).
 _CODE_CONSUMERS = regex.compile(
@@ -303,6 +307,13 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
         match_text = _match_text(finding, surfaces, 2 * step_index)
         if match_text is not None and _inside_data(match_text, step, trace):
             return None
+        if (
+            finding.rule in OWN_STASH_REF_RULES
+            and match_text is not None
+            and _STASH_REF.search(match_text)
+            and any(_OWN_STASH.search(s.command) for s in trace.steps[:step_index])
+        ):
+            return None  # stash@{n} after the agent's own stash: its own work read back
         if match_text is not None and _own_file(match_text, trace.steps[:step_index]):
             return None
         if finding.rule in TEST_CACHE_RULES and any(
