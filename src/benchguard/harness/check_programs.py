@@ -6,19 +6,26 @@ given to a test runner, a ``Makefile`` for ``make``), the agent decides the verd
 such a check is refused when the task is loaded, unless the file is one of the task's
 declared grading files (copied into the grading box from the task folder, never from
 the workspace). Reading a workspace file as data stays allowed (``grep -q 137
-answer.txt``, ``python3 -m json.tool answer.json``).
+answer.txt``, ``python3 -m json.tool answer.json``, ``diff expected out``).
 
-The argv is read the way the program reads it: options are parsed per program family,
-a ``sh -c`` string is split by :mod:`shlex` (the standard library's POSIX shell
-lexer) into simple commands, each read the same way. Whatever cannot be read with
-certainty fails closed: an option a family does not know, a command substitution, a
-``cd`` inside a shell string, a script operand holding ``$`` or a glob.
+The argv is read the way the program reads it: options are parsed per program family
+(``program_options``), a ``sh -c`` string is split by ``shell_words`` (quote-aware,
+so an unquoted ``$``, glob or brace is known to change the word when it runs) into
+simple commands, each read the same way, its builtins included (``source``, ``.``,
+``trap``'s action, ``exec``, ``command``). Whatever cannot be read with certainty fails
+closed: an option a family does not know, a command substitution, a here-document,
+``cd`` or ``eval``, a program or script operand the shell would still expand, an
+interpreter left to read its program from standard input (``sh < run.sh``), a change
+to a variable that says where programs or code are found (``PATH=.:$PATH``,
+``PYTHONPATH``, ``LD_PRELOAD``, ``BASH_ENV``, ...), an option that names a program
+(``tar -I``, ``find -exec``, ``git -c``), and the wrappers and interpreters not
+modelled (``sudo``, ``flock``, ``java``, ``gcc``, ...).
 
 What it cannot see: a program it does not know is assumed to read its operands as
-data. Known families: shells, Python, Node, Perl, Ruby, PHP, Lua, Rscript, Tcl, awk,
-sed, make, find, git, xargs, the usual wrappers (env, timeout, nice, ...) and the test
-runners (pytest is the one allowed; it is run by the grading box with its hooks off
-and its JUnit report read).
+data, and code the task writes inline (``python3 -c``, ``node -e``, ``perl -e``) is the
+task's own: what it imports or starts is not read (an awk program and a sed script are:
+``system``, pipes, sed's ``e``). Bounds: :data:`MAX_WORDS` words, :data:`MAX_CHARS`
+characters, :data:`MAX_DEPTH` levels of nesting.
 """
 
 from __future__ import annotations
@@ -29,20 +36,43 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# Single-letter flags each family accepts without a value (checked one by one).
-_PYTHON_FLAGS = set("bBdEhiIOPqsSuvVx?")
-_SHELL_FLAGS = set("abefhkmnptuvxBCEHPTilrs")
-_PERL_FLAGS = set("acnpsTtuUwWXSfv")
-_SHELL_LONG = {"--norc", "--noprofile", "--posix", "--login", "--noediting", "--restricted"}
+from benchguard.harness import program_options as options
+from benchguard.harness.program_options import (
+    PERL_RE,
+    PYTEST_VALUED,
+    PYTHON_RE,
+    WorkspaceCode,
+    split_pytest,
+)
+from benchguard.harness.shell_words import REDIRECTS, ShellSyntax, Word, split
+
+__all__ = [
+    "MAX_CHARS",
+    "MAX_DEPTH",
+    "MAX_WORDS",
+    "PYTEST_PROGRAMS",
+    "PYTEST_VALUED",
+    "GradingPaths",
+    "PytestRun",
+    "WorkspaceCode",
+    "check_command",
+    "normalise",
+    "pytest_run",
+]
+
+MAX_WORDS = 512
+MAX_CHARS = 16_384
+MAX_DEPTH = 8
+
+_SHELL_FLAGS = set("abefhkmnptuvxBCEHPTr")
+_SHELL_LONG = {"--norc", "--noprofile", "--posix", "--noediting", "--restricted"}
 _SHELL_LONG |= {"--verbose", "--help", "--version"}
-_PYTHON_RE = re.compile(r"python(\d+(\.\d+)*)?$")
-_PERL_RE = re.compile(r"perl(\d+(\.\d+)*)?$")
-_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash"}
+_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "yash", "posh"}
 _NODES = {"node", "nodejs"}
-# Interpreters read here only as "code option, else the first operand is the script":
-# any other option is refused (fail closed), since none is modelled.
-_SIMPLE_INTERPRETERS = {"php": "-r", "lua": "-e", "Rscript": "-e", "tclsh": "", "wish": ""}
 _AWKS = {"awk", "gawk", "mawk", "nawk", "busybox-awk"}
+# Names that start like an interpreter but are not the one modelled (python3-dbg,
+# pypy3, node18): refused rather than read as data.
+_INTERPRETER_STEMS = ("python", "pypy", "perl", "node", "ruby", "php", "lua", "tcl")
 # Wrappers that run their operand as a command: (options taking a value).
 _WRAPPERS: dict[str, set[str]] = {
     "nice": {"-n", "--adjustment"},
@@ -50,40 +80,77 @@ _WRAPPERS: dict[str, set[str]] = {
     "setsid": set(),
     "stdbuf": {"-i", "-o", "-e"},
     "time": {"-f", "-o", "--format", "--output"},
-    "command": set(),
-    "exec": set(),
     "ionice": {"-c", "-n", "-p", "--class", "--classdata"},
     "busybox": set(),
+    "builtin": set(),
+    "coproc": set(),
 }
 _TIMEOUT_VALUE = {"-s", "-k", "--signal", "--kill-after"}
 _XARGS_VALUE = {"-d", "-E", "-I", "-L", "-n", "-P", "-s", "--delimiter", "--max-args"}
 _XARGS_VALUE |= {"--max-procs", "--max-chars", "--max-lines", "--replace", "--eof"}
+# Programs that start another program named by an operand or option, in ways not
+# modelled here: refused, with the program named (fail closed).
+_PROGRAM_RUNNERS = {
+    "sudo", "doas", "su", "runuser", "pkexec", "sg", "newgrp", "chroot", "flock",
+    "unshare", "nsenter", "setpriv", "prlimit", "taskset", "chrt", "numactl", "strace",
+    "ltrace", "gdb", "valgrind", "perf", "script", "expect", "parallel", "watch",
+    "run-parts", "xvfb-run", "faketime", "fakeroot", "proot", "rlwrap", "unbuffer",
+    "systemd-run", "bwrap", "firejail", "docker", "podman", "ssh", "at", "batch",
+    "dbus-run-session", "setarch", "linux32", "linux64", "catchsegv", "entr", "ld.so",
+    "tmux", "screen", "su-exec", "gosu", "chpst", "daemonize", "start-stop-daemon",
+    "eatmydata", "nocache", "torsocks", "proxychains", "proxychains4", "trickle",
+    "ccache", "mpirun", "mpiexec", "srun", "cpulimit", "chronic", "sem", "ifne",
+    "rsync", "scp", "sftp", "hg", "svn", "fc",
+}  # fmt: skip
+# Words in an unknown program's option names that say the option names a program
+# (sort --compress-program, sdiff --diff-program, --pager=, --exec=): refused.
+_PROGRAM_OPTION = re.compile(r"program|command|exec|script|shell|pager|editor|hook|plugin|load")
+# Interpreters and compilers not modelled: each runs or builds its operands as code.
+_CODE_RUNNERS = {
+    "csh", "tcsh", "fish", "elvish", "nu", "pwsh", "osh", "rc", "es", "guile",
+    "racket", "julia", "R", "octave", "java", "javac", "jshell", "gcc", "cc", "c++",
+    "g++", "clang", "clang++", "tcc", "rustc", "deno", "bun", "ts-node", "tsx",
+    "ipython", "jupyter", "sbcl", "clisp", "ghc", "runghc", "runhaskell", "stack",
+    "swift", "kotlin", "scala", "groovy", "elixir", "erl", "escript", "luajit", "m4",
+    "dc", "ed", "ex", "vi", "vim", "nvim", "emacs", "gdb", "sqlite3", "osascript",
+}  # fmt: skip
 # Test runners other than pytest: refused (a pass needs the runner's own report, which
 # the grading box reads for pytest only), with the runner named.
 _OTHER_RUNNERS = {
     "jest", "mocha", "vitest", "ava", "tap", "prove", "bats", "tox", "nox",
     "nosetests", "nose2", "trial", "phpunit", "rspec", "npm", "npx", "yarn", "pnpm",
-    "cargo", "go", "mvn", "gradle", "ctest",
+    "cargo", "go", "mvn", "gradle", "ctest", "pip", "pip3", "uv", "poetry", "pipx",
 }  # fmt: skip
-_PYTHON_RUNNER_MODULES = {"unittest", "nose", "nose2", "doctest", "trial", "twisted.trial"}
-# Python modules that run the script they are given (its first operand).
-_PYTHON_SCRIPT_MODULES = {"cProfile", "profile", "trace", "pdb", "runpy", "timeit"}
-# pytest options a task may pass: output and stopping only. Everything that loads
-# code, moves the rootdir or the config, or selects tests is the grader's to set.
-_PYTEST_FLAGS = {"-q", "--quiet", "-v", "--verbose", "-x", "--exitfirst", "-s", "-l"}
-_PYTEST_FLAGS |= {"--showlocals", "--strict-markers", "--disable-warnings", "--no-header"}
-_PYTEST_FLAGS |= {"--no-summary", "-vv", "-vvv", "-qq", "-ra", "-rA", "-rf", "-rE", "-rs"}
-_PYTEST_VALUED = {"--tb", "--maxfail", "--durations", "--color", "--capture", "-W"}
 PYTEST_PROGRAMS = {"pytest", "py.test"}
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", "\n", "|&", ";;", "!", "{", "}"}
-_REDIRECTS = {"<", ">", ">>", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|", "<>"}
-_KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "time"}
-_UNSAFE_TEXT = ("`", "$(", "<(", ">(")
-
-
-class WorkspaceCode(ValueError):
-    """The check would run or load a file the agent could have written; why."""
+# NAME=, NAME+= and NAME[i]= all assign (PATH+=:. and PATH[0]=. set PATH).
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
+# Variables that say where programs, code or startup files are found, or which
+# options a program takes from the environment: a check may not set or unset them
+# (PATH only to absolute directories, and $PATH itself).
+_PROTECTED = re.compile(
+    r"(LD_|PYTHON|PERL|RUBY|NODE_|NPM_|GIT_|BASH|PYTEST_|TAR_|AWK|ZDOT|LESS|JAVA|"
+    r"GCONV_|MAKE|DYLD_)\w*|ENV|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|SHELLOPTS|"
+    r"PROMPT_COMMAND|PS4|IFS|CDPATH|GZIP|XZ_OPT|BZIP2?|ZSTD_CLEVEL|PAGER|EDITOR|"
+    r"VISUAL|MANPAGER|TERMINFO|GLOBIGNORE|FPATH|SQLITE_HISTORY|CLASSPATH|GEM_\w*|"
+    r"PIP_\w*|MAKEFILES|TMPDIR"
+)
+_SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", "\n", "|&", ";;", ";&", ";;&"}
+_KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "fi", "done", "esac"}
+_KEYWORDS |= {"{", "}", "!"}
+# Commands a shell string may hold whose words are all data (loops, tests).
+_SKIPPED_COMMANDS = {"for", "select", "case", "function", "[[", "[", "test"}
+# Programs known to read every operand as data: the only ones a word the shell
+# expands from a variable ("$f", $'...') may be given to, since that word could be
+# any option (o=--to-command=./x; tar $o -xf a.tar). Interpreters are read apart:
+# their parsers stop at the script, and refuse an unknown word before it.
+_DATA_TOOLS = {
+    "grep", "egrep", "fgrep", "test", "[", "[[", "cat", "wc", "head", "tail", "diff",
+    "cmp", "echo", "printf", "true", "false", "exit", "return", "uniq", "cut", "tr",
+    "ls", "stat", "du", "md5sum", "sha1sum", "sha256sum", "basename", "dirname",
+    "realpath", "readlink", "expr", "seq", "rm", "mkdir", "touch", "shift", "set",
+}  # fmt: skip
+# A word in program or script position may hold none of these.
+_UNFIXED = set("$`*?[]{}~\\\0")
 
 
 @dataclass(frozen=True)
@@ -130,69 +197,152 @@ def pytest_run(command: Sequence[str]) -> PytestRun | None:
     name = posixpath.basename(command[0])
     if name in PYTEST_PROGRAMS:
         rest = list(command[1:])
-    elif _PYTHON_RE.match(name) and len(command) >= 3 and command[1:3] == ["-m", "pytest"]:
+    elif PYTHON_RE.match(name) and len(command) >= 3 and command[1:3] == ["-m", "pytest"]:
         rest = list(command[3:])
-    elif _PYTHON_RE.match(name) and len(command) >= 2 and command[1] == "-mpytest":
+    elif PYTHON_RE.match(name) and len(command) >= 2 and command[1] == "-mpytest":
         rest = list(command[2:])
     else:
         return None
-    options, operands = _split_pytest(rest)
-    return PytestRun(tuple(t for option in options for t in option), tuple(operands))
+    opts, operands = split_pytest(rest)
+    return PytestRun(tuple(t for option in opts for t in option), tuple(operands))
 
 
 def check_command(command: Sequence[str], grading: GradingPaths) -> None:
     """Raise :class:`WorkspaceCode` when ``command`` would run a non-grading file."""
-    _Reader(grading).argv(list(command), depth=0)
+    words = list(command)
+    if len(words) > MAX_WORDS:
+        raise WorkspaceCode(f"the command has {len(words)} words; at most {MAX_WORDS} are read")
+    chars = sum(len(w) for w in words)
+    if chars > MAX_CHARS:
+        raise WorkspaceCode(f"the command has {chars} characters; at most {MAX_CHARS} are read")
+    _Reader(grading).argv([Word(w) for w in words], depth=0)
+
+
+# A stand-in for an operand the check cannot know (a name find or xargs supplies).
+_UNKNOWN = Word("{}", expands=True)
 
 
 class _Reader:
     def __init__(self, grading: GradingPaths) -> None:
         self.grading = grading
 
+    def covered(self, operand: str) -> bool:
+        return self.grading.covers(operand)
+
     def script(self, operand: str, what: str) -> None:
-        if operand.startswith("/"):
-            return  # a system or operator path; the workspace's place is not known here
-        if any(c in operand for c in "$*?[~"):
+        if getattr(operand, "expands", False) or any(c in _UNFIXED for c in operand):
             raise WorkspaceCode(f"{what} {operand!r} is not a fixed path, so it cannot be checked")
+        if operand.startswith("/"):
+            if operand.startswith(("/proc/", "/dev/")) or "/.." in operand:
+                # /proc/self/cwd/run.sh, /dev/fd/3, /dev/stdin: the workspace again.
+                raise WorkspaceCode(f"{what} {operand!r} can name a workspace file")
+            return  # a system or operator path; the box's own place is never known
         if not self.grading.covers(operand):
             raise WorkspaceCode(
                 f"{what} {operand!r} would come from the agent's workspace; list it under "
                 "grading_files so the box runs the task's own copy"
             )
 
-    def argv(self, argv: list[str], *, depth: int) -> None:
-        if depth > 8:
-            raise WorkspaceCode("the command nests wrappers too deeply to be read")
-        while argv and _ASSIGNMENT.match(argv[0]):
-            argv = argv[1:]
-        if not argv:
+    def assignment(self, word: str, where: str) -> None:
+        target, _, value = word.partition("=")
+        found = _ASSIGNMENT.match(word)
+        if found is None:
+            raise WorkspaceCode(f"{where} sets {target!r}, which is not a variable name")
+        name = found.group(1)
+        if name == "PATH":
+            for entry in value.split(":"):
+                if entry in ("$PATH", "${PATH}"):
+                    continue
+                # An expansion in the word can only be $PATH's: any other is refused.
+                if (
+                    not entry.startswith("/")
+                    or entry.startswith(("/proc", "/dev"))
+                    or "/.." in entry
+                    or any(c in _UNFIXED for c in entry)
+                ):
+                    raise WorkspaceCode(
+                        f"{where} puts {entry or '(empty: the working directory)'!r} on PATH; "
+                        "only absolute directories may be added"
+                    )
             return
-        program, args = argv[0], argv[1:]
-        if any(text in program for text in _UNSAFE_TEXT) or "$" in program:
+        if _PROTECTED.fullmatch(name):
+            raise WorkspaceCode(
+                f"{where} sets {name}, which decides where programs or code are found"
+            )
+
+    def argv(self, words: list[Word], *, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise WorkspaceCode("the command nests wrappers too deeply to be read")
+        while words and _ASSIGNMENT.match(words[0]):
+            self.assignment(words[0], "the command")
+            words = words[1:]
+        if not words:
+            return
+        program, args = words[0], words[1:]
+        if program in _SKIPPED_COMMANDS:
+            return
+        if program.startswith("-"):
+            raise WorkspaceCode(f"the program {program!r} is not understood")
+        if getattr(program, "expands", False) or any(c in _UNFIXED for c in program):
             raise WorkspaceCode(f"the program {program!r} is not a fixed name")
-        if "/" in program and not program.startswith("/"):
+        if "/" in program:
             self.script(program, "the program")
         name = posixpath.basename(program)
+        if name not in _DATA_TOOLS and not self.interpreter(name):
+            for arg in args:
+                if getattr(arg, "params", False):
+                    raise WorkspaceCode(
+                        f"the word {arg!r} is expanded when it runs and may become any "
+                        f"option of {name}; only data tools may take one"
+                    )
+        self.program(name, args, depth)
+
+    @staticmethod
+    def interpreter(name: str) -> bool:
+        return (
+            name in _SHELLS
+            or name in _NODES
+            or name == "ruby"
+            or bool(PYTHON_RE.match(name) or PERL_RE.match(name))
+            or options.is_simple_interpreter(name)
+        )
+
+    def program(self, name: str, args: list[Word], depth: int) -> None:
         if name in _SHELLS:
-            self.shell(args, depth)
-        elif _PYTHON_RE.match(name):
-            self.python(args, depth)
+            self.shell(name, args, depth)
+        elif PYTHON_RE.match(name):
+            module = options.python(self, args)
+            if module is not None and module[0] in PYTEST_PROGRAMS:
+                options.pytest(self, module[1])
+            elif module is not None:
+                options.python_module(self, *module)
         elif name in _NODES:
-            self.node(args)
-        elif _PERL_RE.match(name):
-            self.perl(args)
+            options.node(self, args)
+        elif PERL_RE.match(name):
+            options.perl(self, args)
         elif name == "ruby":
-            self.ruby(args)
-        elif name in _SIMPLE_INTERPRETERS:
-            self.simple(name, args)
+            options.ruby(self, args)
+        elif options.is_simple_interpreter(name):
+            options.simple_interpreter(self, name, args)
         elif name in PYTEST_PROGRAMS:
-            self.pytest(args)
+            options.pytest(self, args)
         elif name in _OTHER_RUNNERS:
             raise WorkspaceCode(
                 f"{name!r} runs the workspace's own tests or scripts; use pytest on grading "
                 "files (its JUnit report is what a pass needs)"
             )
-        elif name == "env":
+        elif name in _PROGRAM_RUNNERS or name in _CODE_RUNNERS:
+            raise WorkspaceCode(
+                f"{name!r} runs its operands as a program in ways not modelled here, so "
+                "what it runs cannot be checked"
+            )
+        elif name.startswith(_INTERPRETER_STEMS) and name not in ("perldoc",):
+            raise WorkspaceCode(f"the interpreter {name!r} is not modelled, so it is refused")
+        else:
+            self.tool(name, args, depth)
+
+    def tool(self, name: str, args: list[Word], depth: int) -> None:
+        if name == "env":
             self.env(args, depth)
         elif name == "timeout":
             self.wrapped(args, _TIMEOUT_VALUE, depth, skip_operands=1)
@@ -201,302 +351,225 @@ class _Reader:
         elif name == "xargs":
             if any(a in ("-a", "--arg-file") or a.startswith("--arg-file=") for a in args):
                 raise WorkspaceCode("xargs -a reads its arguments from a file")
+            # xargs appends the names it reads: an interpreter it completes has no
+            # script in the argv read here, which the standard-input rule refuses.
             self.wrapped(args, _XARGS_VALUE, depth)
-        elif name in _AWKS or name == "sed":
-            self.file_option(name, args, ("-f", "--file"))
+        elif name in _AWKS:
+            options.awk(self, name, args)
+        elif name == "sed":
+            options.sed(self, args)
+        elif name == "jq":
+            options.file_option(self, name, args, ("-f", "--from-file", "-L"))
         elif name in ("make", "gmake"):
-            self.make(args)
+            options.make(self, args)
+        elif name == "tar":
+            options.tar(args)
         elif name == "find":
-            for arg in args:
-                if arg in ("-exec", "-execdir", "-ok", "-okdir"):
-                    raise WorkspaceCode(f"find {arg} runs programs on the workspace's files")
+            self.find(args, depth)
         elif name == "git":
             raise WorkspaceCode(
                 "git reads the workspace's .git/config, which can name programs to run "
                 "(core.fsmonitor, core.pager)"
             )
-        elif name in ("source", ".") and args:
-            self.script(args[0], f"the file given to {name}")
+        else:
+            self.builtin(name, args, depth)
+            for arg in args:
+                option = arg.lstrip("-").split("=", 1)[0].lower()
+                if arg.startswith("-") and len(option) > 2 and _PROGRAM_OPTION.search(option):
+                    raise WorkspaceCode(
+                        f"{name} {arg.split('=', 1)[0]} looks like an option naming a program "
+                        "to run, so what it runs cannot be checked"
+                    )
 
-    def shell(self, args: list[str], depth: int) -> None:
+    def builtin(self, name: str, args: list[Word], depth: int) -> None:
+        if name in ("cd", "pushd", "popd"):
+            raise WorkspaceCode(
+                f"the check changes directory ({name}), so the paths after it cannot be checked"
+            )
+        if name in ("eval", "alias", "enable", "hash"):
+            raise WorkspaceCode(f"the shell builtin {name} makes what runs unreadable here")
+        if name in ("source", "."):
+            operands = [a for a in args if a != "--"]
+            if not operands:
+                raise WorkspaceCode(f"{name} without a file is not understood")
+            self.script(operands[0], f"the file given to {name}")
+        elif name == "trap":
+            operands = [a for a in args if a not in ("--", "-p", "-l", "-P")]
+            if operands and operands[0] != "-" and operands[0]:
+                if getattr(operands[0], "expands", False):
+                    raise WorkspaceCode(f"the trap action {operands[0]!r} is not fixed")
+                self.shell_string(operands[0], depth)
+        elif name == "exec":
+            i = 0
+            while i < len(args) and args[i].startswith("-") and args[i] != "--":
+                if args[i] not in ("-a", "-c"):
+                    raise WorkspaceCode(f"the exec option {args[i]!r} is not understood")
+                i += 2 if args[i] == "-a" else 1
+            self.argv(args[i + (i < len(args) and args[i] == "--") :], depth=depth + 1)
+        elif name == "command":
+            i = 0
+            while i < len(args) and args[i] in ("-p", "-v", "-V"):
+                if args[i] in ("-v", "-V"):
+                    return  # only prints how a name resolves
+                i += 1
+            self.argv(args[i:], depth=depth + 1)
+        elif name in ("export", "declare", "typeset", "local", "readonly"):
+            for arg in args:
+                if arg.startswith("-") and "n" in arg:
+                    raise WorkspaceCode(f"{name} {arg} makes a name refer to another variable")
+                if "=" in arg and not arg.startswith("-"):
+                    self.assignment(arg, f"{name} in the check")
+        elif name in ("read", "mapfile", "readarray", "getopts", "printf", "wait"):
+            # Each can assign a variable from data (read PATH < path.txt, printf -v):
+            # read's names are its operands, printf's and wait's follow -v and -p.
+            named = args if name not in ("printf", "wait") else args[1:2]
+            if name in ("printf", "wait") and (not args or args[0] not in ("-v", "-p")):
+                named = []
+            for arg in named:
+                bare = arg.split("[", 1)[0]
+                if bare == "PATH" or _PROTECTED.fullmatch(bare):
+                    raise WorkspaceCode(f"{name} in the check may set {bare}")
+        elif name == "unset":
+            for arg in args:
+                if (not arg.startswith("-") and _PROTECTED.fullmatch(arg)) or arg == "PATH":
+                    raise WorkspaceCode(f"the check unsets {arg}, which keeps workspace code out")
+
+    def shell(self, name: str, args: list[Word], depth: int) -> None:
+        command_string = False
         i = 0
         while i < len(args):
             arg = args[i]
             if arg == "--":
-                if i + 1 < len(args):
-                    self.script(args[i + 1], "the script given to the shell")
-                return
+                i += 1
+                break
             if arg in ("--rcfile", "--init-file"):
                 if i + 1 < len(args):
                     self.script(args[i + 1], f"the file given to {arg}")
                 i += 2
                 continue
-            if arg in ("-o", "+o", "-O", "+O"):
-                i += 2
-                continue
+            if arg in ("--login", "--interactive"):
+                raise WorkspaceCode(f"{name} {arg} reads the home's startup files")
             if arg in _SHELL_LONG:
                 i += 1
                 continue
             if arg[:1] in ("-", "+") and len(arg) > 1 and not arg.startswith("--"):
-                letters = set(arg[1:])
-                if "c" in letters and letters - {"c"} <= _SHELL_FLAGS:
-                    if i + 1 >= len(args):
-                        raise WorkspaceCode("sh -c without a command string")
-                    self.shell_string(args[i + 1], depth)
-                    return
-                if letters <= _SHELL_FLAGS:
-                    i += 1
-                    continue
+                letters = arg[1:]
+                for j, letter in enumerate(letters):
+                    if letter == "c":
+                        command_string = True
+                    elif letter in "oO":
+                        if j != len(letters) - 1:
+                            raise WorkspaceCode(f"the shell option {arg!r} is not understood")
+                        i += 1  # its value is the next word
+                    elif letter in "li":
+                        raise WorkspaceCode(
+                            f"{name} -{letter} reads the home's startup files "
+                            "(~/.profile, ~/.bashrc), which the agent could have written"
+                        )
+                    elif letter == "s":
+                        raise options.WorkspaceCode(
+                            f"{name} -s reads its script from standard input, which a "
+                            "redirection or pipe can fill with a workspace file"
+                        )
+                    elif letter not in _SHELL_FLAGS:
+                        raise WorkspaceCode(f"the shell option {arg!r} is not understood")
+                i += 1
+                continue
             if arg.startswith("-") and len(arg) > 1:
                 raise WorkspaceCode(f"the shell option {arg!r} is not understood")
-            self.script(arg, "the script given to the shell")
-            return
+            break
+        if name == "zsh" and not any(a.startswith("-") and "f" in a for a in args[:i]):
+            raise WorkspaceCode("zsh reads ~/.zshenv from the home; give -f")
+        if i >= len(args):
+            if command_string:
+                raise WorkspaceCode(f"{name} -c without a command string")
+            raise WorkspaceCode(
+                f"{name} would read its script from standard input, which a redirection "
+                "or pipe can fill with a workspace file; give it with -c or a grading file"
+            )
+        if command_string:
+            if getattr(args[i], "expands", False):
+                raise WorkspaceCode(f"the shell string {args[i]!r} is built when it runs")
+            self.shell_string(args[i], depth)
+        else:
+            self.script(args[i], "the script given to the shell")
 
     def shell_string(self, text: str, depth: int) -> None:
-        for unsafe in _UNSAFE_TEXT:
-            if unsafe in text:
-                raise WorkspaceCode(
-                    f"the shell string holds {unsafe!r} (a command built when it runs), "
-                    "so what it runs cannot be checked"
-                )
-        lexer = shlex.shlex(text, posix=True, punctuation_chars="();<>|&\n")
-        lexer.whitespace = " \t\r"
-        lexer.whitespace_split = True
+        if depth >= MAX_DEPTH:
+            raise WorkspaceCode("the command nests shell strings too deeply to be read")
         try:
-            tokens = list(lexer)
-        except ValueError as exc:
-            raise WorkspaceCode(f"the shell string cannot be read ({exc})") from None
-        command: list[str] = []
+            tokens = split(text)
+        except ShellSyntax as exc:
+            raise WorkspaceCode(f"the shell string cannot be read: {exc}") from None
+        command: list[Word] = []
         skip_next = False
-        for token in [*tokens, ";"]:
+        for token in [*tokens, None]:
             if skip_next:
                 skip_next = False
-                continue
-            if token in _REDIRECTS:
-                skip_next = True  # its file is data
-                continue
-            if token in _SEPARATORS:
+                if token is not None and token.kind == "word":
+                    continue
+                raise WorkspaceCode("a redirection in the shell string names no file")
+            if token is None or (token.kind == "op" and token.text in _SEPARATORS):
                 self.simple_command(command, depth)
                 command = []
                 continue
-            if not command and token in _KEYWORDS:
+            if token.kind == "op" and token.text in REDIRECTS:
+                skip_next = True  # its file is data: no interpreter reads stdin here
                 continue
-            command.append(token)
+            assert token.word is not None
+            if token.word.braces:
+                raise WorkspaceCode(
+                    f"the word {token.word!r} is brace-expanded when it runs, into words "
+                    "that cannot be read here"
+                )
+            if not command and token.word in _KEYWORDS and not token.word.expands:
+                continue
+            command.append(token.word)
 
-    def simple_command(self, words: list[str], depth: int) -> None:
-        while words and _ASSIGNMENT.match(words[0]):
-            words = words[1:]
-        if not words:
-            return
-        if words[0] in ("cd", "pushd", "popd"):
-            raise WorkspaceCode(
-                "the shell string changes directory, so the paths after it cannot be checked"
-            )
-        if words[0] == "eval":
-            raise WorkspaceCode("the shell string uses eval, so what it runs cannot be checked")
+    def simple_command(self, words: list[Word], depth: int) -> None:
         self.argv(words, depth=depth + 1)
 
-    def python(self, args: list[str], depth: int) -> None:
+    def env(self, args: list[Word], depth: int) -> None:
         i = 0
         while i < len(args):
             arg = args[i]
-            if arg == "-":
-                return  # the program is read from stdin, which is empty
-            if arg == "--":
-                if i + 1 < len(args):
-                    self.script(args[i + 1], "the script given to python")
-                return
-            if arg.startswith("--"):
-                if arg == "--check-hash-based-pycs":
-                    i += 2
-                    continue
-                if arg.startswith("--check-hash-based-pycs=") or arg in ("--help", "--version"):
-                    i += 1
-                    continue
-                raise WorkspaceCode(f"the python option {arg!r} is not understood")
-            if arg.startswith("-") and len(arg) > 1:
-                consumed = 1
-                for j, letter in enumerate(arg[1:], start=1):
-                    if letter in "cmWX":
-                        value = arg[j + 1 :]
-                        if not value:
-                            if i + 1 >= len(args):
-                                raise WorkspaceCode(f"python -{letter} without a value")
-                            value, consumed = args[i + 1], 2
-                        if letter == "c":
-                            return  # the task's own code; the rest is its argv
-                        if letter == "m":
-                            self.python_module(value, args[i + consumed :], depth)
-                            return
-                        break
-                    if letter not in _PYTHON_FLAGS:
-                        raise WorkspaceCode(f"the python option -{letter} is not understood")
-                i += consumed
-                continue
-            self.script(arg, "the script given to python")
-            return
-
-    def python_module(self, module: str, rest: list[str], depth: int) -> None:
-        if module in ("pytest", "py.test"):
-            self.pytest(rest)
-        elif module in _PYTHON_RUNNER_MODULES:
-            raise WorkspaceCode(
-                f"python -m {module} runs tests without the report a pass needs; use "
-                "pytest on grading files"
-            )
-        elif module in _PYTHON_SCRIPT_MODULES:
-            operands = [a for a in rest if not a.startswith("-")]
-            if operands:
-                self.script(operands[0], f"the script given to python -m {module}")
-
-    def pytest(self, args: list[str]) -> None:
-        options, operands = _split_pytest(args)
-        for tokens in options:
-            option = "=".join(tokens)
-            head = tokens[0].split("=", 1)[0]
-            if tokens[0] not in _PYTEST_FLAGS and head not in _PYTEST_VALUED:
+            if arg in ("-0", "--null", "-v", "--debug"):
+                i += 1
+            elif arg in ("-i", "--ignore-environment", "-") or arg.startswith(("-u", "--unset")):
                 raise WorkspaceCode(
-                    f"the pytest option {option!r} is not allowed in a check (the grading "
-                    "box sets the rootdir, config, plugins and report; options allowed: "
-                    f"{', '.join(sorted(_PYTEST_FLAGS | _PYTEST_VALUED))})"
+                    f"env {arg} removes variables the grading box sets to keep workspace "
+                    "code out (PYTHONSAFEPATH, PATH)"
                 )
-        if not operands:
-            raise WorkspaceCode(
-                "pytest needs the grading test files to run (with none it collects the "
-                "agent's own tests)"
-            )
-        for operand in operands:
-            self.script(operand.split("::", 1)[0], "the test file given to pytest")
-
-    def node(self, args: list[str]) -> None:
-        i = 0
-        while i < len(args):
-            arg = args[i]
-            head, _, inline = arg.partition("=")
-            if head in ("-e", "--eval", "-p", "--print"):
-                return
-            if head in ("-r", "--require", "--import", "--loader", "--experimental-loader"):
-                value = inline or (args[i + 1] if i + 1 < len(args) else "")
-                self.script(value, f"the module given to node {head}")
-                i += 1 if inline else 2
-                continue
-            if (
-                head.startswith("--test")
-                or head.startswith("--watch")
-                or head
-                in (
-                    "--run",
-                    "--env-file",
-                    "--env-file-if-exists",
-                )
-            ):
-                raise WorkspaceCode(f"node {head} runs or loads the workspace's own files")
-            if arg == "--":
-                if i + 1 < len(args):
-                    self.script(args[i + 1], "the script given to node")
-                return
-            if arg.startswith("-"):
-                i += 1  # any other node option is a flag or carries its value after '='
-                continue
-            self.script(arg, "the script given to node")
-            return
-
-    def perl(self, args: list[str]) -> None:
-        i = 0
-        while i < len(args):
-            arg = args[i]
-            if arg == "--":
-                if i + 1 < len(args):
-                    self.script(args[i + 1], "the script given to perl")
-                return
-            if not arg.startswith("-") or arg == "-":
-                if arg != "-":
-                    self.script(arg, "the script given to perl")
-                return
-            consumed = 1
-            for j, letter in enumerate(arg[1:], start=1):
-                rest = arg[j + 1 :]
-                if letter in "eE":
-                    return
-                if letter == "I":
-                    value = rest or (args[i + 1] if i + 1 < len(args) else "")
-                    consumed = 1 if rest else 2
-                    self.script(value, "the include directory given to perl -I")
-                    break
-                if letter in "Mm":
-                    consumed = 1 if rest else 2
-                    break
-                if letter in "il0lCdDFx":
-                    break  # the rest of the word is its value
-                if letter not in _PERL_FLAGS:
-                    raise WorkspaceCode(f"the perl option -{letter} is not understood")
-            i += consumed
-
-    def ruby(self, args: list[str]) -> None:
-        i = 0
-        while i < len(args):
-            arg = args[i]
-            if arg in ("-e", "--"):
-                if arg == "--" and i + 1 < len(args):
-                    self.script(args[i + 1], "the script given to ruby")
-                return
-            if arg in ("-I", "-r"):
-                what = "include directory" if arg == "-I" else "library"
-                value = args[i + 1] if i + 1 < len(args) else ""
-                if arg == "-I" or "/" in value or value.startswith("."):
-                    self.script(value, f"the {what} given to ruby {arg}")
-                i += 2
-                continue
-            if arg.startswith("-") and len(arg) > 1 and set(arg[1:]) <= set("acdlnpsvwW"):
-                i += 1
-                continue
-            if arg.startswith("-"):
-                raise WorkspaceCode(f"the ruby option {arg!r} is not understood")
-            self.script(arg, "the script given to ruby")
-            return
-
-    def simple(self, name: str, args: list[str]) -> None:
-        code_option = _SIMPLE_INTERPRETERS[name]
-        if args and code_option and args[0] == code_option:
-            return
-        if args and args[0].startswith("-"):
-            raise WorkspaceCode(f"the {name} option {args[0]!r} is not understood")
-        if args:
-            self.script(args[0], f"the script given to {name}")
-
-    def env(self, args: list[str], depth: int) -> None:
-        i = 0
-        while i < len(args):
-            arg = args[i]
-            if arg in ("-i", "--ignore-environment", "-0", "--null", "-v", "--debug"):
-                i += 1
-            elif arg in ("-u", "--unset"):
-                i += 2
-            elif arg.startswith("--unset="):
-                i += 1
-            elif arg in ("-C", "--chdir") or arg.startswith("--chdir="):
+            elif arg in ("-C", "--chdir") or arg.startswith(("-C", "--chdir=")):
                 raise WorkspaceCode(
                     "env -C changes directory, so the paths after it cannot be checked"
                 )
-            elif arg in ("-S", "--split-string") or arg.startswith("--split-string="):
-                text = (
-                    arg.partition("=")[2]
-                    if "=" in arg
-                    else (args[i + 1] if i + 1 < len(args) else "")
-                )
-                self.argv(shlex.split(text), depth=depth + 1)
+            elif arg in ("-S", "--split-string") or arg.startswith(("-S", "--split-string=")):
+                text = arg.partition("=")[2] if arg.startswith("--") else arg[2:]
+                if not text:
+                    text = args[i + 1] if i + 1 < len(args) else ""
+                if "$" in text or "\\" in text or getattr(text, "expands", False):
+                    raise WorkspaceCode("env -S with variables or escapes is not read here")
+                try:
+                    split_words = shlex.split(text)
+                except ValueError as exc:
+                    raise WorkspaceCode(f"env -S cannot be read ({exc})") from None
+                self.argv([Word(w) for w in split_words], depth=depth + 1)
                 return
             elif arg == "--":
                 self.argv(args[i + 1 :], depth=depth + 1)
                 return
             elif arg.startswith("-"):
                 raise WorkspaceCode(f"the env option {arg!r} is not understood")
+            elif "=" in arg:
+                self.assignment(arg, "env")
+                i += 1
             else:
                 self.argv(args[i:], depth=depth + 1)
                 return
 
     def wrapped(
-        self, args: list[str], valued: set[str], depth: int, *, skip_operands: int = 0
+        self, args: list[Word], valued: set[str], depth: int, *, skip_operands: int = 0
     ) -> None:
         i = 0
         while i < len(args) and args[i].startswith("-") and args[i] != "--":
@@ -505,50 +578,17 @@ class _Reader:
             i += 1
         self.argv(args[i + skip_operands :], depth=depth + 1)
 
-    def file_option(self, name: str, args: list[str], options: tuple[str, ...]) -> None:
-        for i, arg in enumerate(args):
-            for option in options:
-                if arg == option and i + 1 < len(args):
-                    self.script(args[i + 1], f"the program file given to {name} {option}")
-                elif arg.startswith(option + "=") or (
-                    len(option) == 2 and arg.startswith(option) and len(arg) > 2
-                ):
-                    self.script(arg[len(option) :].lstrip("="), f"the program file given to {name}")
-
-    def make(self, args: list[str]) -> None:
-        files = [
-            args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-f", "--file", "--makefile")
-        ]
-        files += [a.partition("=")[2] for a in args if a.startswith(("--file=", "--makefile="))]
-        if any(a in ("-C", "--directory") or a.startswith("--directory=") for a in args):
-            raise WorkspaceCode("make -C changes directory, so its makefile cannot be checked")
-        if not files:
-            defaults = ("GNUmakefile", "makefile", "Makefile")
-            if not any(self.grading.covers(name) for name in defaults):
-                raise WorkspaceCode(
-                    "make reads the workspace's Makefile; give -f with a grading file"
-                )
-        for path in files:
-            self.script(path, "the makefile given to make")
-
-
-def _split_pytest(args: list[str]) -> tuple[list[list[str]], list[str]]:
-    """Options (each its tokens: ``["--tb", "short"]``) and operands, as pytest reads them."""
-    options: list[list[str]] = []
-    operands: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            operands += args[i + 1 :]
-            break
-        if arg.startswith("-"):
-            if arg in _PYTEST_VALUED and i + 1 < len(args):
-                options.append([arg, args[i + 1]])
-                i += 2
-                continue
-            options.append([arg])
-        else:
-            operands.append(arg)
-        i += 1
-    return options, operands
+    def find(self, args: list[Word], depth: int) -> None:
+        """find -exec/-execdir/-ok/-okdir runs its command, with ``{}`` a found name."""
+        i = 0
+        while i < len(args):
+            if args[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = i + 1
+                while end < len(args) and args[end] not in (";", "+"):
+                    end += 1
+                inner = [_UNKNOWN if "{}" in a else a for a in args[i + 1 : end]]
+                if not inner or inner[0] is _UNKNOWN:
+                    raise WorkspaceCode(f"find {args[i]} runs the files it finds")
+                self.argv(inner, depth=depth + 1)
+                i = end
+            i += 1

@@ -1,0 +1,319 @@
+"""Checks that run workspace code in forms a reader of the argv can miss (issue 19, 3).
+
+Each form is shown twice: run for real (the shell and the tools on this machine, in
+a folder laid out like a workspace) it executes a workspace file, which touches a
+marker; loaded through the real task loader it is refused, and the error names the
+task file, the check and the field. audit-tasks reports the same form. Honest checks
+that read workspace files as data still load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from benchguard.harness.check_programs import (
+    MAX_CHARS,
+    MAX_DEPTH,
+    MAX_WORDS,
+    GradingPaths,
+    WorkspaceCode,
+    check_command,
+)
+from benchguard.harness.tasks import load_task, load_tasks
+from benchguard.taskaudit.lint import lint_task
+
+# Every workspace program below touches this file (by absolute path: PATH may be '.').
+MARKER = "ran-workspace-code"
+TOUCH = "/usr/bin/touch"
+
+
+class _Pickled:
+    """Unpickling this runs a program: what python -m pickle does to a workspace file."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[list[str]]]:
+        return (subprocess.call, ([TOUCH, self.marker],))
+
+
+def _workspace(root: Path) -> Path:
+    """A folder laid out like a workspace an agent filled, plus its grading files."""
+    marker = root / MARKER
+    shell = f"{TOUCH} {marker}\n"
+    for name in ("run.sh", "x", "prog", "compressor", "ws/prog", "ws/grade.py"):
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("#!/bin/sh\n" + shell, "utf-8")
+        path.chmod(0o755)
+    python = f"open({str(marker)!r}, 'w').close()\n"
+    (root / "script.py").write_text(python, "utf-8")
+    (root / "json").mkdir()
+    (root / "json" / "__init__.py").write_text(python, "utf-8")
+    (root / "json" / "tool.py").write_text("", "utf-8")
+    (root / "p.awk").write_text(f'BEGIN {{ system("{TOUCH} {marker}") }}\n', "utf-8")
+    (root / "s.sed").write_text("1e ./x\n", "utf-8")
+    (root / "GNUmakefile").write_text(f"all:\n\t{TOUCH} {marker}\n", "utf-8")
+    (root / "Makefile").write_text("all:\n\t@true\n", "utf-8")  # the grading one
+    (root / "mk.mk").write_text(f"all:\n\t{TOUCH} {marker}\n", "utf-8")
+    (root / "lines.txt").write_text("x\n", "utf-8")
+    (root / "path.txt").write_text(".\n", "utf-8")
+    (root / "grade.py").write_text("", "utf-8")
+    home = root / "home"
+    home.mkdir()
+    (home / ".bash_profile").write_text(shell, "utf-8")
+    (root / "x.pkl").write_bytes(pickle.dumps(_Pickled(str(marker))))
+    with tarfile.open(root / "a.tar", "w") as archive:
+        archive.add(root / "lines.txt", arcname="member.txt")
+    return marker
+
+
+# (id, argv, run it for real): each executes a workspace file when run as written.
+FORMS: list[tuple[str, list[str], bool]] = [
+    ("stdin-redirect-sh", ["sh", "-c", "sh < run.sh"], True),
+    ("stdin-redirect-bash", ["sh", "-c", "bash < ./x"], True),
+    ("stdin-redirect-python", ["sh", "-c", "python3 < script.py"], True),
+    ("pipe-into-shell", ["sh", "-c", "cat run.sh | sh"], True),
+    ("here-string", ["bash", "-c", "bash <<< ./x"], True),
+    ("here-document", ["sh", "-c", "sh <<EOF\n./x\nEOF"], True),
+    ("path-dot", ["sh", "-c", "PATH=.:$PATH prog"], True),
+    ("path-empty-entry", ["sh", "-c", "PATH=:$PATH prog"], True),
+    ("path-append", ["bash", "-c", "PATH+=:.; prog"], True),
+    ("path-array", ["bash", "-c", "PATH[0]=.; prog"], True),
+    ("env-path", ["env", "PATH=.", "prog"], True),
+    ("export-path", ["sh", "-c", "export PATH=.:$PATH; prog"], True),
+    ("read-path", ["bash", "-c", "read PATH < path.txt; prog"], True),
+    ("printf-path", ["bash", "-c", "printf -v PATH .; prog"], True),
+    ("nameref-path", ["bash", "-c", "declare -n p=PATH; p=.; prog"], True),
+    ("proc-on-path", ["sh", "-c", "PATH=/proc/self/cwd:$PATH prog"], True),
+    ("cd-then-grading-name", ["sh", "-c", "cd ws && sh grade.py"], True),
+    ("command-cd", ["sh", "-c", "command cd ws; sh grade.py"], True),
+    ("tar-I", ["tar", "-I", "./compressor", "-xf", "a.tar"], True),
+    ("tar-long-abbreviated", ["tar", "--use-comp=./compressor", "-xf", "a.tar"], True),
+    ("tar-to-command", ["tar", "--to-command=./x", "-xf", "a.tar"], True),
+    ("tar-options-env", ["sh", "-c", "TAR_OPTIONS=--to-command=./x tar -xf a.tar"], True),
+    ("find-exec", ["find", ".", "-maxdepth", "0", "-exec", "./x", ";"], True),
+    ("find-exec-in-shell", ["sh", "-c", "find . -maxdepth 0 -exec ./x \\;"], True),
+    ("xargs-program", ["sh", "-c", "echo a | xargs ./x"], True),
+    ("xargs-appends-script", ["sh", "-c", "echo run.sh | xargs sh"], True),
+    ("git-pager", ["git", "-c", "core.pager=./x", "log"], False),
+    ("make-gnumakefile-first", ["make"], True),
+    ("make-f", ["make", "-f", "mk.mk"], True),
+    ("awk-f", ["awk", "-f", "p.awk", "lines.txt"], True),
+    ("awk-system", ["awk", 'BEGIN { system("./x") }'], True),
+    ("awk-pipe", ["awk", 'BEGIN { "./x" | getline line }'], True),
+    ("sed-f", ["sed", "-f", "s.sed", "lines.txt"], True),
+    ("sed-e-command", ["sed", "-n", "1e ./x", "lines.txt"], True),
+    ("sed-e-flag", ["sed", "s|.*|./x|e", "lines.txt"], True),
+    ("trap", ["sh", "-c", "trap './x' EXIT"], True),
+    ("eval", ["sh", "-c", "eval ./x"], True),
+    ("source", ["bash", "-c", "source ./x"], True),
+    ("dot", ["sh", "-c", ". ./x"], True),
+    ("time-wrapper", ["bash", "-c", "time -p ./x"], True),
+    ("comment-inside-word", ["sh", "-c", "true x#; ./x"], True),
+    ("line-continuation", ["sh", "-c", "s\\\nh run.sh"], True),
+    ("brace-expansion", ["bash", "-c", "{sh,run.sh}"], True),
+    ("brace-expanded-option", ["bash", "-c", "find . -maxdepth 0 {-exec,./x,\\;}"], True),
+    ("ansi-c-quoting", ["bash", "-c", "$'\\x2e/x'"], True),
+    ("tar-ansi-c-option", ["bash", "-c", "tar $'-\\x49' ./compressor -xf a.tar"], True),
+    ("option-from-variable", ["sh", "-c", "o=--to-command=./x; tar $o -xf a.tar"], True),
+    (
+        "option-from-loop",
+        ["sh", "-c", "for o in --to-command=./x; do tar $o -xf a.tar; done"],
+        True,
+    ),
+    ("backquotes", ["sh", "-c", "echo `./x`"], True),
+    ("process-substitution", ["bash", "-c", "cat <(./x)"], True),
+    ("proc-cwd-script", ["sh", "/proc/self/cwd/run.sh"], True),
+    ("proc-cwd-program", ["/proc/self/cwd/x"], True),
+    ("env-i-drops-safe-path", ["env", "-i", "python3", "-m", "json.tool", "lines.txt"], True),
+    ("python-E-drops-safe-path", ["python3", "-E", "-m", "json.tool", "lines.txt"], True),
+    ("unset-safe-path", ["sh", "-c", "unset PYTHONSAFEPATH; python3 -m json.tool x"], True),
+    ("python-m-pickle", ["python3", "-m", "pickle", "x.pkl"], True),
+    ("bash-env", ["sh", "-c", "BASH_ENV=./x bash -c true"], True),
+    ("exported-function", ["env", "BASH_FUNC_grep%%=() { ./x; }", "bash", "-c", "grep"], True),
+    ("ps4-substitution", ["bash", "-c", "PS4='$(./x)'; set -x; true"], True),
+    ("login-shell-profile", ["bash", "-lc", "true"], True),
+    ("sort-compress-program", ["sort", "--compress-program=./x", "lines.txt"], False),
+    ("wrapper-not-modelled", ["flock", "lines.txt", "./x"], True),
+    ("interpreter-not-modelled", ["python3-dbg", "script.py"], False),
+    ("unbalanced-quote", ["sh", "-c", "echo 'x; ./x"], False),
+    ("ld-preload", ["env", "LD_PRELOAD=./x.so", "true"], False),
+]
+# What the error must say for the forms whose rule has a reason of its own (a rule
+# caught by a broader one would otherwise go unnoticed when it is removed).
+REASONS = {
+    "stdin-redirect-sh": "standard input",
+    "here-document": "here-document",
+    "path-dot": "on PATH",
+    "cd-then-grading-name": "changes directory",
+    "command-cd": "changes directory",
+    "brace-expanded-option": "brace-expanded",
+    "tar-I": "names a program",
+    "make-gnumakefile-first": "first makefile",
+    "sed-e-command": "runs a command (e)",
+    "login-shell-profile": "startup files",
+    "env-i-drops-safe-path": "removes variables",
+    "python-E-drops-safe-path": "PYTHONSAFEPATH",
+    "exported-function": "not a variable name",
+    "unbalanced-quote": "not closed",
+    "option-from-variable": "may become any option",
+}
+# The grading files the refusals are judged against: the forms' files are not among them.
+GRADING = ("grade.py", "Makefile")
+
+
+def _environment(root: Path) -> dict[str, str]:
+    """The grading box's environment for a check (harness/grading.py)."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(root / "home"),
+        "LC_ALL": "C.UTF-8",
+        "PYTHONSAFEPATH": "1",
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
+@pytest.mark.parametrize("argv", [f[1] for f in FORMS if f[2]], ids=[f[0] for f in FORMS if f[2]])
+def test_each_form_really_runs_a_workspace_file(tmp_path: Path, argv: list[str]) -> None:
+    """Guards against refusing a form that is harmless: bash and the tools run it."""
+    program = argv[0] if argv[0].startswith("/") else shutil.which(argv[0])
+    if program is None:
+        pytest.skip(f"{argv[0]} is not installed")
+    marker = _workspace(tmp_path)
+    subprocess.run(
+        argv,
+        cwd=tmp_path,
+        env=_environment(tmp_path),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert marker.exists(), f"{argv} did not run the workspace file here"
+
+
+def _task(tmp_path: Path, command: list[str], grading: tuple[str, ...] = GRADING) -> Path:
+    folder = tmp_path / "tasks" / "t"
+    folder.mkdir(parents=True)
+    for name in grading:
+        (folder / name).write_text("all:\n\t@true\n", "utf-8")
+    body = {
+        "name": "t",
+        "prompt": "p",
+        "grading_files": list(grading),
+        "verification": [
+            {"name": "ok", "role": "correctness", "file": "a.txt", "exists": True},
+            {"name": "sneaky", "role": "correctness", "command": command},
+        ],
+    }
+    (folder / "task.yaml").write_text(json.dumps(body), "utf-8")
+    return folder / "task.yaml"
+
+
+@pytest.mark.parametrize(("form", "argv"), [f[:2] for f in FORMS], ids=[f[0] for f in FORMS])
+def test_each_form_is_refused_at_load_naming_file_check_and_field(
+    tmp_path: Path, form: str, argv: list[str]
+) -> None:
+    """Guards against a check that lets a deliverable decide its own grade loading."""
+    path = _task(tmp_path, argv)
+    loaded = load_tasks(tmp_path / "tasks")
+    assert loaded.tasks == ()
+    [message] = loaded.errors
+    assert str(path) in message
+    assert "check 'sneaky'" in message and "verification.1.command" in message
+    assert "Traceback" not in message
+    assert REASONS.get(form, "") in message
+
+
+@pytest.mark.parametrize("argv", [f[1] for f in FORMS], ids=[f[0] for f in FORMS])
+def test_audit_tasks_reports_each_form_as_hackable(tmp_path: Path, argv: list[str]) -> None:
+    """Guards against audit-tasks and run disagreeing about one check."""
+    task = load_task(_task(tmp_path, argv), allow_workspace_code=True)
+    found = [(f.id, f.check, f.hackable) for f in lint_task(task)]
+    assert ("runs-workspace-program", "sneaky", True) in found
+
+
+HONEST: list[list[str]] = [
+    ["python3", "-m", "json.tool", "answer.json"],
+    ["grep", "-q", "foo", "out.txt"],
+    ["diff", "expected", "out"],
+    ["cat", "answer.txt"],
+    ["sh", "-c", "grep -q 137 answer.txt && test -s report.md"],
+    ["sh", "-c", "grep x out.txt 2>/dev/null | wc -l > /dev/null"],
+    ["sh", "-c", "PATH=/usr/bin:$PATH grep -q x out.txt"],
+    ["sh", "-c", "trap 'rm -f tmp.txt' EXIT; grep -q x out.txt"],
+    ["sh", "-c", "grep -q '$(not run)' out.txt"],
+    ["sh", "-c", 'for f in a.txt b.txt; do grep -q x "$f"; done'],
+    ["sh", "-c", 'for f in a.txt b.txt; do python3 grade.py "$f"; done'],
+    ["sh", "-c", "if grep -q x out.txt; then exit 0; else exit 1; fi"],
+    ["sh", "-c", "ls | xargs grep -q x"],
+    ["sh", "-c", "cat answer.txt | python3 -m json.tool"],
+    ["awk", "{s+=$1} END {exit s!=137}", "numbers.txt"],
+    ["awk", "-F,", "$2 > 3 || $1 == 0 {n++} END {exit n == 0}", "rows.csv"],
+    ["sed", "-n", "2p", "out.txt"],
+    ["sed", "-n", "/total/{s/ //g;p;q}", "out.txt"],
+    ["find", ".", "-name", "*.txt", "-exec", "grep", "-q", "x", "{}", "+"],
+    ["tar", "-tzf", "out.tgz"],
+    ["python3", "-I", "-c", "import json; json.load(open('answer.json'))"],
+    ["make", "-f", "Makefile", "check"],
+    ["python3", "grade.py", "answer.txt"],
+]
+
+
+@pytest.mark.parametrize("argv", HONEST, ids=[" ".join(a) for a in HONEST])
+def test_honest_data_checks_still_load(tmp_path: Path, argv: list[str]) -> None:
+    """Guards against the rules refusing checks that only read the workspace as data."""
+    _task(tmp_path, argv)
+    loaded = load_tasks(tmp_path / "tasks")
+    assert loaded.errors == ()
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (["true"] * (MAX_WORDS + 1), f"at most {MAX_WORDS}"),
+        (["echo", "x" * (MAX_CHARS + 1)], f"at most {MAX_CHARS}"),
+    ],
+    ids=["words", "characters"],
+)
+def test_oversized_commands_are_refused_with_the_bound(command: list[str], expected: str) -> None:
+    """Guards against an untrusted task file making the reader do unbounded work."""
+    with pytest.raises(WorkspaceCode, match=expected):
+        check_command(command, GradingPaths())
+
+
+def test_nesting_beyond_the_bound_is_refused() -> None:
+    """Guards against a deep nest of shell strings recursing without a limit."""
+    text = "true"
+    for _ in range(MAX_DEPTH + 2):
+        text = "sh -c " + json.dumps(text)
+    with pytest.raises(WorkspaceCode, match="too deeply"):
+        check_command(["sh", "-c", text], GradingPaths())
+    check_command(["sh", "-c", 'sh -c "grep -q x out.txt"'], GradingPaths())
+
+
+def test_the_real_shell_agrees_on_the_honest_shell_strings(tmp_path: Path) -> None:
+    """Guards against the lexer reading an honest string differently from sh: each
+    allowed shell string is valid for ``sh -n`` (dash) and ``bash -n``."""
+    for argv in HONEST:
+        if argv[:2] == ["sh", "-c"]:
+            for shell in ("sh", "bash"):
+                done = subprocess.run(
+                    [shell, "-n", "-c", argv[2]], capture_output=True, check=False
+                )
+                assert done.returncode == 0, (shell, argv, done.stderr)
+
+
+def test_fixture_workspace_has_no_stray_marker(tmp_path: Path) -> None:
+    assert not _workspace(tmp_path).exists()
+    assert os.access(tmp_path / "x", os.X_OK)
