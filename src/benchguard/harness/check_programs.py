@@ -149,6 +149,9 @@ _DATA_TOOLS = {
     "ls", "stat", "du", "md5sum", "sha1sum", "sha256sum", "basename", "dirname",
     "realpath", "readlink", "expr", "seq", "rm", "mkdir", "touch", "shift", "set",
 }  # fmt: skip
+# Programs that write to their operands (dd: of=): none may target a grading path.
+_WRITERS = {"cp", "mv", "ln", "install", "tee", "dd", "truncate", "patch", "unzip"}
+_WRITERS |= {"cpio", "link", "rename", "shred"}
 # A word in program or script position may hold none of these.
 _UNFIXED = set("$`*?[]{}~\\\0")
 
@@ -225,6 +228,26 @@ _UNKNOWN = Word("{}", expands=True)
 class _Reader:
     def __init__(self, grading: GradingPaths) -> None:
         self.grading = grading
+
+    def not_onto_grading(self, target: str, what: str) -> None:
+        """Refuse a write whose target is a grading file or a folder holding one: the
+        check would replace the task's grader with whatever it copies there
+        (``cp answer.txt grade.py && python3 grade.py``)."""
+        if target.startswith("/") or target.startswith("-"):
+            return
+        if getattr(target, "expands", False) or any(c in _UNFIXED for c in target):
+            raise WorkspaceCode(f"{what} writes to {target!r}, which is not a fixed path")
+        path = normalise(target)
+        entries = [normalise(e) for e in self.grading.entries]
+        if (
+            path is None
+            or self.grading.covers(target)
+            or any(e is not None and e.startswith(path + "/") for e in entries)
+        ):
+            raise WorkspaceCode(
+                f"{what} writes to {target!r}, over the task's grading files, so what "
+                "grades the run would be the check's copy"
+            )
 
     def covered(self, operand: str) -> bool:
         return self.grading.covers(operand)
@@ -362,6 +385,12 @@ class _Reader:
             options.file_option(self, name, args, ("-f", "--from-file", "-L"))
         elif name in ("make", "gmake"):
             options.make(self, args)
+        elif name in _WRITERS:
+            for arg in args:
+                if name == "dd" and arg.startswith("of="):
+                    self.not_onto_grading(arg[3:], name)
+                elif name != "dd" and not arg.startswith("-"):
+                    self.not_onto_grading(arg, name)
         elif name == "tar":
             options.tar(args)
         elif name == "find":
@@ -502,19 +531,21 @@ class _Reader:
         except ShellSyntax as exc:
             raise WorkspaceCode(f"the shell string cannot be read: {exc}") from None
         command: list[Word] = []
-        skip_next = False
+        skip_next = ""
         for token in [*tokens, None]:
             if skip_next:
-                skip_next = False
-                if token is not None and token.kind == "word":
-                    continue
-                raise WorkspaceCode("a redirection in the shell string names no file")
+                if token is None or token.kind != "word":
+                    raise WorkspaceCode("a redirection in the shell string names no file")
+                if skip_next not in ("<", "<&", "<<<"):
+                    self.not_onto_grading(token.word or token.text, f"the redirection {skip_next}")
+                skip_next = ""
+                continue
             if token is None or (token.kind == "op" and token.text in _SEPARATORS):
                 self.simple_command(command, depth)
                 command = []
                 continue
             if token.kind == "op" and token.text in REDIRECTS:
-                skip_next = True  # its file is data: no interpreter reads stdin here
+                skip_next = token.text  # its file is data: no interpreter reads stdin here
                 continue
             assert token.word is not None
             if token.word.braces:
