@@ -464,7 +464,7 @@ static int spawn_main(int argc, char **argv)
 /* The separate_exec.py these steps are the port of (its sha256): the harness runs this
  * mode only while the script is unchanged (harness/launcher_build native_separation),
  * else the script itself, so an edit there never leaves the native view behind. */
-#define SEPARATE_EXEC_SHA256 "ddbbb9bf86a53290f734c043b24e5cfd0135be7588a3b08dd1de6634bffe39d1"
+#define SEPARATE_EXEC_SHA256 "c287af5921c927c241d7e15d786e509cdb57478086905cdbeddeb665ce7c29be"
 #define SEP_STAGE ".separate"
 #define SEP_TMP_OPTIONS "mode=755,size=1m,nr_inodes=4096"
 #define SEP_SHM_OPTIONS "mode=1777,size=64m"

@@ -62,7 +62,8 @@ does, in this order (a native port must do the same steps in the same order):
    mount are made read-only, each alone (``mount_setattr`` without ``AT_RECURSIVE``:
    ``OWN``'s bind, ``/proc``, the private ``/dev`` and the binds of this step stay as
    they are). An unprivileged harness's user namespace may make its copied (locked)
-   mounts read-only, never writable again;
+   mounts read-only (tried on Linux 6.18); the agent, with no capability left, cannot
+   make them writable again;
 7. with ``--net``: a network namespace of the run's own (``unshare(CLONE_NEWNET)``)
    with its loopback interface up and nothing else: loopback TCP/UDP and abstract
    unix sockets are per namespace, so a sibling's server is not there to connect to
