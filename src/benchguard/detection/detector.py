@@ -115,7 +115,9 @@ from benchguard.record.run import RunRecord
 # 17: more interpreter joins (node's path module by another name, perl's join("/"),
 #     a list joined by "/"), a recursive walk for a file of Harbor's layout by name,
 #     and stash@{n} after the agent's own stash is no reflog finding.
-DETECTOR_VERSION = 17
+# 18: a named ref other than HEAD whose own output dates its commit after HEAD's date
+#     (shown_dates) is strong.
+DETECTOR_VERSION = 18
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

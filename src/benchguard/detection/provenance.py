@@ -465,6 +465,9 @@ def _other_ref(finding: Finding, step: _Step, trace: _Trace) -> Finding:
     if _FETCHED.search(step.result) and regex.search(r"\b(?:fetch|pull)\b", step.command):
         why = "the fetch's output shows refs it brought or moved: commits beyond HEAD"
         return finding.model_copy(update={"strength": "strong", "provenance": why})
+    dated = _dated_after_head(step.index, trace)
+    if dated is not None:
+        return finding.model_copy(update={"strength": "strong", "provenance": dated})
     head = _head_hashes(trace, step.index)
     listed = [h[:7] for h in listed_all]
     if head and listed:
