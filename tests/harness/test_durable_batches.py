@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY
 from harness.helpers import GONE_WITHIN_S, Operator, alive, load_run
 
 pytestmark = pytest.mark.slow
@@ -139,6 +140,18 @@ def _signal_batch(
     return run_dir
 
 
+def _cut_audit_only(record: dict[str, Any]) -> bool:
+    """Whether an interrupted run is flagged for nothing but its cut audit: no finding,
+    and no category but scan-incomplete."""
+    report = record.get("cheating_report") or {}
+    return (
+        report.get("status") == "flagged"
+        and not report.get("findings")
+        and bool(report.get("categories"))
+        and all(c == SCAN_INCOMPLETE_CATEGORY for c in report["categories"])
+    )
+
+
 @pytest.mark.parametrize("audit", ["none", "strace"])
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_mid_batch_keeps_every_finished_run_kills_every_agent_and_resume_finishes(
@@ -162,7 +175,13 @@ def test_a_signal_mid_batch_keeps_every_finished_run_kills_every_agent_and_resum
     for record in records:
         if record["status"] == "interrupted":
             assert record["scores"]["OutcomeScore"]["score"] == 0.0
-            assert record["scores"]["OutcomeScore"]["reason"].startswith("no credit")
+            if _cut_audit_only(record):
+                # The stop killed strace before its log was whole: the record stays
+                # flagged scan-incomplete and gated (fail closed), and the batch exits 3,
+                # not 1 (harness/batch._is_finding). Seen about once in 40 under load.
+                assert record["scores"]["IntegrityCatastrophic"]["score"] == 0.0
+            else:
+                assert record["scores"]["OutcomeScore"]["reason"].startswith("no credit")
     # The agents ran; the pids they wrote are their own pid namespace's, so whether
     # they outlived the batch is read by the marker on their command lines.
     assert list((operator.agent_home / "pids").iterdir())
