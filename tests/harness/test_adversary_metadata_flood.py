@@ -74,7 +74,9 @@ def test_a_flooded_reader_still_charges_the_exited_child_s_change(
         "ATTACK_TOKEN": f"bg-flood-{os.getpid()}-{harness.identity}",
         "ATTACK_TARGET": str(channel),
     }
-    run_dir = run_adversary(harness, "metadata_flood.py", tasks, "-j", "2", env=env)
+    # Unconfined: a confined run's root mount is read-only (harness/separate_exec step 6),
+    # so the child's utime would be refused; this guards the audit where nothing prevents it.
+    run_dir = run_adversary(harness, "metadata_flood.py", tasks, "-j", "2", "--unconfined", env=env)
     found = {record["folder"]: record for record in records(run_dir)}
     flooder, honest = found["a-flood"], found["b-total"]
     assert adversary_outcomes(flooder) == {"role": "flooder", "honest": "seen", "child-utime": "ok"}
@@ -105,7 +107,7 @@ def test_without_the_fork_record_an_unplaced_change_is_never_clean(
         "ATTACK_TARGET": str(channel),
         "ATTACK_ALONE": "1",
     }
-    run_dir = run_adversary(operator_harness, "metadata_flood.py", tasks, env=env)
+    run_dir = run_adversary(operator_harness, "metadata_flood.py", tasks, "--unconfined", env=env)
     [record] = records(run_dir)
     assert adversary_outcomes(record)["child-utime"] == "ok"
     audit = record["system_audit"]
