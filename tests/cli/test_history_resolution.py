@@ -25,6 +25,10 @@ def _git(repo: Path, *args: str) -> str:
             "GIT_AUTHOR_EMAIL": "t@t",
             "GIT_COMMITTER_NAME": "t",
             "GIT_COMMITTER_EMAIL": "t@t",
+            # Fixed dates make the hashes the same in every run: a test whose abbreviated
+            # hashes change with the clock tests a different log each time.
+            "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
+            "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
             "HOME": str(repo),
             "PATH": "/usr/bin:/bin",
         },
