@@ -7,7 +7,8 @@ anything (issue 19's overhead target).
 - A run's fanotify groups are closed in the background (harness.fanotify_close), after
   their queues were drained: the record is whole, and the descriptors do go.
 - The run's agent starts once the observer has learned its namespace (the gate is held
-  read-write and released by one line): its very first open is named by its mount.
+  read-write and released by one line): its very first open is named by its mount,
+  however slow the observer is to learn it.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from benchguard.harness import audit_identities
+from benchguard.harness import audit_identities, fanotify
 from benchguard.harness.audit import (
     MAX_IDENTITIES,
     AuditSettings,
@@ -100,16 +103,9 @@ def _fanotify_fds() -> int:
     return count
 
 
-@needs_fanotify
-def test_the_first_open_of_a_run_is_named_by_its_mount_and_the_groups_go(
-    tmp_path: Path,
-) -> None:
-    """An agent whose first act is to read a task file and exit: the held gate lets it
-    start, and the read is the run's by its mount (its namespace learned before; not a
-    cgroup asked in time, nor unattributed); the groups' descriptors are closed after
-    the record is made (they stay open with the background close removed; a gate
-    released before the namespace is learned is not reliably caught here: the observer
-    usually learns it within the agent's own start-up)."""
+def _run_reading_a_task_file(tmp_path: Path) -> tuple[dict[str, Any], str]:
+    """An agent whose first act is to read a task file and exit, under the default
+    audit; its summary and the file's path."""
     become_subreaper()
     tasks = _tree(tmp_path)
     secret = tasks / "t1" / "tests" / "expected.txt"
@@ -122,7 +118,6 @@ def test_the_first_open_of_a_run_is_named_by_its_mount_and_the_groups_go(
         path.chmod(0o755)
     secret.chmod(0o644)
     batch = BatchCgroups.open()
-    before = _fanotify_fds()
     try:
         protected = protected_set(
             tasks_dirs=[tasks], results_root=tmp_path / "results", own_scratch=scratch
@@ -146,8 +141,45 @@ def test_the_first_open_of_a_run_is_named_by_its_mount_and_the_groups_go(
         if isinstance(batch, BatchCgroups):
             batch.close()
     assert finished.returncode == 0, (scratch / "err").read_text()
-    assert summary is not None and summary["complete"], summary
-    read = [a for a in summary["accesses"] if a["path"] == str(secret)]
+    assert summary is not None
+    return summary, str(secret)
+
+
+@needs_fanotify
+def test_the_first_open_of_a_run_is_named_by_its_mount_and_the_groups_go(
+    tmp_path: Path,
+) -> None:
+    """The held gate lets the agent start, and its first read is the run's by its mount
+    (its namespace learned before; not a cgroup asked in time, nor unattributed); the
+    groups' descriptors are closed after the record is made (they stay open with the
+    background close removed)."""
+    before = _fanotify_fds()
+    summary, secret = _run_reading_a_task_file(tmp_path)
+    assert summary["complete"], summary
+    read = [a for a in summary["accesses"] if a["path"] == secret]
     assert read and read[0]["attributed_by"] == "mount", summary
     wait_closed()
     assert _fanotify_fds() == before
+
+
+@needs_fanotify
+def test_a_slow_observer_holds_the_agent_until_its_namespace_is_learned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gate, not the observer's speed, orders the run: with learning a namespace
+    made slow (0.5 s, a loaded machine's worst), an agent let go early reads its file,
+    exits and takes its namespace with it before the observer can name it (the run
+    then reads incomplete, or the read unattributed). Held until learned, its read is
+    still the run's by its mount. (Without the slow-down the observer usually learns
+    the namespace within the agent's own start-up, so an early release went unseen.)"""
+    real = fanotify.hold_namespace
+
+    def slow(pid: int) -> tuple[int, str, set[int]] | None:
+        time.sleep(0.5)
+        return real(pid)
+
+    monkeypatch.setattr(fanotify, "hold_namespace", slow)
+    summary, secret = _run_reading_a_task_file(tmp_path)
+    assert summary["complete"], summary
+    read = [a for a in summary["accesses"] if a["path"] == secret]
+    assert read and read[0]["attributed_by"] == "mount", summary
