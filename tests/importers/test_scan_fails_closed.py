@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from benchguard.cli import app
@@ -73,3 +74,35 @@ def test_the_summary_names_profile_and_ruleset_and_warns_about_uncovered_materia
     auto = CliRunner().invoke(app, ["scan", str(path)], env=ENV)
     assert "profile inspect (an Inspect log), generic (every benchmark)" in auto.stdout
     assert "--profile inspect" not in auto.stderr
+
+
+@pytest.mark.parametrize(
+    ("fixture", "input_format"),
+    [
+        ("claude_code.stream.jsonl", "claude-code"),
+        ("agent_clis/claude-code-2.1.332-session.jsonl", "claude-code"),
+        ("agent_clis/codex-0.171.0-exec.jsonl", "codex"),
+        ("agent_clis/codex-0.171.0-rollout.jsonl", "codex"),
+    ],
+)
+def test_a_broken_line_of_an_agent_cli_log_is_incomplete_not_clean(
+    tmp_path: Path, fixture: str, input_format: str
+) -> None:
+    """Guards against a cheater hiding its one telling tool call on a line that is not
+    valid JSON (or a CLI killed mid-line): the line's content is lost, so the scan says
+    so and never exits 0 over the rest. An outside evaluator found both CLIs' readers
+    scanning the rest clean with exit 0."""
+    lines = (FIXTURES / fixture).read_text("utf-8").splitlines(keepends=True)
+    middle = len(lines) // 2
+    # Cut the middle line short, as a killed writer or a hand-made log leaves it.
+    lines[middle] = lines[middle][: len(lines[middle]) // 2] + "\n"
+    path = tmp_path / Path(fixture).name
+    path.write_text("".join(lines), "utf-8")
+    code, entries, stderr = _scan(str(path), "--input-format", input_format)
+    assert code in (1, 3), stderr
+    skipped = [e for e in entries if e["report"] is None]
+    assert [str(e["skipped"]).split(": line ")[1].split(":")[0] for e in skipped] == [
+        str(middle + 1)
+    ], entries
+    # Nothing readable beside it is lost: the record is still scanned.
+    assert [e for e in entries if e["report"] is not None], entries

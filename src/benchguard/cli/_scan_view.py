@@ -92,7 +92,9 @@ def _print_text(result: ScanResult, *, show_all: bool, verbose: bool) -> None:
     # Like pytest's collection errors: every input not scanned, named, on stdout.
     for gap in outcome.gaps:
         where = gap.file if gap.record is None else f"{gap.file} record {gap.record}"
-        console.print(Text(printable(f"incomplete: {where}: {gap.reason}")), soft_wrap=True)
+        # Importers word a problem with its file's path first; say the path once.
+        reason = gap.reason.removeprefix(f"{gap.file}: ")
+        console.print(Text(printable(f"incomplete: {where}: {reason}")), soft_wrap=True)
     console.print(
         summary_line(
             outcome.profiles_line() or describe_names(result.profiles),

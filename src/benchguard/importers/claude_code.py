@@ -67,10 +67,10 @@ def parse_stream_json(lines: Iterable[str]) -> ParsedTranscript:
     for line in json_lines(lines):
         number, event = line.number, line.value
         if line.error is not None:
-            state.errors.append(f"line {number}: {line.error}")
+            state.unread_line(f"line {number}: {line.error}")
             continue
         if not isinstance(event, dict):
-            state.errors.append(f"line {number}: expected a JSON object, got {_kind(event)}")
+            state.unread_line(f"line {number}: expected a JSON object, got {_kind(event)}")
             continue
         kind = event.get("type")
         if "sessionId" in event:
@@ -105,7 +105,8 @@ def is_stream_json_event(event: object) -> bool:
 
 
 def import_file(path: Path) -> ImportedFile:
-    """One record per transcript file; unreadable lines are kept in ``import_errors``."""
+    """One record per transcript file; unreadable lines are kept in ``import_errors`` and
+    reported as skipped input (``problems``), so the scan does not call the rest clean."""
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
             parsed = parse_stream_json(handle)
@@ -119,7 +120,8 @@ def import_file(path: Path) -> ImportedFile:
         source={"format": FORMAT_NAME, "path": str(path), **parsed.metadata},
         errors=[f"{path}: {e}" for e in parsed.errors],
     )
-    return ImportedFile(path=path, format=FORMAT_NAME, records=[record])
+    problems = [f"{path}: {e}; skipped" for e in parsed.unread]
+    return ImportedFile(path=path, format=FORMAT_NAME, records=[record], problems=problems)
 
 
 def _kind(value: object) -> str:
@@ -136,6 +138,7 @@ class _State:
     def __init__(self) -> None:
         self.tools = ToolSteps()
         self.errors: list[str] = []
+        self.unread: list[str] = []
         self.prompt_parts: list[str] = []
         self.last_assistant_text = ""
         self.final: str | None = None
@@ -143,6 +146,11 @@ class _State:
         self.session_file = False
         self.unknown: Counter[str] = Counter()
         self.first_unknown: dict[str, int] = {}
+
+    def unread_line(self, message: str) -> None:
+        """A line whose content is lost: an error of the record, and skipped input of the file."""
+        self.errors.append(message)
+        self.unread.append(message)
 
     def take(self, number: int, kind: str, event: dict[str, Any]) -> None:
         if kind == "system":
@@ -229,5 +237,6 @@ class _State:
             output=self.final if self.final is not None else self.last_assistant_text,
             input="\n".join(p for p in self.prompt_parts if p),
             errors=self.errors,
+            unread=self.unread,
             metadata=self.metadata,
         )

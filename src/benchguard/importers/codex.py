@@ -137,22 +137,29 @@ class _Unknown:
         ]
 
 
+def _unreadable(message: str, errors: list[str], unread: list[str]) -> None:
+    """A line whose content is lost: an error of the record, and skipped input of the file."""
+    errors.append(message)
+    unread.append(message)
+
+
 def parse_exec_json(lines: Iterable[str]) -> ParsedTranscript:
     """Read ``codex exec --json`` output; bad and unknown lines go to ``errors``."""
     steps: dict[str, int] = {}
     tools = ToolSteps()
     unknown = _Unknown()
     errors: list[str] = []
+    unread: list[str] = []
     answer = ""
     metadata: dict[str, Any] = {}
     completed = False
     for line in json_lines(lines):
         number, event = line.number, line.value
         if line.error is not None:
-            errors.append(f"line {number}: {line.error}")
+            _unreadable(f"line {number}: {line.error}", errors, unread)
             continue
         if not isinstance(event, dict):
-            errors.append(f"line {number}: expected a JSON object")
+            _unreadable(f"line {number}: expected a JSON object", errors, unread)
             continue
         kind = event.get("type")
         if kind not in EXEC_EVENT_TYPES:
@@ -183,6 +190,7 @@ def parse_exec_json(lines: Iterable[str]) -> ParsedTranscript:
         trajectory=tools.steps,
         output=answer,
         errors=errors + unknown.errors(),
+        unread=unread,
         metadata=metadata,
     )
 
@@ -251,6 +259,7 @@ def parse_rollout(lines: Iterable[str]) -> ParsedTranscript:
     tools = ToolSteps()
     unknown = _Unknown()
     errors: list[str] = []
+    unread: list[str] = []
     prompts: list[str] = []
     answer = ""
     metadata: dict[str, Any] = {}
@@ -258,10 +267,10 @@ def parse_rollout(lines: Iterable[str]) -> ParsedTranscript:
     for line in json_lines(lines):
         number, entry = line.number, line.value
         if line.error is not None:
-            errors.append(f"line {number}: {line.error}")
+            _unreadable(f"line {number}: {line.error}", errors, unread)
             continue
         if not isinstance(entry, dict) or not isinstance(entry.get("payload"), dict):
-            errors.append(f"line {number}: expected an object with a payload object")
+            _unreadable(f"line {number}: expected an object with a payload object", errors, unread)
             continue
         kind, payload = entry.get("type"), entry["payload"]
         if kind not in ROLLOUT_LINE_TYPES:
@@ -293,6 +302,7 @@ def parse_rollout(lines: Iterable[str]) -> ParsedTranscript:
         output=answer,
         input="\n".join(p for p in prompts if p),
         errors=errors + unknown.errors(),
+        unread=unread,
         metadata=metadata,
     )
 
@@ -358,4 +368,5 @@ def import_file(path: Path) -> ImportedFile:
         source={"format": FORMAT_NAME, "path": str(path), **parsed.metadata},
         errors=[f"{path}: {e}" for e in parsed.errors],
     )
-    return ImportedFile(path=path, format=FORMAT_NAME, records=[record])
+    problems = [f"{path}: {e}; skipped" for e in parsed.unread]
+    return ImportedFile(path=path, format=FORMAT_NAME, records=[record], problems=problems)

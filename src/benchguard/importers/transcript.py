@@ -28,7 +28,11 @@ class ParsedTranscript(BaseModel):
 
     ``errors`` lists what could not be read (each naming its line or position); the
     parser never raises on a bad line, so a half-corrupt transcript still yields
-    every step that was readable.
+    every step that was readable. ``unread`` is the part of ``errors`` whose content
+    is lost (a line that is not JSON, or not the object its format writes): a step on
+    such a line may be the one that matters, so the scan reports it as skipped input
+    (exit 3) instead of reading the rest as the whole run. Unknown event kinds and a
+    missing end marker stay in ``errors`` only: their lines were read.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -37,6 +41,7 @@ class ParsedTranscript(BaseModel):
     output: str = ""
     input: str = ""
     errors: list[str] = Field(default_factory=list)
+    unread: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
