@@ -702,14 +702,7 @@ def read_entry(
     if key is None:
         args_text, command = _read_args(args, reader, shell)
     else:
-        memo_key = (key, shell.frozen())
-        hit = reader.remembered(memo_key)
-        if hit is None:
-            args_text, command = _read_args(args, reader, shell)
-            reader.remember(memo_key, (args_text, command, shell.frozen()))
-        else:
-            args_text, command, after = hit
-            shell.restore(after)
+        args_text, command = reader.remembered(key, shell, lambda: _read_args(args, reader, shell))
     result_text = as_text(entry.get("result"))
     if shell.cwd is None and result_text and "pwd" in command and _PWD.match(command):
         # A printed ``pwd`` tells where the shell is (an imported log knows no workdir).

@@ -30,10 +30,11 @@ import itertools
 import posixpath
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from benchguard.detection._script_memo import StateMemo
 from benchguard.detection.code_paths import code_paths
 from benchguard.detection.glob_reach import find_reach, glob_reach, walk_reach
 from benchguard.detection.program_paths import python_hinted, read_python
@@ -47,6 +48,8 @@ MAX_VARIABLES = 64
 MAX_VARIABLE_CHARS = 1024
 MAX_SCRIPTS = 16
 MAX_SCRIPT_CHARS = 64 * 1024
+
+T = TypeVar("T")
 # Words before an assignment that keep it an assignment (``export D=...``).
 _DECLARE = frozenset({"export", "declare", "local", "readonly", "typeset"})
 # Command substitutions a shell would evaluate to a path: ``$(printf FMT ARGS)`` and
@@ -126,7 +129,6 @@ _REWRITES = re.compile(
     # tar/make/git -C DIR: the operands after it are relative to DIR
     r"""|\s-C|\s--directory="""
 )
-_MAX_CACHED_COMMANDS = 4096
 # Commands whose ``-c`` string (``eval``'s words) is a command read again, and how deep.
 _SHELLS = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox", "su", "sudo", "runuser", "env"}
@@ -165,6 +167,11 @@ class ShellState:
     # Scripts the agent wrote through a file tool (its path, absolute when known, to
     # the text), read when a later call runs them: the write is data, the run a read.
     scripts: dict[str, str] = field(default_factory=dict)
+    # While a memo records a reading (``_script_memo.recorded``): the script lookups it
+    # made, in order, with what each found, and whether it wrote a script. Not state:
+    # what a reading's memo must find again to be reused.
+    probes: list[tuple[str, str | None]] | None = field(default=None, repr=False, compare=False)
+    wrote: bool = field(default=False, repr=False, compare=False)
 
     def frozen(self) -> tuple[Any, ...]:
         """A content key for this state (directory, variables, links, scripts)."""
@@ -177,6 +184,37 @@ class ShellState:
             tuple(sorted(self.scripts.items())),
         )
 
+    def loose(self) -> tuple[Any, ...]:
+        """A content key for this state without the scripts' text (directory, variables,
+        links, whether any script is kept): a reading's memo key in ``_script_memo``,
+        which checks the scripts a reading looked up instead."""
+        if not self.variables and not self.links:
+            return self.cwd, (), (), bool(self.scripts)
+        return (
+            self.cwd,
+            tuple(sorted(self.variables.items())),
+            tuple(sorted(self.links.items())),
+            bool(self.scripts),
+        )
+
+    def after(self) -> tuple[Any, ...]:
+        """What a reading that wrote no script leaves: directory, variables, links
+        (sorted, as :meth:`frozen` has them: a restored state iterates in that order)."""
+        return self.cwd, tuple(sorted(self.variables.items())), tuple(sorted(self.links.items()))
+
+    def restore_after(self, after: tuple[Any, ...]) -> None:
+        """Back to :meth:`after`'s directory, variables and links (scripts kept)."""
+        self.cwd = after[0]
+        self.variables = dict(after[1])
+        self.links = dict(after[2])
+
+    def script(self, path: str) -> str | None:
+        """The script written to ``path`` (``None``: none), the lookup recorded."""
+        value = self.scripts.get(path)
+        if self.probes is not None:
+            self.probes.append((path, value))
+        return value
+
     def restore(self, frozen: tuple[Any, ...]) -> None:
         self.cwd = frozen[0]
         self.variables = dict(frozen[1])
@@ -185,6 +223,7 @@ class ShellState:
 
     def remember_script(self, path: str, text: str) -> None:
         """Keep what a file tool wrote to ``path`` (bounded in number and size)."""
+        self.wrote = True
         if path in self.scripts or len(self.scripts) < MAX_SCRIPTS:
             self.scripts[path] = text[:MAX_SCRIPT_CHARS]
 
@@ -206,24 +245,20 @@ class ShellReader:
     # one of them reads as naming it (``detection.glob_reach``).
     roots: tuple[str, ...] = ()
     _known_sorted: tuple[str, ...] = field(default=(), init=False, repr=False)
-    _cache: dict[tuple[Any, ...], tuple[list[str], Any]] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    # Commands read before, by their text and the shell's state (``_script_memo``).
+    _commands: StateMemo = field(
+        default_factory=StateMemo, init=False, repr=False, compare=False, hash=False
     )
     # Whole argument objects read before (the detector's ``read_entry``), by their
-    # content and the working directory: what they read as, and the directory after.
-    _readings: dict[Any, Any] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    # content and the shell's state: what they read as, and the state after.
+    _readings: StateMemo = field(
+        default_factory=StateMemo, init=False, repr=False, compare=False, hash=False
     )
 
-    def remembered(self, key: Any) -> Any:
-        """What :meth:`remember` stored under ``key`` (``None`` when nothing)."""
-        return self._readings.get(key)
-
-    def remember(self, key: Any, value: Any) -> None:
-        """Keep ``value`` under ``key`` (a content key, never an identity), bounded."""
-        if len(self._readings) >= _MAX_CACHED_COMMANDS:
-            self._readings.clear()
-        self._readings[key] = value
+    def remembered(self, key: Hashable, state: ShellState, read: Callable[[], T]) -> T:
+        """``read()``'s value for the content key ``key`` (never an identity) on
+        ``state``, remembered (bounded); ``state`` left as the reading leaves it."""
+        return self._readings.read(key, state, read)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_known_sorted", tuple(sorted(set(self.known_paths))))
@@ -244,15 +279,7 @@ class ShellReader:
             and _REWRITES.search(command) is None
         ):
             return []
-        key = (command, state.frozen())
-        cached = self._cache.get(key)
-        if cached is None:
-            words = self._read(command, state)
-            if len(self._cache) >= _MAX_CACHED_COMMANDS:
-                self._cache.clear()
-            self._cache[key] = cached = (words, state.frozen())
-        state.restore(cached[1])
-        return list(cached[0])
+        return list(self._commands.read(command, state, lambda: self._read(command, state)))
 
     def _read(self, command: str, state: ShellState) -> list[str]:
         text = _CONTINUATION.sub("", command[:MAX_COMMAND_CHARS])
@@ -313,7 +340,10 @@ class ShellReader:
     def _file_value(self, match: re.Match[str], state: ShellState) -> str:
         name = match.group("file") or match.group("file2") or ""
         path = self._absolute(name, state) or name
-        value = state.scripts.get(path, state.scripts.get(name))
+        fallback = state.script(name)
+        value = state.script(path)
+        if value is None:
+            value = fallback
         if value is None:
             return match.group(0)
         line = value.strip().splitlines()[0] if value.strip() else ""
@@ -514,7 +544,7 @@ class ShellReader:
         if not command_start and command not in _RUNNERS and not _RUNNER.match(command):
             return []
         path = self._absolute(token, state) if ("/" in token or state.cwd) else None
-        text = state.scripts.get(path or "") or state.scripts.get(token)
+        text = state.script(path or "") or state.script(token)
         if text is None:
             return []
         child = ShellState(cwd=state.cwd, variables=dict(state.variables), links=dict(state.links))
