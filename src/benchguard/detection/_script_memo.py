@@ -20,10 +20,23 @@ the memo starts over.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
-if TYPE_CHECKING:
-    from benchguard.detection.shell import ShellState
+
+class ShellState(Protocol):
+    """What the memo reads and restores of ``detection.shell.ShellState`` (named here
+    so this module sits below the shell reader, not in a cycle with it)."""
+
+    scripts: dict[str, str]
+    probes: list[tuple[str, str | None]] | None
+    wrote: bool
+
+    def loose(self) -> tuple[Any, ...]: ...
+    def frozen(self) -> tuple[Any, ...]: ...
+    def after(self) -> tuple[Any, ...]: ...
+    def restore(self, frozen: tuple[Any, ...]) -> None: ...
+    def restore_after(self, after: tuple[Any, ...]) -> None: ...
+
 
 MAX_KEYS = 4096
 MAX_VARIANTS = 8
