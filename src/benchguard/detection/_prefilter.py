@@ -17,6 +17,7 @@ from typing import cast
 import re2
 
 from benchguard.detection._relax import Unrelaxable, relax, remembered_relaxed
+from benchguard.detection._shipped_relaxed import shipped_forms
 
 # RE2 program memory per Set. A Set that does not fit is split in two, recursively.
 _SET_MAX_MEM = 64 << 20
@@ -119,6 +120,15 @@ def relaxed_form(pattern: str) -> str | None:
         # Built from parts that each compile; should the Set still refuse it, the
         # split below isolates it and it runs everywhere (slower, never wrong).
         return known or None
+    shipped = shipped_forms()
+    if pattern in shipped:
+        # Derived once by derive() below for a shipped pattern (_shipped_relaxed).
+        return shipped[pattern]
+    return derive(pattern)
+
+
+def derive(pattern: str) -> str | None:
+    """:func:`relaxed_form` worked out from the pattern's text alone."""
     try:
         text = relax(pattern)
         if not text:
