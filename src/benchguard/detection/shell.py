@@ -1018,27 +1018,21 @@ MAX_OTHER_ARGUMENT_CHARS = 512
 CONTENT_ARGUMENTS = frozenset({"file_text", "content", "contents", "text", "new_content"})
 
 
+def _first_string(args: dict[Any, Any], names: frozenset[str]) -> str | None:
+    """The first string value under a key in ``names`` (any case), in ``args``' order."""
+    for key, value in args.items():
+        if isinstance(key, str) and isinstance(value, str) and key.lower() in names:
+            return value
+    return None
+
+
 def _remember_written(reader: ShellReader, args: dict[Any, Any], state: ShellState) -> None:
     """A file tool's write (a path and whole new content): kept on ``state`` so a later
     call that runs the file reads what it holds."""
-    path = next(
-        (
-            value
-            for key, value in args.items()
-            if isinstance(key, str) and key.lower() in PATH_ARGUMENTS and isinstance(value, str)
-        ),
-        None,
-    )
+    path = _first_string(args, PATH_ARGUMENTS)
     if path is None:
         return
-    text = next(
-        (
-            value
-            for key, value in args.items()
-            if isinstance(key, str) and key.lower() in CONTENT_ARGUMENTS and isinstance(value, str)
-        ),
-        None,
-    )
+    text = _first_string(args, CONTENT_ARGUMENTS)
     if text is None:
         return
     where = reader.absolute(path, state) or path
