@@ -92,6 +92,8 @@ def test_a_sandboxed_agent_reaches_only_its_model_endpoint(
             "--sandbox",
             sandbox,
             "--no-detect",
+            # network: true is the operator's grant (harness.host_network).
+            *(("--allow-host-network",) if network == "true" else ()),
             env=env,
         )
     finally:

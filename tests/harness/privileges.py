@@ -213,9 +213,9 @@ def total_tasks(
 ) -> Path:
     """A tasks folder ``name`` of one "total into the workspace" task per (folder, the
     prompt's lead), readable by the harness's identity: the sibling attacks' batches.
-    ``network``: the tasks ask for the host network (``network: true``), so concurrent
-    runs share its abstract socket names (how some attacks' roles meet; a run without
-    it has a network namespace of its own)."""
+    ``network``: the tasks ask for the host network (``network: true``, run with
+    ``--allow-host-network``), so concurrent runs share its abstract socket names (how
+    some attacks' roles meet; a run without it has a network namespace of its own)."""
     tasks = harness.operator.root / name
     text = TOTAL_TASK + ("network: true\n" if network else "")
     for folder, lead in prompts.items():

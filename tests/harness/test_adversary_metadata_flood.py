@@ -76,7 +76,16 @@ def test_a_flooded_reader_still_charges_the_exited_child_s_change(
     }
     # Unconfined: a confined run's root mount is read-only (harness/separate_exec step 6),
     # so the child's utime would be refused; this guards the audit where nothing prevents it.
-    run_dir = run_adversary(harness, "metadata_flood.py", tasks, "-j", "2", "--unconfined", env=env)
+    run_dir = run_adversary(
+        harness,
+        "metadata_flood.py",
+        tasks,
+        "-j",
+        "2",
+        "--unconfined",
+        "--allow-host-network",
+        env=env,
+    )
     found = {record["folder"]: record for record in records(run_dir)}
     flooder, honest = found["a-flood"], found["b-total"]
     assert adversary_outcomes(flooder) == {"role": "flooder", "honest": "seen", "child-utime": "ok"}

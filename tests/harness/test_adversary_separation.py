@@ -45,7 +45,9 @@ def test_a_concurrent_run_s_workspace_does_not_exist_for_a_saboteur(harness: Har
     # ask for (a run without it has its own namespace, and would not see the victim).
     tasks = total_tasks(harness, "sep-tasks", {"a-sab": "SABOTAGE. ", "b-total": ""}, network=True)
     env = {"ATTACK_TOKEN": f"bg-sep-{os.getpid()}-{harness.identity}"}
-    run_dir = run_adversary(harness, "sibling_sabotage.py", tasks, "-j", "2", env=env)
+    run_dir = run_adversary(
+        harness, "sibling_sabotage.py", tasks, "-j", "2", "--allow-host-network", env=env
+    )
     found = {record["folder"]: record for record in records(run_dir)}
     saboteur, victim = found["a-sab"], found["b-total"]
     tried = adversary_outcomes(saboteur)

@@ -154,6 +154,15 @@ def run(
             "(kept by default under the run directory's home-writes/).",
         ),
     ] = False,
+    allow_host_network: Annotated[
+        bool,
+        typer.Option(
+            "--allow-host-network",
+            help="Give a task or agent asking for network: true the host's network, "
+            "where concurrent runs' loopback servers are reachable (refused without it; "
+            "the manifest, rows and leaderboard say 'host network').",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     resume: Annotated[
         Path | None,

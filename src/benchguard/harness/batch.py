@@ -424,6 +424,9 @@ def batch_manifest(
         augmentation += ("unconfined",)
     if not settings.home_settings.fresh:
         augmentation += ("persistent-home",)
+    if settings.allow_host_network:
+        # The operator granted network: true (harness.host_network): a containment choice.
+        augmentation += ("host-network",)
     return Manifest(
         run_id=plan.run_id,
         t=plan.t,

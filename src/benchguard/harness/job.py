@@ -119,6 +119,9 @@ class BatchSettings:
     confinement: Confinement = field(default_factory=Confinement)
     # How each run's home is made (harness.home): fresh per run, or the persistent one.
     home_settings: HomeSettings = field(default_factory=HomeSettings)
+    # The operator's --allow-host-network: a task or agent asking for network: true
+    # gets the host's network (harness.host_network); pre-flight refuses it otherwise.
+    allow_host_network: bool = False
 
     @property
     def evidence_sources(self) -> tuple[str, ...]:
@@ -174,6 +177,9 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         # never loaded by the grading box, listed for review.
         "hook_files": [],
         "confined": settings.confinement.active,
+        # What network the agent had (run_network): "host" only by the operator's
+        # --allow-host-network (harness.host_network).
+        "network": run_network(job, settings),
         "landlock_abi": settings.confinement.abi or None,
         # The launcher's seccomp filter (harness/seccomp.py): it exits 125 when it cannot
         # install it, so a run whose agent started ran under it.
@@ -287,6 +293,19 @@ def host_network(job: Job, settings: BatchSettings) -> bool:
     """Whether the run keeps the host's network: its task or its agent asks for it
     (``network: true``; ``network: model`` reaches its endpoint through the bridge)."""
     return bool(job.task.network or settings.agent.network is True)
+
+
+def run_network(job: Job, settings: BatchSettings) -> str:
+    """The network the run's agent had, for its record and row: ``host`` (its task or
+    agent asked for network: true and the operator allowed it), ``shared`` (no network
+    namespace could be made: unsandboxed and unconfined or unseparated, so it is the
+    host's), ``model`` (its own namespace, the endpoint through the model bridge) or
+    ``none`` (its own namespace, loopback only)."""
+    if host_network(job, settings):
+        return "host"
+    if not _own_network(settings):
+        return "shared"
+    return "model" if settings.agent.network == "model" else "none"
 
 
 def _confined(

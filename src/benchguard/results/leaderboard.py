@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from string import Template
 
-from pydantic import BaseModel, ConfigDict, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 from pydantic.alias_generators import to_camel
 from rich.console import Group
 from rich.table import Table
@@ -127,6 +127,9 @@ class SetupStanding(_Camel):
     sandboxed_runs: int
     # Runs the harness recorded as not confined by Landlock (--unconfined).
     unconfined_runs: int = 0
+    # Runs given the host's network by the operator's --allow-host-network.
+    # Not written when none did (boards of foreign rows read as before).
+    host_network_runs: int = Field(default=0, ge=0, exclude_if=lambda value: not value)
     gated: tuple[GatedRun, ...]
     # Runs sent to review (only weak findings), with their findings; never gated.
     review: tuple[GatedRun, ...] = ()
@@ -308,6 +311,7 @@ def _standing(
         dismissed_findings=sum(r.dismissed_findings for r in rows),
         sandboxed_runs=sum(r.sandboxed for r in rows),
         unconfined_runs=sum(r.confined is False for r in rows),
+        host_network_runs=sum(r.network == "host" for r in rows),
         gated=tuple(
             GatedRun(
                 run_id=r.run_id,
@@ -695,6 +699,8 @@ def _run_tr(row: ResultRow) -> str:
         sandboxed += '<div class="sub">unconfined</div>'
     if row.home_mode == "persistent":
         sandboxed += '<div class="sub">persistent home</div>'
+    if row.network == "host":
+        sandboxed += '<div class="sub">host network</div>'
     return (
         f'<tr class="{"gated" if gated else ""}" data-setup="{_e(row.setup_id)}" '
         f'data-task="{_e(row.task_folder)}" data-iteration="{row.iteration}">'

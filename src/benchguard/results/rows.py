@@ -127,6 +127,10 @@ class ResultRow(_CamelModel):
     # ["separation_unavailable"] says why); "" not asked for (sandboxed, unconfined) or
     # unknown (a foreign record).
     separation: str = ""
+    # The agent's network (record["network"], harness.job.run_network): "host" only by
+    # the operator's --allow-host-network; "shared", "model", "none"; "" unknown (a
+    # foreign record, or one from before the harness recorded it, and then not written).
+    network: str = Field(default="", exclude_if=lambda value: not value)
     # "intact": the agent was handed exactly the task's prompt; "altered": the argv
     # template or (seen through the model proxy) a scaffold changed it; "none": its argv
     # has no {prompt}, it was handed no prompt; "" unknown (a
@@ -200,6 +204,7 @@ class RowInput:
     home_mode: str
     agent_capabilities: str
     separation: str
+    network: str
     prompt_delivery: str
     # False only when the record says so (``integrity_checked: false``): unverified.
     integrity_checked: bool
@@ -222,6 +227,7 @@ class RowInput:
             home_mode=_home_mode(record.home_mode),
             agent_capabilities=_agent_capabilities(extra.get("containment")),
             separation=_separation(extra.get("containment")),
+            network=_network(extra.get("network")),
             prompt_delivery=_prompt_delivery(record.prompt_delivery),
             integrity_checked=record.integrity_checked,
             error=(record.error or "") if record.status != "success" else "",
@@ -245,6 +251,7 @@ class RowInput:
             home_mode=_home_mode(record.get("home_mode")),
             agent_capabilities=_agent_capabilities(record.get("containment")),
             separation=_separation(record.get("containment")),
+            network=_network(record.get("network")),
             prompt_delivery=_prompt_delivery(record.get("prompt_delivery")),
             integrity_checked=record.get("integrity_checked") is not False,
             error=_text(record.get("error")) if record.get("status") != "success" else "",
@@ -296,6 +303,7 @@ def row_from_record(record: RunRecord | Mapping[str, Any], manifest: Manifest) -
         home_mode=read.home_mode,
         agent_capabilities=read.agent_capabilities,
         separation=read.separation,
+        network=read.network,
         prompt_delivery=read.prompt_delivery,
         dismissed_findings=_dismissed_count(read.cheating_report),
         error=read.error,
@@ -311,6 +319,10 @@ def _prompt_delivery(entry: object) -> str:
     if isinstance(entry, Mapping) and entry.get("status") in ("intact", "altered", "none"):
         return str(entry["status"])
     return ""
+
+
+def _network(value: object) -> str:
+    return value if isinstance(value, str) and value in ("host", "shared", "model", "none") else ""
 
 
 def _separation(containment: object) -> str:

@@ -56,6 +56,8 @@ class StoredCommand(BaseModel):
     unconfined: bool = False
     home_mode: str = "fresh"
     discard_home_writes: bool = False
+    # The operator's grant of network: true (harness.host_network).
+    allow_host_network: bool = False
 
 
 def _absolute(path: Path | str | None) -> str | None:

@@ -30,6 +30,7 @@ from benchguard.harness.confine import MIN_ABI, Confinement, batch_confinement
 from benchguard.harness.confine import exposure_problems as install_exposure
 from benchguard.harness.grant_scan import grant_fields
 from benchguard.harness.home import HomeMode, HomeSettings, home_settings_for
+from benchguard.harness.host_network import host_network_refusal
 from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.job import BatchSettings, Job, SandboxMode, sandbox_read_only
 from benchguard.harness.journal import JournalError
@@ -84,6 +85,8 @@ class RunRequest:
     # persistent: the home itself, as before. keep_home_writes: keep what each run wrote.
     home_mode: HomeMode = "fresh"
     keep_home_writes: bool = True
+    # Grant network: true to a task or agent asking for it (harness.host_network).
+    allow_host_network: bool = False
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,10 @@ def prepare_run(
     agent_config = resolve_agent(
         request.agent, search_dirs=(Path("agents"), request.tasks_dir.parent / "agents")
     )
+    # Before anything is probed or created: the host's network is the operator's grant.
+    refusal = host_network_refusal(agent_config, loaded.tasks, allowed=request.allow_host_network)
+    if refusal is not None:
+        raise BadInputError(f"pre-flight refused the batch: {refusal}")
     bwrap = "bwrap"
     identity = None
     if request.sandbox == "bwrap" and cluster is None:
@@ -245,6 +252,7 @@ def prepare_run(
         ),
         confinement=confinement,
         home_settings=home_settings,
+        allow_host_network=request.allow_host_network,
     )
     return PreparedRun(
         loaded.tasks,

@@ -123,6 +123,8 @@ class WorkerBatch:
     unconfined: bool = False
     home_mode: HomeMode = "fresh"
     keep_home_writes: bool = True
+    # The client's --allow-host-network (harness.host_network), checked there.
+    allow_host_network: bool = False
 
 
 @dataclass
@@ -245,6 +247,7 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
         check_sandbox=check_sandbox,
         confinement=confinement,
         home_settings=home_settings,
+        allow_host_network=batch.allow_host_network,
     )
     snapshots = integrity.HomeSnapshots(
         home,
@@ -453,6 +456,7 @@ def run_batch_on_cluster(
         unconfined=not settings.confinement.active,
         home_mode=settings.home_settings.mode,
         keep_home_writes=settings.home_settings.keep_writes,
+        allow_host_network=settings.allow_host_network,
     )
     # Opened once a worker passed pre-flight: a batch no worker can run leaves no
     # run directory behind.

@@ -70,6 +70,7 @@ class RunOptions:
     unconfined: bool = False
     home_mode: str = "fresh"
     discard_home_writes: bool = False
+    allow_host_network: bool = False
     resume: Path | None = None
 
 
@@ -158,6 +159,7 @@ def run_request(fields: Mapping[str, Any]) -> tuple[RunRequest, str | None]:
         unconfined=bool(fields.get("unconfined", False)),
         home_mode="fresh" if home_mode == "fresh" else "persistent",
         keep_home_writes=not fields.get("discard_home_writes", False),
+        allow_host_network=bool(fields.get("allow_host_network", False)),
     )
     return request, profile
 

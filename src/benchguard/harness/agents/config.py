@@ -90,8 +90,10 @@ class AgentConfig(BaseModel):
     set_env: dict[str, str] = Field(default_factory=dict)
     timeout: float | None = Field(default=None, gt=0, le=24 * 3600)
     trajectory: TrajectoryAdapter = "jsonl"
-    # false: no network under the sandbox; true: the host's network; "model": only the
-    # model endpoint (endpoint_env), through harness.model_proxy.
+    # false: no network under the sandbox; "model": only the model endpoint
+    # (endpoint_env), through harness.model_proxy; true: the host's network, which
+    # pre-flight refuses unless the operator passes --allow-host-network
+    # (harness.preflight.host_network_refusal): an agent file cannot grant it itself.
     network: bool | Literal["model"] = False
     model: str = ""
     skills: tuple[str, ...] = ()
@@ -308,8 +310,12 @@ def program_tree(program: Path) -> Path:
 def builtin_agent_config() -> AgentConfig:
     """``benchguard-agent``: the OpenAI-compatible agent, configured from the environment.
 
-    ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and ``OPENAI_API_KEY`` pass through; the
-    agent needs the network to reach its endpoint, so a sandboxed run keeps it.
+    ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and ``OPENAI_API_KEY`` pass through. It talks
+    to its endpoint and nothing else, so it asks for ``network: model``: in a network
+    namespace of its own (the sandbox's, or a confined run's separation), the model
+    bridge carries its requests to ``OPENAI_BASE_URL`` and a sibling run's loopback
+    servers are not there. The host's network is the operator's to grant
+    (``--allow-host-network``), never the agent file's.
     """
     return AgentConfig(
         name=BUILTIN_AGENT_NAME,
@@ -323,7 +329,8 @@ def builtin_agent_config() -> AgentConfig:
         ),
         env=("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "LANG"),
         trajectory="jsonl",
-        network=True,
+        network="model",
+        endpoint_env="OPENAI_BASE_URL",
         model=os.environ.get("OPENAI_MODEL", ""),
     )
 
