@@ -15,6 +15,7 @@ import pickle
 import shutil
 import subprocess
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,14 @@ def _workspace(root: Path) -> Path:
     (root / "x.pkl").write_bytes(pickle.dumps(_Pickled(str(marker))))
     with tarfile.open(root / "a.tar", "w") as archive:
         archive.add(root / "lines.txt", arcname="member.txt")
+    # Archives the agent left whose member replaces the grading file grade.py.
+    with tarfile.open(root / "g.tar", "w") as archive:
+        archive.add(root / "ws" / "grade.py", arcname="grade.py")
+    with zipfile.ZipFile(root / "g.zip", "w") as archive:
+        archive.write(root / "ws" / "grade.py", arcname="grade.py")
+    node = f"require('child_process').execFileSync({TOUCH!r}, [{str(marker)!r}])\n"
+    (root / "x.js").write_text(node, "utf-8")
+    (root / "q.sql").write_text(".shell ./x\n", "utf-8")
     return marker
 
 
@@ -149,6 +158,58 @@ FORMS: list[tuple[str, list[str], bool]] = [
     ("interpreter-not-modelled", ["python3-dbg", "script.py"], False),
     ("unbalanced-quote", ["sh", "-c", "echo 'x; ./x"], False),
     ("ld-preload", ["env", "LD_PRELOAD=./x.so", "true"], False),
+    # Extraction and copies over the grading files, from the agent's archive or tree.
+    ("tar-x-over-grading", ["sh", "-c", "tar -xf g.tar && sh grade.py"], True),
+    ("tar-x-old-style", ["tar", "xf", "g.tar"], False),
+    ("tar-extract-long", ["tar", "--extract", "--file=g.tar"], False),
+    ("unzip-over-grading", ["sh", "-c", "unzip -oq g.zip && sh grade.py"], True),
+    (
+        "cp-target-directory",
+        ["sh", "-c", "cp -r --target-directory=. ws/grade.py && sh grade.py"],
+        True,
+    ),
+    # Inline code that loads workspace code or writes over a grading file.
+    (
+        "python-c-sys-path",
+        ["python3", "-c", "import sys; sys.path.insert(0, '.'); import json"],
+        True,
+    ),
+    ("python-c-import", ["python3", "-c", "import solution; solution.check()"], False),
+    (
+        "python-c-write",
+        [
+            "sh",
+            "-c",
+            "python3 -c \"print(open('x').read(), file=open('grade.py', 'w'))\" && sh grade.py",
+        ],
+        True,
+    ),
+    ("python-c-dynamic", ["python3", "-c", "exec(open('script.py').read())"], True),
+    ("node-e-require", ["node", "-e", "require('./x.js')"], True),
+    (
+        "node-e-write",
+        ["sh", "-c", "node -e \"require('fs').copyFileSync('x', 'grade.py')\" && sh grade.py"],
+        True,
+    ),
+    ("node-e-computed", ["node", "-e", "this['req' + 'uire']('./x.js')"], False),
+    # An unknown program given a file named like a script.
+    ("unknown-program-script", ["mytool", "--verbose", "run.sh"], False),
+    # sqlite3's dot-commands run programs.
+    ("sqlite-shell", ["sqlite3", ":memory:", ".shell ./x"], True),
+    ("sqlite-system", ["sqlite3", ":memory:", ".system ./x"], True),
+    ("sqlite-stdin", ["sh", "-c", "sqlite3 :memory: < q.sql"], True),
+    ("sqlite-init", ["sqlite3", "-init", "q.sql", ":memory:", "select 1"], True),
+    # awk: gawk's indirect call, and print's redirection over a grading file.
+    ("awk-indirect-call", ["awk", 'BEGIN { f = "sys" "tem"; @f("./x") }'], False),
+    (
+        "awk-print-to-file",
+        [
+            "sh",
+            "-c",
+            'awk \'BEGIN { while ((getline l < "x") > 0) print l > "grade.py" }\' && sh grade.py',
+        ],
+        True,
+    ),
 ]
 # What the error must say for the forms whose rule has a reason of its own (a rule
 # caught by a broader one would otherwise go unnoticed when it is removed).
@@ -170,6 +231,25 @@ REASONS = {
     "option-from-variable": "may become any option",
     "copy-over-grading-file": "over the task's grading files",
     "redirect-over-grading-file": "over the task's grading files",
+    "tar-x-over-grading": "tar extracts",
+    "tar-x-old-style": "tar extracts",
+    "tar-extract-long": "tar extracts",
+    "unzip-over-grading": "unzip extracts",
+    "cp-target-directory": "over the task's grading files",
+    "python-c-sys-path": "sys.path",
+    "python-c-import": "imports 'solution'",
+    "python-c-write": "for writing",
+    "python-c-dynamic": "uses exec",
+    "node-e-require": "'require'",
+    "node-e-computed": "'this'",
+    "node-e-write": "'copyFileSync'",
+    "unknown-program-script": "not a program this reader knows",
+    "sqlite-shell": "dot-command",
+    "sqlite-system": "dot-command",
+    "sqlite-stdin": "standard input",
+    "sqlite-init": "-init",
+    "awk-indirect-call": "'@f('",
+    "awk-print-to-file": "writes to a file",
 }
 # The grading files the refusals are judged against: the forms' files are not among them.
 GRADING = ("grade.py", "Makefile")
@@ -273,6 +353,21 @@ HONEST: list[list[str]] = [
     ["python3", "grade.py", "answer.txt"],
     ["sh", "-c", "sort out.txt > sorted.txt && diff sorted.txt expected.txt"],
     ["sh", "-c", "cp out.txt copy.txt && grep -q x copy.txt 2>/dev/null"],
+    # The twins of the forms above that read only.
+    ["tar", "-xOf", "out.tar", "member.txt"],
+    ["tar", "-xf", "out.tar", "-C", "/tmp/unpacked"],
+    ["unzip", "-l", "out.zip"],
+    ["unzip", "-p", "out.zip", "a.txt"],
+    ["cp", "-r", "--target-directory=copies", "out"],
+    ["python3", "-c", "import json, sys; sys.exit(json.load(open('answer.json'))['t'] != 137)"],
+    ["python3", "-c", "import re; print(re.findall(r'[0-9]+', open('out.txt', 'r').read()))"],
+    ["node", "-e", "const t = [1, 2].length + 1; if (t !== 3) throw new Error('bad')"],
+    ["node", "-e", "const fs = require('fs'); JSON.parse(fs.readFileSync('a.json', 'utf8'))"],
+    ["xmllint", "--noout", "out.xml"],
+    ["sqlite3", "out.db", "select count(*) from results"],
+    ["sqlite3", "-readonly", "out.db", "select total from answer where id = 1"],
+    ["awk", "{print ($1 > 3)}", "rows.csv"],
+    ["awk", "{print $1}", "rows.csv"],
 ]
 
 

@@ -21,11 +21,18 @@ to a variable that says where programs or code are found (``PATH=.:$PATH``,
 (``tar -I``, ``find -exec``, ``git -c``), and the wrappers and interpreters not
 modelled (``sudo``, ``flock``, ``java``, ``gcc``, ...).
 
+Extraction is a write whose names the check cannot know (``tar -x``, ``unzip`` of the
+agent's archive, over the grading files): refused unless to standard output or an
+absolute directory. Inline code is read for what it loads and writes
+(``harness.inline_code``: ``python3 -c`` by its syntax tree, ``node -e`` by its words,
+``sqlite3``'s SQL for dot-commands), as are awk programs and sed scripts
+(``script_texts``: ``system``, pipes, gawk's indirect calls, ``print >``, sed's ``e``).
+
 What it cannot see: a program it does not know is assumed to read its operands as
-data, and code the task writes inline (``python3 -c``, ``node -e``, ``perl -e``) is the
-task's own: what it imports or starts is not read (an awk program and a sed script are:
-``system``, pipes, sed's ``e``). Bounds: :data:`MAX_WORDS` words, :data:`MAX_CHARS`
-characters, :data:`MAX_DEPTH` levels of nesting.
+data unless an operand is named like a script or program (``mytool run.sh``: refused,
+fail closed), so ``mytool prog`` where ``mytool`` runs ``prog`` is missed; ``perl -e``
+and ``ruby -e`` code is the task's own and not read. Bounds: :data:`MAX_WORDS` words,
+:data:`MAX_CHARS` characters, :data:`MAX_DEPTH` levels of nesting.
 """
 
 from __future__ import annotations
@@ -112,7 +119,7 @@ _CODE_RUNNERS = {
     "g++", "clang", "clang++", "tcc", "rustc", "deno", "bun", "ts-node", "tsx",
     "ipython", "jupyter", "sbcl", "clisp", "ghc", "runghc", "runhaskell", "stack",
     "swift", "kotlin", "scala", "groovy", "elixir", "erl", "escript", "luajit", "m4",
-    "dc", "ed", "ex", "vi", "vim", "nvim", "emacs", "gdb", "sqlite3", "osascript",
+    "dc", "ed", "ex", "vi", "vim", "nvim", "emacs", "gdb", "osascript",
 }  # fmt: skip
 # Test runners other than pytest: refused (a pass needs the runner's own report, which
 # the grading box reads for pytest only), with the runner named.
@@ -150,8 +157,20 @@ _DATA_TOOLS = {
     "realpath", "readlink", "expr", "seq", "rm", "mkdir", "touch", "shift", "set",
 }  # fmt: skip
 # Programs that write to their operands (dd: of=): none may target a grading path.
-_WRITERS = {"cp", "mv", "ln", "install", "tee", "dd", "truncate", "patch", "unzip"}
+_WRITERS = {"cp", "mv", "ln", "install", "tee", "dd", "truncate", "patch"}
 _WRITERS |= {"cpio", "link", "rename", "shred"}
+# Options of the writers that name their target directory in the same word.
+_TARGET_OPTIONS = ("--target-directory=", "--target=", "-t")
+# Operands an unknown program may run: a file named like a script or a program text.
+_SCRIPT_SUFFIX = re.compile(
+    r"\.(sh|bash|zsh|ksh|py|pyc|pyz|pth|js|mjs|cjs|ts|pl|pm|rb|php|lua|tcl|awk|sed|mk|"
+    r"r|jl|so|jar|wasm|ps1|bat|cmd|exe)$",
+    re.IGNORECASE,
+)
+# Shell builtins read by builtin() (their operands are names or data).
+_BUILTINS = {"cd", "pushd", "popd", "eval", "alias", "enable", "hash", "source", ".", "trap"}
+_BUILTINS |= {"exec", "command", "export", "declare", "typeset", "local", "readonly", "read"}
+_BUILTINS |= {"mapfile", "readarray", "getopts", "printf", "wait", "unset", "type", "umask"}
 # A word in program or script position may hold none of these.
 _UNFIXED = set("$`*?[]{}~\\\0")
 
@@ -391,8 +410,16 @@ class _Reader:
                     self.not_onto_grading(arg[3:], name)
                 elif name != "dd" and not arg.startswith("-"):
                     self.not_onto_grading(arg, name)
+                elif name != "dd" and arg.startswith(_TARGET_OPTIONS) and arg != "-t":
+                    # cp -r --target-directory=. ws: the target is in the option's word.
+                    option = next(o for o in _TARGET_OPTIONS if arg.startswith(o))
+                    self.not_onto_grading(arg[len(option) :], f"{name} {option.rstrip('=')}")
         elif name == "tar":
-            options.tar(args)
+            options.tar(self, args)
+        elif name == "unzip":
+            options.unzip(self, args)
+        elif name == "sqlite3":
+            options.sqlite3(self, args)
         elif name == "find":
             self.find(args, depth)
         elif name == "git":
@@ -402,6 +429,8 @@ class _Reader:
             )
         else:
             self.builtin(name, args, depth)
+            if name not in _BUILTINS and name not in _DATA_TOOLS:
+                self.unknown_program(name, args)
             for arg in args:
                 option = arg.lstrip("-").split("=", 1)[0].lower()
                 if arg.startswith("-") and len(option) > 2 and _PROGRAM_OPTION.search(option):
@@ -409,6 +438,25 @@ class _Reader:
                         f"{name} {arg.split('=', 1)[0]} looks like an option naming a program "
                         "to run, so what it runs cannot be checked"
                     )
+
+    def unknown_program(self, name: str, args: list[Word]) -> None:
+        """A program this reader does not model is assumed to read its operands as
+        data (jq, xmllint, file, sort), except one named like a script or program
+        (``runner run.sh``, ``mytool plugin.so``): that may be what it runs, so it is
+        refused unless it is a grading file. A script without such a name given to an
+        unknown program is not seen (docs/harness.md says so)."""
+        for arg in args:
+            value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+            if value.startswith("-") or not _SCRIPT_SUFFIX.search(value):
+                continue
+            if value.startswith("/") and not value.startswith(("/proc/", "/dev/")):
+                continue  # a system or operator file, never the workspace's
+            if not self.covered(value):
+                raise WorkspaceCode(
+                    f"{name!r} is not a program this reader knows, and {value!r} is named "
+                    "like a script or program it may run, from the agent's workspace; "
+                    "list it under grading_files, or use a modelled interpreter"
+                )
 
     def builtin(self, name: str, args: list[Word], depth: int) -> None:
         if name in ("cd", "pushd", "popd"):

@@ -18,6 +18,11 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
+from benchguard.harness.inline_code import (
+    node_inline_problem,
+    python_inline_problem,
+    sqlite_sql_problem,
+)
 from benchguard.harness.script_texts import awk_runs_programs, sed_runs_programs
 
 
@@ -27,6 +32,8 @@ class WorkspaceCode(ValueError):
 
 class Checker(Protocol):
     def script(self, operand: str, what: str) -> None: ...
+
+    def not_onto_grading(self, target: str, what: str) -> None: ...
 
     def covered(self, operand: str) -> bool: ...
 
@@ -103,7 +110,10 @@ def python(checker: Checker, args: Sequence[str]) -> tuple[str, list[str]] | Non
                         value, consumed = args[i + 1], 2
                     if letter == "c":
                         _python_safe_path(seen)
-                        return None  # the task's own code; the rest is its argv
+                        # The task's own code (the rest is its argv), read for what
+                        # it imports and writes.
+                        _inline(python_inline_problem(value), "python -c")
+                        return None
                     if letter == "m":
                         _python_safe_path(seen)
                         return value, list(args[i + consumed :])
@@ -200,6 +210,8 @@ def node(checker: Checker, args: Sequence[str]) -> None:
         arg = args[i]
         head, _, inline = arg.partition("=")
         if head in ("-e", "--eval", "-p", "--print"):
+            value = inline or (args[i + 1] if i + 1 < len(args) else "")
+            _inline(node_inline_problem(value), f"node {head}")
             return
         if head in ("-r", "--require", "--import", "--loader", "--experimental-loader"):
             value = inline or (args[i + 1] if i + 1 < len(args) else "")
@@ -310,20 +322,104 @@ def is_simple_interpreter(name: str) -> bool:
     return name in _SIMPLE_INTERPRETERS
 
 
-def tar(args: Sequence[str]) -> None:
-    """tar runs a program for -I/--use-compress-program, -F, --to-command, ..."""
+def tar(checker: Checker, args: Sequence[str]) -> None:
+    """tar runs a program for -I/--use-compress-program, -F, --to-command, ...; and an
+    extraction writes the archive's members, names the check cannot know (the archive
+    is the agent's), so it must go to standard output (-O) or an absolute -C."""
+    extracting = to_stdout = False
+    directory: str | None = None
     for index, arg in enumerate(args):
         if arg == "--":
-            return
+            break
         if arg.startswith("--"):
-            name = arg[2:].split("=", 1)[0]
+            name, _, value = arg[2:].partition("=")
             if len(name) >= 3 and any(o.startswith(name) for o in _TAR_PROGRAM_OPTIONS):
                 raise WorkspaceCode(f"tar {arg.split('=', 1)[0]} names a program tar runs")
+            extracting |= len(name) >= 2 and ("extract".startswith(name) or name == "get")
+            to_stdout |= len(name) >= 3 and "to-stdout".startswith(name)
+            if len(name) >= 3 and "directory".startswith(name):
+                directory = value or (args[index + 1] if index + 1 < len(args) else "")
             continue
         # A short cluster (or the first word in the old style, 'xIf') holds -I or -F.
         cluster = arg[1:] if arg.startswith("-") else (arg if index == 0 else "")
         if any(letter in cluster for letter in "IF"):
             raise WorkspaceCode(f"tar {arg!r} names a program tar runs (-I or -F)")
+        extracting |= "x" in cluster
+        to_stdout |= "O" in cluster
+        if "C" in cluster:
+            rest = cluster[cluster.index("C") + 1 :]
+            directory = rest or (args[index + 1] if index + 1 < len(args) else "")
+    if extracting and not to_stdout:
+        if directory is None or not directory.startswith("/"):
+            raise WorkspaceCode(
+                "tar extracts the archive's members here, names the check cannot know "
+                "(the archive is the agent's), which can replace the task's grading "
+                "files; extract to standard output (-O) or an absolute -C directory"
+            )
+        checker.script(directory, "the directory tar extracts into")
+
+
+# unzip's modes that write nothing: list, test, pipe to standard output, zipinfo.
+_UNZIP_READ_ONLY = set("ltpvZz")
+
+
+def unzip(checker: Checker, args: Sequence[str]) -> None:
+    """unzip writes the archive's members (names the check cannot know) unless it
+    lists, tests or pipes them; or into an absolute -d directory."""
+    read_only = any(
+        a.startswith("-") and not a.startswith("--") and set(a[1:]) & _UNZIP_READ_ONLY for a in args
+    )
+    if read_only:
+        return
+    if "-d" in args:
+        index = args.index("-d")
+        target = args[index + 1] if index + 1 < len(args) else ""
+        if target.startswith("/"):
+            checker.script(target, "the directory unzip extracts into")
+            return
+    raise WorkspaceCode(
+        "unzip extracts the archive's members here, names the check cannot know (the "
+        "archive is the agent's), which can replace the task's grading files; list (-l), "
+        "test (-t) or pipe (-p) them, or extract into an absolute -d directory"
+    )
+
+
+# The sqlite3 shell's options that take a value and load nothing.
+_SQLITE_VALUED = {"-separator", "-nullvalue", "-newline", "-mmap", "-pagecache", "-lookaside"}
+_SQLITE_FLAGS = {"-bail", "-batch", "-csv", "-json", "-line", "-list", "-column", "-header"}
+_SQLITE_FLAGS |= {"-noheader", "-readonly", "-box", "-markdown", "-table", "-html", "-quote"}
+_SQLITE_FLAGS |= {"-tabs", "-ascii", "-echo", "-safe", "-nofollow", "-stats", "-bail"}
+
+
+def sqlite3(checker: Checker, args: Sequence[str]) -> None:
+    """The sqlite3 shell: its database, then SQL operands read for dot-commands
+    (``.shell``, ``.system``) and file functions; -init and -cmd, and SQL from
+    standard input, are refused."""
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i].replace("--", "-", 1) if args[i].startswith("--") else args[i]
+        if arg in _SQLITE_VALUED:
+            i += 2
+            continue
+        if arg in _SQLITE_FLAGS:
+            i += 1
+            continue
+        if arg.startswith("-"):
+            raise WorkspaceCode(
+                f"the sqlite3 option {args[i]!r} is not understood (-init and -cmd run "
+                "dot-commands, which can start programs)"
+            )
+        operands.append(args[i])
+        i += 1
+    if len(operands) < 2:
+        raise WorkspaceCode(
+            "sqlite3 would read its SQL from standard input, which a redirection or pipe "
+            "can fill with a workspace file's dot-commands; give the SQL as an operand"
+        )
+    checker.not_onto_grading(operands[0], "sqlite3's database")
+    for text in operands[1:]:
+        _inline(sqlite_sql_problem(text), "sqlite3")
 
 
 def make(checker: Checker, args: Sequence[str]) -> None:

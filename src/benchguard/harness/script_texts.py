@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import re
 
-_AWK_RUNS = re.compile(r"\bsystem\b|(?<!\|)\|(?!\|)|@load|@include")
+# gawk's indirect call (f = "system"; @f("./x")) names the function in a string; and
+# print's '>' (always a redirection outside parentheses) writes to a file it names.
+_AWK_RUNS = re.compile(r"\bsystem\b|(?<!\|)\|(?!\|)|@load|@include|@\w+\s*\(")
+_AWK_WRITES = re.compile(r"\bprintf?\b[^;{}\n()]*>")
 # sed commands that take no argument, or an optional number.
 _SED_PLAIN = set("=dDgGhHnNpPxzFlLqQ")
 _SED_TO_EOL = set("aicrRwWbtT:v#")
@@ -21,9 +24,11 @@ MAX_SED_COMMANDS = 500
 
 def awk_runs_programs(text: str) -> str | None:
     found = _AWK_RUNS.search(text)
-    if found is None:
-        return None
-    return f"the awk program can start a command ({found.group(0)!r})"
+    if found is not None:
+        return f"the awk program can start a command ({found.group(0)!r})"
+    if _AWK_WRITES.search(text):
+        return "the awk program writes to a file (print > FILE), which can be a grading file"
+    return None
 
 
 def sed_runs_programs(text: str) -> str | None:
