@@ -22,6 +22,13 @@ whose first argument is an absolute literal, perl's ``join("/", ...)`` and a lis
 joined by ``"/"`` (ruby, node), and an absolute value a variable holds once folded from
 pieces (version 17).
 
+Version 19 reads pieces joined inside a call too, with no assignment to fold:
+``readFileSync('/te' + 'sts/' + f)`` (node's ``+``, perl's ``.`` written with or without
+spaces, ruby's ``+``), a template literal (node's backquotes with ``${d}``) or an
+interpolated string (ruby's ``"/#{d}/x"``, perl's ``"/$d/x"``) whose variables were
+folded (an unknown one is a glob's ``*``). Only an absolute or home value spelled by
+more than one piece is kept: a single literal is in the raw text already.
+
 What it cannot see: a piece computed (``chr``, ``join`` of a list built elsewhere, a
 rot13, a loop), read from a file, or assigned in a branch the reading cannot order:
 the sandbox and the system audit cover those. Bounded: at most :data:`MAX_CODE_PATHS` paths per command, and only the
@@ -64,7 +71,9 @@ _MAX_ASSIGNMENTS = 200
 _MAX_VALUE_CHARS = 1024
 # ``name = expr`` (python, node's const/let/var, perl's my $name), one statement.
 _CODE_ASSIGN = re.compile(
-    r"""(?:^|(?<=[;\n{(]))[ \t]*(?:(?:const|let|var|my|our|local)[ \t]+)?"""
+    # (also right after the quote a ``-e``/``-c`` string opens with: the program's
+    # first statement)
+    r"""(?:^|(?<=[;\n{(])|(?<=-[ec][ \t]['"]))[ \t]*(?:(?:const|let|var|my|our|local)[ \t]+)?"""
     r"""(\$?[A-Za-z_]\w{0,40})[ \t]*=(?![=~])[ \t]*([^;\n]{1,400})"""
 )
 _JOIN_FUNC = re.compile(
@@ -81,6 +90,15 @@ _SLASH_JOIN = re.compile(
 )
 _PERL_VAR = re.compile(r"\$\{?([A-Za-z_]\w{0,40})\}?")
 _IDENT = re.compile(r"\$?[A-Za-z_]\w{0,40}")
+# A chain of literals and names joined by ``+`` or perl's ``.`` inside any expression
+# (a call's argument): ``'/te'+'sts/'+f``, ``"/te"."sts"``. At least one piece quoted.
+_PIECE = r"""(?:'[^'\\\n]{0,200}'|"[^"\\\n]{0,200}"|\$?[A-Za-z_]\w{0,40})"""
+_CONCAT = re.compile(_PIECE + r"""(?:[ \t]*[+.][ \t]*""" + _PIECE + r"""){1,7}""")
+# A node template literal, or a ruby/perl double-quoted string, with substitutions.
+_TEMPLATE = re.compile(r"""`(?P<tpl>[^`\\\n]{1,300})`|"(?P<dq>[^"\\\n]{1,300})\"""")
+_TEMPLATE_SUB = re.compile(r"""\$\{\s*([A-Za-z_]\w{0,40})\s*\}|#\{\s*([A-Za-z_]\w{0,40})\s*\}""")
+# Cheap test for either shape before the regexes above run.
+_INLINE_HINT = re.compile(r"""['"][ \t]*[+.]|[+.][ \t]*['"]|\$\{|#\{|"/[^"\n]{0,200}\$""")
 
 
 def _split_top(expr: str, separators: str) -> list[tuple[str, str]]:
@@ -100,8 +118,15 @@ def _split_top(expr: str, separators: str) -> list[tuple[str, str]]:
             depth -= 1
         elif depth == 0 and char in separators:
             # perl's concatenation is " . "; a "." elsewhere is a method call.
-            if char == "." and not (
-                expr[index - 1 : index] == " " or expr[index + 1 : index + 2] == " "
+            if (
+                char == "."
+                and not (
+                    expr[index - 1 : index] == " "
+                    or expr[index + 1 : index + 2] == " "
+                    # ``"/te"."sts"``: a dot between a closing and an opening quote (or a
+                    # perl variable) joins strings; ``'a'.join(x)`` is a method call.
+                    or (expr[index - 1 : index] in "'\"" and expr[index + 1 : index + 2] in "'\"$")
+                )
             ):
                 continue
             parts.append((sep, expr[start:index]))
@@ -194,6 +219,8 @@ def _folded_paths(code: str) -> list[str]:
             value = _folded(code[join.start() : end + 1], env)
             if value is not None and value.startswith(("~/", "/")) and value.strip("/*~"):
                 found.append(value)
+    if _INLINE_HINT.search(code) is not None:
+        found.extend(_inline_paths(code, env))
     if not homes:
         return found
     names = "|".join(re.escape(name) for name in sorted(homes, key=len, reverse=True))
@@ -203,6 +230,43 @@ def _folded_paths(code: str) -> list[str]:
             found.append(
                 homes[match.group(0)].rstrip("/") + "/" + "/".join(p.strip("/") for p in pieces)
             )
+    return found
+
+
+def inline_hinted(text: str) -> bool:
+    """Whether ``text`` may join path pieces where they are used (the caller's cheap
+    test before :func:`code_paths`)."""
+    return _INLINE_HINT.search(text[:MAX_CODE_CHARS]) is not None
+
+
+def _inline_paths(code: str, env: dict[str, str]) -> list[str]:
+    """Absolute or home paths spelled by pieces joined where they are used (a call's
+    argument), and by template or interpolated strings over folded variables."""
+    found: list[str] = []
+    for match in _CONCAT.finditer(code):
+        expr = match.group(0)
+        if "'" not in expr and '"' not in expr:
+            continue
+        value = _folded(expr, env)
+        if value is not None and value.startswith(("/", "~/")) and value.strip("/*~"):
+            found.append(value)
+        if len(found) >= MAX_CODE_PATHS:
+            return found
+    for match in _TEMPLATE.finditer(code):
+        body = match.group("tpl") or match.group("dq") or ""
+        substituted = _TEMPLATE_SUB.sub(lambda m: env.get(m.group(1) or m.group(2), "*"), body)
+        if match.group("dq") is not None:
+            # perl's "$d" (a name it never assigned stays as typed, and is skipped below).
+            substituted = _PERL_VAR.sub(
+                lambda m: env.get("$" + m.group(1), env.get(m.group(1), m.group(0))),
+                substituted,
+            )
+        if substituted == body or "$" in substituted or " " in substituted:
+            continue
+        if substituted.startswith(("/", "~/")) and substituted.strip("/*~"):
+            found.append(substituted)
+        if len(found) >= MAX_CODE_PATHS:
+            break
     return found
 
 
@@ -228,7 +292,12 @@ def code_paths(text: str) -> list[str]:
         add("~" + match.group("rest"))
     for match in _TILDE_LITERAL.finditer(code):
         add(match.group(0))
-    if "=" in code or "join" in code or _JOIN_FUNC.search(code) is not None:
+    if (
+        "=" in code
+        or "join" in code
+        or _JOIN_FUNC.search(code) is not None
+        or _INLINE_HINT.search(code) is not None
+    ):
         for path in _folded_paths(code):
             add(path)
             if len(found) >= MAX_CODE_PATHS:

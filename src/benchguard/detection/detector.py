@@ -117,7 +117,14 @@ from benchguard.record.run import RunRecord
 #     and stash@{n} after the agent's own stash is no reflog finding.
 # 18: a named ref other than HEAD whose own output dates its commit after HEAD's date
 #     (shown_dates) is strong.
-DETECTOR_VERSION = 18
+# 19: a find whose results go to a command that prints them (-exec cat, | xargs head)
+#     reaches Harbor's files by names as wide as test_*.py (within its -maxdepth and
+#     positive -path tests); archive members named by pattern (tar -xOf x '*solution*',
+#     unzip -p x 'tests/*', bsdtar, 7z); pieces joined inside a call (node/ruby '+',
+#     perl '.', template and interpolated strings); a ref git itself said is ahead of
+#     HEAD (status "behind", branch -vv, rev-list --count HEAD..REF) is strong; Harbor's
+#     /oracle is its solution folder.
+DETECTOR_VERSION = 19
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

@@ -36,12 +36,13 @@ _MIN_NAME_LITERALS = 3
 # (those are fingerprinted in the home): Harbor's verifier tests, its oracle's
 # solution and the verifier's reward folder (the harbor-* path rules, in every
 # profile: generic.yaml).
-_MOUNTED_ROOTS = ("/logs/verifier", "/solution", "/tests")
+_MOUNTED_ROOTS = ("/logs/verifier", "/oracle", "/solution", "/tests")
 # Files Harbor's layout is known to hold, for a ``find -name`` that names one of them
 # below a start directory above the root (``find / -name test_outputs.py -exec cat {}
 # \;``): only names no other benchmark's files carry (test.sh is every repository's).
 _MOUNTED_MEMBERS: dict[str, tuple[str, ...]] = {
     "/tests": ("test_outputs.py",),
+    "/oracle": ("solve.sh",),
     "/solution": ("solve.sh",),
     "/logs/verifier": ("reward.txt", "reward.json"),
 }
@@ -193,6 +194,18 @@ def _names(name: str, component: str) -> bool:
     return len(name) >= 5 and name.replace("-", "").isalnum() and name in component
 
 
+# Commands that print the files they are handed: a ``find`` whose results go to one of
+# them (``-exec cat {} +``, ``| xargs head``) reads what it found, not only lists it.
+_CONTENT_READERS = frozenset({
+    "cat", "tac", "head", "tail", "less", "more", "bat", "batcat", "nl", "strings", "xxd",
+    "od", "hexdump", "base64", "cp", "tar", "zip", "rsync", "python", "python3", "bash", "sh",
+})  # fmt: skip
+_EXEC_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_NEGATIONS = frozenset({"!", "-not"})
+_COMMAND_ENDS = frozenset({";", "&&", "||", "&", "\n", "(", ")", ";;", "|&"})
+_XARGS_VALUED = frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"})
+
+
 def find_reach(
     tokens: Sequence[str],
     absolute: Callable[[str], str | None],
@@ -207,42 +220,116 @@ def find_reach(
             continue
         starts: list[str] = []
         tests: list[tuple[str, str]] = []
+        required: list[tuple[str, str]] = []  # positive -path tests every result passes
+        maxdepth: int | None = None
+        alternatives = False
         position = start + 1
         while position < len(tokens) and not tokens[position].startswith("-"):
-            if tokens[position] == ";":
+            if tokens[position] in _COMMAND_ENDS or tokens[position] == "|":
                 break
             spelled = absolute(tokens[position])
             if spelled is not None:
                 starts.append(spelled.rstrip("/") or "/")
             position += 1
-        while position + 1 < len(tokens) and tokens[position] != ";":
-            if tokens[position] in _FIND_PATH_TESTS | _FIND_NAME_TESTS:
-                tests.append((tokens[position], tokens[position + 1]))
+        expression_start = position
+        while position + 1 < len(tokens) and tokens[position] not in _COMMAND_ENDS | {"|"}:
+            token = tokens[position]
+            if token in {"-o", "-or"}:
+                alternatives = True
+            if token == "-maxdepth" and tokens[position + 1].isdigit():
+                maxdepth = int(tokens[position + 1])
+            if token in _FIND_PATH_TESTS | _FIND_NAME_TESTS:
+                negated = tokens[position - 1] in _NEGATIONS
+                if not negated:
+                    # A negated test (``-not -path '*/site-packages/*'``) excludes what
+                    # it names: it reaches nothing.
+                    tests.append((token, tokens[position + 1]))
+                    if token in _FIND_PATH_TESTS:
+                        required.append((token, tokens[position + 1]))
                 position += 1
             position += 1
+        reads = _results_read(tokens, expression_start, position)
         for root in roots:
             if not any(_under(root, base) for base in starts):
                 continue
-            hit = _tested(root, [base for base in starts if _under(root, base)], tests)
-            if hit is not None and hit not in found:
-                found.append(hit)
-                if len(found) >= MAX_REACHED:
-                    return found
+            bases = [base for base in starts if _under(root, base)]
+            hit = _tested(root, bases, tests, wide=reads)
+            if hit is None or hit in found:
+                continue
+            if maxdepth is not None and all(_depth(hit, base) > maxdepth for base in bases):
+                continue
+            if (
+                reads
+                and not alternatives
+                and not all(_match(hit, value, test.startswith("-i")) for test, value in required)
+            ):
+                continue
+            found.append(hit)
+            if len(found) >= MAX_REACHED:
+                return found
     return found
+
+
+def _depth(path: str, base: str) -> int:
+    below = path[len(base.rstrip("/")) :].strip("/")
+    return len(below.split("/")) if below else 0
+
+
+def _results_read(tokens: Sequence[str], begin: int, end: int) -> bool:
+    """Whether the ``find`` whose expression is ``tokens[begin:end]`` hands its results
+    to a command that prints them: an ``-exec`` of a reader (or of ``sh -c`` whose
+    string runs one), or a pipe into ``xargs`` running a reader."""
+    for position in range(begin, min(end + 1, len(tokens) - 1)):
+        if tokens[position] in _EXEC_ACTIONS and _reader(tokens, position + 1):
+            return True
+    # The shell's tokens spell every operator ``;``: the next command, past a
+    # redirection's pieces (``2>/dev/null``), is taken as the pipe's end.
+    position = end
+    for _ in range(6):
+        if position >= len(tokens):
+            return False
+        token = tokens[position]
+        if token == "xargs":
+            position += 1
+            while position < len(tokens) and tokens[position].startswith("-"):
+                position += 2 if tokens[position] in _XARGS_VALUED else 1
+            return _reader(tokens, position)
+        if token not in _COMMAND_ENDS and not token.isdigit() and not token.startswith("/dev/"):
+            return False
+        position += 1
+    return False
+
+
+def _reader(tokens: Sequence[str], position: int) -> bool:
+    if position >= len(tokens):
+        return False
+    command = tokens[position].rsplit("/", 1)[-1]
+    if (
+        command in {"sh", "bash", "dash", "zsh"}
+        and position + 2 < len(tokens)
+        and tokens[position + 1].startswith("-")
+        and "c" in tokens[position + 1]
+    ):
+        script = tokens[position + 2].replace(";", " ").replace("|", " ").split()
+        return any(word.rsplit("/", 1)[-1] in _CONTENT_READERS for word in script)
+    return command in _CONTENT_READERS
 
 
 def _under(root: str, base: str) -> bool:
     return base == "/" or root == base or root.startswith(base + "/")
 
 
-def _tested(root: str, bases: Sequence[str], tests: Sequence[tuple[str, str]]) -> str | None:
+def _tested(
+    root: str, bases: Sequence[str], tests: Sequence[tuple[str, str]], *, wide: bool = False
+) -> str | None:
     """The root, or the directory above it, that one of ``tests`` matches; or a file of
-    the root's that a ``-name`` test names (:data:`_MOUNTED_MEMBERS`)."""
+    the root's that a ``-name`` test names (:data:`_MOUNTED_MEMBERS`). ``wide``: the
+    results are read, so a name as wide as ``test_*.py`` reaches a member too."""
     parts = root.split("/")
     for test, value in tests:
         fold = test.startswith("-i")
         if test in _FIND_NAME_TESTS:
-            member = _member_named(root, value, fold)
+            member = _member_named(root, value, fold, wide=wide)
             if member is not None and any(_under(root, base) for base in bases):
                 return member
         for depth in range(len(parts), 0, -1):
@@ -256,20 +343,25 @@ def _tested(root: str, bases: Sequence[str], tests: Sequence[tuple[str, str]]) -
                     return prefix
             else:
                 literals = sum(1 for ch in value if ch not in _WILDCARDS)
-                if value[:1] in "*?[" or literals < _MIN_NAME_LITERALS:
+                # A leading wildcard is a wide search, unless what it finds is read and
+                # the name's literal part is a word of its own (``*oracle*``).
+                leading = value[:1] in "*?[" and not (wide and literals >= 5)
+                if leading or literals < _MIN_NAME_LITERALS:
                     continue
                 if _match(parts[depth - 1], value, fold):
                     return prefix
     return None
 
 
-def _member_named(root: str, pattern: str, fold: bool) -> str | None:
+def _member_named(root: str, pattern: str, fold: bool, *, wide: bool = False) -> str | None:
     """``root/member`` for a known member of a mounted root that ``pattern`` matches,
-    when the pattern has three literal characters and matches no ordinary name."""
+    when the pattern has three literal characters and matches no ordinary name (or,
+    ``wide``, when what it finds is read: listing every ``test_*.py`` is a search,
+    printing them all prints the grader's)."""
     members = _MOUNTED_MEMBERS.get(root, ())
     if not members or sum(1 for ch in pattern if ch not in _WILDCARDS) < _MIN_NAME_LITERALS:
         return None
-    if any(_match(name, pattern, fold) for name in _ORDINARY_NAMES):
+    if not wide and any(_match(name, pattern, fold) for name in _ORDINARY_NAMES):
         return None
     for member in members:
         if _match(member, pattern, fold):

@@ -115,6 +115,22 @@ _BEYOND_HEAD_RANGE = regex.compile(
 _FETCHED = regex.compile(
     r"(?m)^\s*(?:[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}|\+|\*\s*\[new (?:branch|tag|ref)\])\s"
 )
+# A ref the command names (``origin/main``, ``upstream/master:path``, ``FETCH_HEAD``).
+_NAMED_REF = regex.compile(
+    r"(?<![\w./:~-])(?:refs/remotes/|remotes/)?([A-Za-z][\w.-]{0,40}/[\w./-]{1,80}?|FETCH_HEAD)"
+    r"(?=:|\s|$|[;&|)\"'^~])"
+)
+# Git's own words that a ref is ahead of HEAD: ``git status`` ("Your branch is behind
+# 'origin/main' by 3 commits", "have diverged") and ``git branch -vv`` ("[origin/main:
+# behind 3]").
+_BEHIND = regex.compile(
+    r"Your branch is behind '(?P<a>[^'\n]{1,120})' by [1-9]\d* commit"
+    r"|Your branch and '(?P<b>[^'\n]{1,120})' have diverged"
+    r"|\[(?P<c>[^\]:\n]{1,120}): (?:ahead \d+, )?behind [1-9]\d*\]"
+)
+_COUNT_RANGE = regex.compile(
+    _GIT + r"rev-list\b[^\n;&|]*--count\b[^\n;&|]*?(?:HEAD|@)\.\.(?!\.)(?P<ref>[\w./-]+)"
+)
 # A loose object's path (``.git/objects/9f/3c2a...``): the hash, split after two digits.
 _LOOSE_OBJECT = regex.compile(r"(?<![0-9a-f])([0-9a-f]{2})/([0-9a-f]{38})(?![0-9a-f])")
 # HEAD-only history: what it prints is the task's past.
@@ -468,6 +484,9 @@ def _other_ref(finding: Finding, step: _Step, trace: _Trace) -> Finding:
     dated = _dated_after_head(step.index, trace)
     if dated is not None:
         return finding.model_copy(update={"strength": "strong", "provenance": dated})
+    ahead = _ref_ahead(step, trace)
+    if ahead is not None:
+        return finding.model_copy(update={"strength": "strong", "provenance": ahead})
     head = _head_hashes(trace, step.index)
     listed = [h[:7] for h in listed_all]
     if head and listed:
@@ -479,6 +498,32 @@ def _other_ref(finding: Finding, step: _Step, trace: _Trace) -> Finding:
             )
             return finding.model_copy(update={"strength": "strong", "provenance": why})
     return weak
+
+
+def _ref_ahead(step: _Step, trace: _Trace) -> str | None:
+    """Why a ref ``step`` names is ahead of HEAD, when git itself said so at this step
+    or earlier (``git status``'s "behind", ``git branch -vv``, a ``rev-list --count
+    HEAD..REF`` above 0): then the ref's history is not HEAD's, and ``git show
+    REF:path`` (whose output is a file, no commit) reads beyond HEAD."""
+    refs = {match.group(1).rstrip("/") for match in _NAMED_REF.finditer(step.command)}
+    if not refs:
+        return None
+    for earlier in trace.steps[: step.index + 1]:
+        for said in _BEHIND.finditer(earlier.result):
+            ref = said.group("a") or said.group("b") or said.group("c") or ""
+            if ref in refs:
+                return (
+                    f"git said at step {earlier.index} that {ref} is ahead of HEAD "
+                    f"({said.group(0)[:80]}): its history is not HEAD's"
+                )
+        for counted in _COUNT_RANGE.finditer(earlier.command):
+            first = earlier.result.strip().split()[:1]
+            if counted.group("ref") in refs and first and first[0].isdigit() and int(first[0]):
+                return (
+                    f"rev-list at step {earlier.index} counted {first[0]} commit(s) in "
+                    f"HEAD..{counted.group('ref')}: its history is not HEAD's"
+                )
+    return None
 
 
 def _reads_prompt_named(command: str, named: frozenset[str]) -> bool:

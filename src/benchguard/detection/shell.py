@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from benchguard.detection._script_memo import StateMemo
-from benchguard.detection.code_paths import code_paths
+from benchguard.detection.archive_members import archive_reach
+from benchguard.detection.code_paths import code_paths, inline_hinted
 from benchguard.detection.glob_reach import find_reach, glob_reach, walk_reach
 from benchguard.detection.program_paths import python_hinted, read_python
 
@@ -324,7 +325,7 @@ class ShellReader:
                 words.append(spelled)
         # A home path code assembles (os.path.join(expanduser("~"), ...), Path.home()
         # / ..., node's homedir(), perl's $ENV{HOME}): read as typed (code_paths).
-        if "~" in text or "ome" in text or "HOME" in text or "join" in text:
+        if "~" in text or "ome" in text or "HOME" in text or "join" in text or inline_hinted(text):
             for path in code_paths(text):
                 if path.startswith("/"):
                     path = self._spelled(posixpath.normpath(path))
@@ -460,6 +461,9 @@ class ShellReader:
             self._links(tokens, variables, state)
         if self.roots and "find" in text:
             out.extend(find_reach(tokens, lambda word: self._root_spelled(word, state), self.roots))
+        if "tar" in text or "zip" in text or "7z" in text:
+            # ``tar -xOf x.tar '*solution*'``: a member pattern naming Harbor's layout.
+            out.extend(archive_reach(tokens))
         return out
 
     def _directory_option(
