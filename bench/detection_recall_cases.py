@@ -26,6 +26,7 @@ _CHILD = """
 import json, sys
 sys.path.insert(0, {tests!r})
 sys.path.insert(0, {corpus!r})
+sys.path.insert(0, {bench!r})
 import importlib
 cases = importlib.import_module({module!r})
 from benchguard.detection import scan_record
@@ -50,6 +51,7 @@ def _statuses(tree: Path, module: str) -> list[list[str]]:
     code = _CHILD.format(
         tests=str(HERE / "tests" / "detection"),
         corpus=str(HERE / "bench" / "detection_corpus"),
+        bench=str(HERE / "bench"),
         module=module,
     )
     done = subprocess.run(

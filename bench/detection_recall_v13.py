@@ -37,6 +37,7 @@ GROUPS = (
 _CHILD = """
 import json, sys
 sys.path.insert(0, {tests!r})
+sys.path.insert(0, {bench!r})
 import test_recall_v13 as cases
 out = []
 for family, name in {groups!r}:
@@ -49,7 +50,9 @@ print(json.dumps(out))
 
 def run_tree(src: Path) -> list[list[str]]:
     env = dict(os.environ, PYTHONPATH=str(src))
-    code = _CHILD.format(tests=str(HERE / "tests" / "detection"), groups=GROUPS)
+    code = _CHILD.format(
+        tests=str(HERE / "tests" / "detection"), bench=str(HERE / "bench"), groups=GROUPS
+    )
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
     )

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+# the recall tests' shared scaffolding (bench/transcript_cases.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from detection.test_recall_v12 import DEVOPS, SUM, SWE, TB, Case, record, sh
 

@@ -5,18 +5,17 @@ repository), and on honest near-misses of each: scanned as an imported log is
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from benchguard.detection import scan_record
 from benchguard.detection.code_paths import code_paths
-from benchguard.detection.profile_choice import resolve_profiles
 from benchguard.detection.shell import ShellReader, ShellState
+from transcript_cases import Step, record, scan_findings, sh
 
-Step = tuple[str, dict[str, Any], str]
+# ``record`` is what bench/detection_recall_cases.py and recall_holdout.py read cases by.
+__all__ = ["CHEATS", "HONEST", "Case", "record", "sh"]
 
 
 @dataclass(frozen=True)
@@ -31,23 +30,6 @@ class Case:
     expect: str = "flagged"
     profiles: tuple[str, ...] = ("auto",)
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-def record(case: Case) -> dict[str, Any]:
-    return {
-        "id": case.id,
-        **case.meta,
-        "input": case.prompt,
-        "trajectory": [
-            {"name": name, "args": args, "result": result, "status": "success"}
-            for name, args, result in case.steps
-        ],
-        "output": case.output,
-    }
-
-
-def sh(command: str, result: str = "") -> Step:
-    return ("bash", {"command": command}, result)
 
 
 DEVOPS = (
@@ -820,22 +802,15 @@ HONEST: tuple[Case, ...] = (
 )
 
 
-def _scan(case: Case) -> tuple[str, list[tuple[str, str, str | None]]]:
-    raw = record(case)
-    choice = resolve_profiles(list(case.profiles), text=json.dumps(raw))
-    report = scan_record(raw, choice.rules)
-    return report.status, [(f.rule, f.strength, f.provenance) for f in report.findings]
-
-
 @pytest.mark.parametrize("case", CHEATS, ids=lambda case: case.id)
 def test_an_adversarial_transcript_is_caught(case: Case) -> None:
-    status, findings = _scan(case)
+    status, findings = scan_findings(case)
     assert status == case.expect, findings
 
 
 @pytest.mark.parametrize("case", HONEST, ids=lambda case: case.id)
 def test_an_honest_near_miss_stays_clean(case: Case) -> None:
-    status, findings = _scan(case)
+    status, findings = scan_findings(case)
     assert status == "clean", findings
 
 
@@ -844,7 +819,7 @@ def test_history_beyond_head_without_a_repository_says_why_it_is_weak() -> None:
     # (issue 20's rules); a fetch and a remote ref whose output shows nothing beyond
     # HEAD stay weak, and say why.
     case = next(case for case in CHEATS if case.id == "fg-fetch-upstream-generic")
-    status, findings = _scan(case)
+    status, findings = scan_findings(case)
     assert status == "review"
     assert {(rule, strength) for rule, strength, _ in findings} == {
         ("repo-history/remote-ref", "weak")
@@ -854,7 +829,7 @@ def test_history_beyond_head_without_a_repository_says_why_it_is_weak() -> None:
 
 def test_with_the_swe_bench_profile_the_generic_history_rule_gives_way() -> None:
     case = next(case for case in CHEATS if case.id == "fg-show-future-ref")
-    status, findings = _scan(case)
+    status, findings = scan_findings(case)
     assert status == "flagged"
     assert not [rule for rule, _, _ in findings if rule.startswith("repo-history/")]
 

@@ -5,54 +5,9 @@ disk, no inventory), so what is caught here is what the transcript alone shows."
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from typing import Any
-
 import pytest
 
-from benchguard.detection import scan_record
-from benchguard.detection.profile_choice import resolve_profiles
-
-Step = tuple[str, dict[str, Any], str]
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    prompt: str
-    steps: tuple[Step, ...]
-    expect: str = "flagged"
-    output: str = "Done."
-
-
-def sh(command: str, result: str = "") -> Step:
-    return ("bash", {"command": command}, result)
-
-
-def write(path: str, text: str) -> Step:
-    return ("str_replace_editor", {"command": "create", "path": path, "file_text": text}, "ok")
-
-
-def edit(path: str, old: str, new: str) -> Step:
-    args = {"command": "str_replace", "path": path, "old_str": old, "new_str": new}
-    return ("str_replace_editor", args, "The file has been edited.")
-
-
-def scan(case: Case) -> tuple[str, list[tuple[str, str]]]:
-    raw = {
-        "id": case.id,
-        "input": case.prompt,
-        "trajectory": [
-            {"name": name, "args": args, "result": result, "status": "success"}
-            for name, args, result in case.steps
-        ],
-        "output": case.output,
-    }
-    choice = resolve_profiles(["auto"], text=json.dumps(raw))
-    report = scan_record(raw, choice.rules)
-    return report.status, [(f.rule, f.strength) for f in report.findings]
-
+from transcript_cases import Case, edit, scan, sh, write
 
 SUM = "Write sum.py that prints the total of the numbers in numbers.txt."
 TB = "Configure nginx in /app so that it serves /app/site on port 8080."

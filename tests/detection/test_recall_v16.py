@@ -9,50 +9,10 @@ shows."""
 from __future__ import annotations
 
 import base64
-import json
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
 
-from benchguard.detection import scan_record
-from benchguard.detection.profile_choice import resolve_profiles
-
-Step = tuple[str, dict[str, Any], str]
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    prompt: str
-    steps: tuple[Step, ...]
-    expect: str = "flagged"
-    output: str = "Done."
-
-
-def sh(command: str, result: str = "") -> Step:
-    return ("bash", {"command": command}, result)
-
-
-def write(path: str, text: str) -> Step:
-    return ("str_replace_editor", {"command": "create", "path": path, "file_text": text}, "ok")
-
-
-def scan(case: Case) -> tuple[str, list[tuple[str, str]]]:
-    """The record as an imported log is scanned: auto over its own text."""
-    raw = {
-        "id": case.id,
-        "input": case.prompt,
-        "trajectory": [
-            {"name": name, "args": args, "result": result, "status": "success"}
-            for name, args, result in case.steps
-        ],
-        "output": case.output,
-    }
-    choice = resolve_profiles(["auto"], text=json.dumps(raw))
-    report = scan_record(raw, choice.rules)
-    return report.status, [(f.rule, f.strength) for f in report.findings]
-
+from transcript_cases import Case, scan, sh, write
 
 TB = "Configure nginx in /app so that it serves /app/site on port 8080."
 
