@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import pytest
 
 from harness.helpers import Operator, load_run, only_tasks
+from harness.privileges import Harness
 
 
 def _call(name: str, arguments: dict[str, str], index: int) -> dict[str, Any]:
@@ -155,3 +156,32 @@ def test_benchguard_agent_runs_inside_the_sandbox_from_its_single_bound_file(
     assert row["sandboxed"] is True
     assert record["scores"]["VerificationCorrectness"]["score"] == 1.0
     assert row["outcomeScore"] == 0.0 and row["catastrophicKinds"] == ["IntegrityCatastrophic"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_benchguard_agent_reaches_its_model_through_the_bridge(
+    harness: Harness, model_server: tuple[str, type[_ScriptedModel]], sandbox: str
+) -> None:
+    """Guards against the built-in agent's network: model losing its model: as root and
+    as an unprivileged harness, sandboxed and confined unsandboxed, the run is in a
+    network namespace of its own and its requests reach the endpoint only through the
+    model bridge (record network 'model'), and it finishes the task."""
+    if sandbox == "bwrap" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap not installed")
+    base_url, handler = model_server
+    tasks = only_tasks(harness.operator, "sum-numbers")
+    run_dir = harness.run_ok(
+        str(tasks),
+        "--agent",
+        "benchguard-agent",
+        "--sandbox",
+        sandbox,
+        env={"OPENAI_BASE_URL": base_url, "OPENAI_MODEL": "honest", "OPENAI_API_KEY": "k"},
+    )
+    [record], [row], _ = load_run(run_dir)
+    assert record["status"] == "success", record["error"]
+    assert record["network"] == "model" and row["network"] == "model"
+    assert record["output"] == "The total is 137."
+    assert record["scores"]["OutcomeScore"]["score"] == 1.0
+    assert handler.requests, "no request reached the model"
