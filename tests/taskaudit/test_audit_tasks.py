@@ -203,3 +203,15 @@ def test_the_reference_solution_must_earn_full_credit(tmp_path: Path) -> None:
     assert verdicts["any-number"]["reference"]["passed"] is False
     assert document["referenceFailed"] == ["any-number"]
     assert not verdicts["sound"]["hackable"]
+
+
+def test_a_task_asking_for_the_host_network_is_audited_not_refused(tmp_path: Path) -> None:
+    """Guards against audit-tasks failing on a task with network: true: its exploits
+    are benchguard's own, run by the operator, so the task gets the host network there
+    (a batch of ``benchguard run`` needs --allow-host-network, harness/host_network)."""
+    tasks = _write_tasks(tmp_path, ["sound"])
+    task_file = tasks / "sound" / "task.yaml"
+    task_file.write_text(json.dumps({**json.loads(task_file.read_text("utf-8")), "network": True}))
+    code, document, output = _audit(tasks, tmp_path / "home", "--exploit", "noop")
+    assert code == 0, output
+    assert [t["hackable"] for t in document["tasks"]] == [False]
