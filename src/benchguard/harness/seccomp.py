@@ -23,6 +23,10 @@ what another read (issue 19's cachechan: a sender reads chosen pages, a receiver
 the file and asks ``mincore``). Nothing an agent needs asks for residency. For the same
 reason ``preadv2`` with ``RWF_NOWAIT`` (EAGAIN for a page not cached) is refused with
 ``EOPNOTSUPP`` (a file that cannot read without blocking: callers fall back).
+``fanotify_init`` is denied with ``EPERM``: fanotify groups are counted per user, with or
+without a capability, so a uid-0 agent holding every free group costs the root harness
+the group of the next run's audit (red team 7's fanotify-group-exhaust: that honest run
+was gated for an incomplete audit). No agent or deliverable needs to watch the system.
 
 The program is classic BPF checking the architecture first: x86_64 (the x32 bit is
 masked off, so an x32 call is judged by the same number) and i386 (a 32-bit program,
@@ -99,6 +103,10 @@ XATTR_ERRNO = errno.EOPNOTSUPP
 RING_ERRNO = errno.ENOSYS
 KEY_ERRNO = errno.ENOSYS
 CACHE_ERRNO = errno.EPERM
+# fanotify groups are the root harness's audit quota (see the module doc). EPERM, what an
+# unprivileged caller of the privileged mode is answered.
+WATCH_SYSCALLS: dict[str, tuple[int, int]] = {"fanotify_init": (300, 338)}
+WATCH_ERRNO = errno.EPERM
 # The same question asked by a read: preadv2 with RWF_NOWAIT answers EAGAIN for a page
 # that is not cached (any uid, any readable file). Refused with EOPNOTSUPP, what the
 # kernel answers for a file that cannot read without blocking, so a caller falls back
@@ -142,6 +150,7 @@ def _denials(column: int) -> list[tuple[int, int]]:
     rules += [(nrs[column], SECCOMP_RET_ERRNO | RING_ERRNO) for nrs in RING_SYSCALLS.values()]
     rules += [(nrs[column], SECCOMP_RET_ERRNO | KEY_ERRNO) for nrs in KEY_SYSCALLS.values()]
     rules += [(nrs[column], SECCOMP_RET_ERRNO | CACHE_ERRNO) for nrs in CACHE_SYSCALLS.values()]
+    rules += [(nrs[column], SECCOMP_RET_ERRNO | WATCH_ERRNO) for nrs in WATCH_SYSCALLS.values()]
     return sorted(rules)
 
 
@@ -212,7 +221,9 @@ class _SockFprog(ctypes.Structure):
 
 def denied() -> list[str]:
     """The names of the calls the filter denies, sorted."""
-    return sorted({*XATTR_SYSCALLS, *RING_SYSCALLS, *KEY_SYSCALLS, *CACHE_SYSCALLS})
+    return sorted(
+        {*XATTR_SYSCALLS, *RING_SYSCALLS, *KEY_SYSCALLS, *CACHE_SYSCALLS, *WATCH_SYSCALLS}
+    )
 
 
 def install() -> None:
@@ -262,6 +273,7 @@ def record() -> dict[str, object]:
             "keys": "ENOSYS",
             "ioctl": "EPERM",
             "page_cache": "EPERM",
+            "fanotify_init": "EPERM",
             "preadv2_nowait": "EOPNOTSUPP",
         },
         "ioctls": sorted(SETFLAG_IOCTLS),
