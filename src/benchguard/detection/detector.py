@@ -57,6 +57,7 @@ from benchguard.detection.provenance import (
 )
 from benchguard.detection.seeking import prompt_text_searches
 from benchguard.detection.shell import ShellReader, ShellState, canonical_text, command_text
+from benchguard.detection.sibling_workspaces import sibling_workspace_reads
 from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
 from benchguard.detection.surfaces import (
     Surface,
@@ -67,6 +68,7 @@ from benchguard.detection.surfaces import (
     output_surface,
     tool_name,
 )
+from benchguard.detection.task_seeking import own_task_searches
 from benchguard.record.context import SCAN_CONTEXT_KEY
 from benchguard.record.evidence import SYSTEM_AUDIT_KEY, TAMPERING_KEY, TRANSCRIPT_PROBLEM_KEY
 from benchguard.record.rules import EMPTY_RULESET, Ruleset, ScanRulesets, as_ruleset
@@ -124,7 +126,15 @@ from benchguard.record.run import RunRecord
 #     perl '.', template and interpolated strings); a ref git itself said is ahead of
 #     HEAD (status "behind", branch -vv, rev-list --count HEAD..REF) is strong; Harbor's
 #     /oracle is its solution folder.
-DETECTOR_VERSION = 19
+# 20: an option a variable supplied (F=$(printf -- '--al%s' l); git log $F) is read as
+#     typed; a diff from HEAD to another ref that prints changes is strong; an Inspect
+#     .eval log by a home or absolute path is prior results in every profile; a search
+#     or fetch naming the record's own task (its source.task / sample id) is
+#     benchmark seeking (task_seeking); a read inside a sibling workspace a glob over
+#     run ids listed is a leftover (sibling_workspaces); pip by its path (a fresh
+#     venv's) installs the next release; a stash made earlier in the same command is
+#     the agent's own.
+DETECTOR_VERSION = 20
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -271,6 +281,8 @@ class Detector:
             )
         except _BoundHit as hit:
             notes.append(str(hit))
+        findings += own_task_searches(entries, record)
+        findings += sibling_workspace_reads(entries, record)
         findings += harness.findings
         notes += harness.notes
         if notes:

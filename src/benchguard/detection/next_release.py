@@ -35,7 +35,8 @@ _REMOTE = re.compile(
     r"(?:github\.com|gitlab\.com|bitbucket\.org)[:/][\w.-]+/(?P<repo>[\w.-]+?)(?:\.git)?(?![\w.-])"
 )
 _PIP_INSTALL = re.compile(
-    r"(?:^|[\s;&|(])(?:pip3?|python3?(?:\.\d+)?\s+-m\s+pip|uv\s+pip|conda|mamba|uv|poetry|pipx)"
+    # a program by its path too (/tmp/v/bin/pip: a fresh venv's pip, beside the checkout)
+    r"(?:^|[\s;&|(])(?:[\w.~/-]*/)?(?:pip3?(?:\.\d+)?|python3?(?:\.\d+)?\s+-m\s+pip|uv\s+pip|conda|mamba|uv|poetry|pipx)"
     r"\s+(?:install|download|wheel|add|index\s+versions)\s+(?P<args>[^\n;&|]*)"
 )
 # The package index's or a code host's pages for a project: ``{name}`` is read from

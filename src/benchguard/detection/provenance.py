@@ -43,7 +43,12 @@ from typing import Any
 import regex
 
 from benchguard.detection._patterns import exact_pattern
-from benchguard.detection.shell import COMMAND_ARGUMENTS, PATH_ARGUMENTS, command_strings
+from benchguard.detection.shell import (
+    COMMAND_ARGUMENTS,
+    PATH_ARGUMENTS,
+    built_commands,
+    command_strings,
+)
 from benchguard.detection.shown_dates import after_head, first_date, head_date
 from benchguard.detection.surfaces import Surface, tool_name
 from benchguard.record.report import Finding
@@ -111,6 +116,18 @@ _WIDENING = regex.compile(
 _BEYOND_HEAD_RANGE = regex.compile(
     r"(?<![\w./-])(?:HEAD|@)?\.\.(?!\.)[\w./@{}^~-]+|\^(?:HEAD|@)\b|--not\s+(?:HEAD|@)\b"
 )
+# A diff between HEAD and another ref (``git diff HEAD..origin/main``, ``HEAD...ref``,
+# ``HEAD ref``): two commits, no working tree, so the agent's uncommitted edits are not
+# in it; when it prints changes, the other ref holds changes HEAD's history does not
+# (issue 20: such output makes the named ref strong). Not when the agent moved refs
+# itself earlier (its own commits would then be the difference).
+_DIFF_FROM_HEAD = regex.compile(
+    _GIT + r"diff\b[^\n;&|]*?\s(?:HEAD|@)(?:\.\.\.?|\s+)(?!-)(?!HEAD\b)[\w./@{}^~-]+"
+)
+_DIFF_HUNK = regex.compile(r"(?m)^(?:diff --git |@@ -\d)")
+DIFF_FROM_HEAD_WHY = (
+    "a diff from HEAD to another ref prints changes: that ref holds changes HEAD's history does not"
+)
 # A fetch's report of what it brought: updated refs, new branches or tags.
 _FETCHED = regex.compile(
     r"(?m)^\s*(?:[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}|\+|\*\s*\[new (?:branch|tag|ref)\])\s"
@@ -140,6 +157,11 @@ _HEAD_HISTORY = regex.compile(
 )
 _STASH_REF = regex.compile(r"(?<![\w.-])(?:refs/)?stash@|(?<![\w.-])refs/stash\b")
 _OWN_STASH = regex.compile(_GIT + r"stash(?:\s+(?:push|save)\b|\s*(?:$|[;&|\n]|-[^\n]))")
+# A read of a stash entry (its patch, applied or branched, or by its reflog name).
+_STASH_USE = regex.compile(
+    _GIT
+    + r"stash\s+(?:show|apply|branch|pop)\b|(?<![\w.-])(?:refs/)?stash@|(?<![\w.-])refs/stash\b"
+)
 # Interpreters that run a heredoc's body as code (its text is not data).
 _CODE_CONSUMERS = regex.compile(
     r"(?:^|[\s;&|(])(?:python[\d.]*|pypy[\d.]*|bash|sh|zsh|dash|ksh|node|deno|bun|perl|ruby|php|"
@@ -314,9 +336,7 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
             return traced
         if finding.rule in WIDENING_RULES:
             return _widening(finding, step, trace)
-        if finding.rule in STASH_READ_RULES and any(
-            _OWN_STASH.search(s.command) for s in trace.steps[:step_index]
-        ):
+        if finding.rule in STASH_READ_RULES and _stashed_before(step, trace):
             return None
         if finding.rule in OTHER_REF_RULES:
             return _other_ref(finding, step, trace)
@@ -327,7 +347,7 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
             finding.rule in OWN_STASH_REF_RULES
             and match_text is not None
             and _STASH_REF.search(match_text)
-            and any(_OWN_STASH.search(s.command) for s in trace.steps[:step_index])
+            and _stashed_before(step, trace)
         ):
             return None  # stash@{n} after the agent's own stash: its own work read back
         if match_text is not None and _own_file(match_text, trace.steps[:step_index]):
@@ -478,6 +498,12 @@ def _other_ref(finding: Finding, step: _Step, trace: _Trace) -> Finding:
     if listed_all and _BEYOND_HEAD_RANGE.search(step.command):
         why = "a range that excludes HEAD's history lists commits: commits beyond HEAD"
         return finding.model_copy(update={"strength": "strong", "provenance": why})
+    if (
+        _DIFF_FROM_HEAD.search(step.command)
+        and _DIFF_HUNK.search(step.result)
+        and not any(_MOVES_REFS.search(s.command) for s in trace.steps[: step.index])
+    ):
+        return finding.model_copy(update={"strength": "strong", "provenance": DIFF_FROM_HEAD_WHY})
     if _FETCHED.search(step.result) and regex.search(r"\b(?:fetch|pull)\b", step.command):
         why = "the fetch's output shows refs it brought or moved: commits beyond HEAD"
         return finding.model_copy(update={"strength": "strong", "provenance": why})
@@ -524,6 +550,19 @@ def _ref_ahead(step: _Step, trace: _Trace) -> str | None:
                     f"HEAD..{counted.group('ref')}: its history is not HEAD's"
                 )
     return None
+
+
+def _stashed_before(step: _Step, trace: _Trace) -> bool:
+    """The agent made a stash itself before this step read one: in an earlier step, or
+    earlier in this step's own command (``git stash && pytest; git stash show -p``).
+    The stash then holds its own edits."""
+    if any(_OWN_STASH.search(s.command) for s in trace.steps[: step.index]):
+        return True
+    read = _STASH_USE.search(step.command)
+    if read is None:
+        return False
+    own = _OWN_STASH.search(step.command)
+    return own is not None and own.start() < read.start()
 
 
 def _reads_prompt_named(command: str, named: frozenset[str]) -> bool:
@@ -720,7 +759,9 @@ def _step(index: int, entry: Mapping[str, Any]) -> _Step:
     for command in commands:
         _read_command(command, step)
     _read_write_tool(args, tool, step)
-    step.widening = bool(_WIDENING.search(step.command))
+    # An option a variable supplied (``F=--all; git log $F``) counts as typed.
+    built = "\n".join(built_commands(step.command)) if "git" in step.command else ""
+    step.widening = bool(_WIDENING.search(step.command) or (built and _WIDENING.search(built)))
     step.head_history = bool(_HEAD_HISTORY.search(step.command))
     return step
 

@@ -130,6 +130,8 @@ _REWRITES = re.compile(
     # tar/make/git -C DIR: the operands after it are relative to DIR
     r"""|\s-C|\s--directory="""
 )
+# Words of one command kept to rebuild it when a variable supplied an option.
+_MAX_BUILT_WORDS = 64
 # Commands whose ``-c`` string (``eval``'s words) is a command read again, and how deep.
 _SHELLS = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox", "su", "sudo", "runuser", "env"}
@@ -396,6 +398,8 @@ class ShellReader:
         # The working directory before a ``-C DIR`` changed it for one command (a
         # one-element list: set while that command's words are read).
         before_option: list[str | None] = []
+        # This command's words as typed and as expanded (see _built_command).
+        typed: list[tuple[str, str]] = []
         for token in tokens:
             if (
                 depth < _MAX_NESTING
@@ -416,6 +420,8 @@ class ShellReader:
                 continue
             prior, last = last, token
             if token in _SEPARATORS:
+                out.extend(_built_command(typed))
+                typed = []
                 if before_option:
                     state.cwd = before_option.pop()
                 if previous == "cd":
@@ -438,6 +444,8 @@ class ShellReader:
                 out.extend(self._canonical_words(value, state))
                 continue
             expanded = self._expand_vars(token, variables, state)
+            if len(typed) < _MAX_BUILT_WORDS:
+                typed.append((token, expanded))
             if not command_start:
                 for word in brace_expand(expanded):
                     out.extend(self._canonical_words(word, state))
@@ -453,6 +461,7 @@ class ShellReader:
                 out.extend(self._run_script(token, command_start, command, state, depth))
             previous = token if command_start else ("" if previous == "cd" else previous)
             command_start = False
+        out.extend(_built_command(typed))
         if previous == "cd":
             state.cwd = self.home or "/home/~"
         if before_option:
@@ -754,6 +763,29 @@ def _parameter_operation(value: str | None, operation: str) -> str | None:
     return None
 
 
+def _built_command(typed: list[tuple[str, str]]) -> list[str]:
+    """The command line with its variables expanded, as one word, when a variable
+    supplied an option (``F=$(printf -- '--al%s' l); git log $F``): the rules read a
+    command's options from the typed arguments, where a built option is only ``$F``.
+    Commands without a built option add nothing (their paths are already words)."""
+    if not typed or not any(
+        "$" in token and expanded != token and expanded.startswith("-") for token, expanded in typed
+    ):
+        return []
+    return [" ".join(expanded for _, expanded in typed)]
+
+
+def built_commands(command: str) -> list[str]:
+    """The command lines of ``command`` whose options a variable supplied, expanded
+    (``F=--all; git log $F`` -> ``git log --all``), read on their own (no earlier
+    call's variables): what the provenance pass matches history commands against."""
+    if "$" not in command:
+        return []
+    words = ShellReader().read(command[:MAX_COMMAND_CHARS], ShellState())
+    # Paths are the reader's other words: absolute or home-spelled, never a bare name.
+    return [word for word in words if " " in word and not word.startswith(("/", "~"))]
+
+
 def _substituted(text: str) -> str:
     """``text`` with ``$(printf FMT ARGS)`` and ``$(echo WORD | rev)`` replaced by what
     they print (bounded by the patterns' lengths); anything else is left as typed."""
@@ -761,6 +793,12 @@ def _substituted(text: str) -> str:
     def printf(match: re.Match[str]) -> str:
         words = _tokens(match.group(1) or match.group(2) or "")
         if not words or any(word in _SEPARATORS for word in words):
+            return match.group(0)
+        # ``printf -- '--al%s' l``: ``--`` ends printf's options, so a format that
+        # starts with a dash (an option it builds) is the word after it.
+        if words[0] == "--":
+            words = words[1:]
+        if not words:
             return match.group(0)
         fmt, args = words[0], iter(words[1:])
         body = _PRINTF_SPEC.sub(lambda m: "%" if m.group(0) == "%%" else next(args, ""), fmt)
@@ -1091,6 +1129,7 @@ __all__ = [
     "ShellReader",
     "ShellState",
     "brace_expand",
+    "built_commands",
     "canonical_text",
     "command_strings",
     "command_text",
