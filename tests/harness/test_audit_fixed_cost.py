@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from benchguard.harness.cgroup import BatchCgroups
 from benchguard.harness.containment import RunContainment
 from benchguard.harness.fanotify import probe_fanotify
 from benchguard.harness.fanotify_close import wait_closed
+from benchguard.harness.fanotify_readers import run_soon
 from benchguard.harness.process import become_subreaper, run_process
 
 
@@ -183,3 +185,23 @@ def test_a_slow_observer_holds_the_agent_until_its_namespace_is_learned(
     assert summary["complete"], summary
     read = [a for a in summary["accesses"] if a["path"] == secret]
     assert read and read[0]["attributed_by"] == "mount", summary
+
+
+def test_a_runs_reader_is_kept_for_the_next_and_handing_it_work_does_not_wait() -> None:
+    """A run's observer is given a reader kept from the last run (no thread start, and
+    no wait for the scheduler to run a new thread, on the run's path): the work is
+    handed over while the reader is still busy elsewhere, and the next work runs on the
+    same thread (a thread per run fails the second assertion)."""
+    release = threading.Event()
+    ran: list[threading.Thread] = []
+
+    def first() -> None:
+        release.wait(10)
+        ran.append(threading.current_thread())
+
+    done = run_soon(first)
+    assert not done.is_set()  # handed over; run_soon did not wait for it
+    release.set()
+    assert done.wait(10)
+    assert run_soon(lambda: ran.append(threading.current_thread())).wait(10)
+    assert len(ran) == 2 and ran[0] is ran[1] and ran[0] is not threading.current_thread()

@@ -67,6 +67,7 @@ from benchguard.harness.fanotify_attrib import AttribWatch
 from benchguard.harness.fanotify_close import close_later
 from benchguard.harness.fanotify_libc import fanotify_libc
 from benchguard.harness.fanotify_procs import ForkRecord, open_record
+from benchguard.harness.fanotify_readers import run_soon
 
 log = logging.getLogger(__name__)
 
@@ -335,7 +336,8 @@ class FanotifyObserver:
     _gate_released: bool = False
     _wake: tuple[int, int] = (-1, -1)
     _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
+    # Set once the reader (harness.fanotify_readers) has left :meth:`_loop`.
+    _done: threading.Event | None = None
     _me: int = field(default_factory=os.getpid)
     _host_namespace: str | None = None
     _host_mounts: set[int] = field(default_factory=set)
@@ -384,8 +386,8 @@ class FanotifyObserver:
             self._release_gate()
             return
         self._wake = os.pipe()
-        self._thread = threading.Thread(target=self._loop, name="fanotify-audit", daemon=True)
-        self._thread.start()
+        # A reader kept for the batch: no thread start (and its wait) per run.
+        self._done = run_soon(self._loop)
 
     def _start_attrib(self) -> None:
         """The metadata group, on the protected set's filesystems, the root's and the
@@ -406,8 +408,8 @@ class FanotifyObserver:
         if self._wake[1] >= 0:
             with contextlib.suppress(OSError):
                 os.write(self._wake[1], b"x")
-        if self._thread is not None:
-            self._thread.join()
+        if self._done is not None:
+            self._done.wait()
         self._close()
         if self._gate_fd >= 0:
             with contextlib.suppress(OSError):
