@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from benchguard.harness import audit_identities, fanotify
+from benchguard.harness import audit, audit_identities, fanotify
 from benchguard.harness.audit import (
     MAX_IDENTITIES,
     AuditSettings,
@@ -205,3 +205,31 @@ def test_a_runs_reader_is_kept_for_the_next_and_handing_it_work_does_not_wait() 
     assert done.wait(10)
     assert run_soon(lambda: ran.append(threading.current_thread())).wait(10)
     assert len(ran) == 2 and ran[0] is ran[1] and ran[0] is not threading.current_thread()
+
+
+def test_the_kernels_resolution_is_realpaths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The protected set's paths are resolved by the kernel (an O_PATH descriptor's
+    name) where they exist: the same answer as ``os.path.realpath`` for symlinks, links
+    to links, ``..`` after a symlink, relative, missing and dangling paths."""
+    real = tmp_path / "real" / "deep"
+    real.mkdir(parents=True)
+    (real / "file").write_text("x", encoding="utf-8")
+    (tmp_path / "link").symlink_to(real)
+    (tmp_path / "link2").symlink_to(tmp_path / "link")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "rel").symlink_to("real/deep")
+    monkeypatch.chdir(tmp_path)
+    for spelled in (
+        tmp_path / "link",
+        tmp_path / "link2" / "file",
+        tmp_path / "link" / ".." / "deep",
+        tmp_path / "rel" / "file",
+        tmp_path / "dangling",
+        tmp_path / "missing" / "below",
+        "link2",
+        "rel/../deep/file",
+        "/",
+    ):
+        assert audit._resolved(spelled) == os.path.realpath(spelled), spelled

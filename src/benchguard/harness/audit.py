@@ -205,6 +205,28 @@ class ProtectedSet:
         return False
 
 
+def _resolved(path: str | os.PathLike[str]) -> str:
+    """``os.path.realpath(path)``, asked of the kernel when ``path`` exists: one open
+    (``O_PATH``: nothing is read) and one ``readlink`` of its descriptor, where
+    ``realpath`` makes an ``lstat`` per component in Python. A protected set resolves
+    some thirty paths per run, on the run's path before its agent starts (about 4 ms
+    of its 11-18 ms at load 6). Anything else (missing, deleted, not absolute) is
+    ``os.path.realpath``'s answer."""
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return os.path.realpath(path)
+    try:
+        shown = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(path)
+    finally:
+        os.close(fd)
+    if not shown.startswith("/") or shown.endswith(" (deleted)"):
+        return os.path.realpath(path)
+    return shown
+
+
 def _applies(root: ProtectedRoot, writing: bool, reading: bool, operation: str) -> bool:
     if root.writes_only and not writing:
         return False
@@ -236,12 +258,12 @@ def protected_set(
 ) -> ProtectedSet:
     """The exact set a run's audit checks against (see the module doc)."""
     roots: list[ProtectedRoot] = []
-    interpreter = tuple(p.resolve() for p in interpreter)
+    interpreter = tuple(Path(_resolved(p)) for p in interpreter)
 
     def add(path: Path, category: str, material: str, **options: Any) -> None:
         text = os.path.abspath(path)
         roots.append(ProtectedRoot(text, category, material, **options))
-        real = os.path.realpath(path)
+        real = _resolved(path)
         if real != text:
             roots.append(ProtectedRoot(real, category, material, **options))
 
@@ -252,7 +274,7 @@ def protected_set(
         add(path, "protected-path", "a path the operator protected")
     for path in sorted(set(leftovers)):
         add(path, "home-leftover", "a prior run's leftover in the agent home", reads_only=True)
-    scratch_parent = os.path.realpath(own_scratch.parent)
+    scratch_parent = _resolved(own_scratch.parent)
     roots.append(
         ProtectedRoot(
             scratch_parent,
@@ -272,7 +294,7 @@ def protected_set(
     ):
         roots.append(
             ProtectedRoot(
-                os.path.realpath(tempfile.gettempdir()),
+                _resolved(tempfile.gettempdir()),
                 "harness-record",
                 material,
                 prefix=private,
@@ -300,14 +322,12 @@ def protected_set(
                 writes_only=True,
             )
     agent_own = tuple(agent_own)
-    own = sorted({text for p in agent_own for text in (os.path.abspath(p), os.path.realpath(p))})
+    own = sorted({text for p in agent_own for text in (os.path.abspath(p), _resolved(p))})
     # An agent script's directory is its interpreter's sys.path[0]: listed at start.
     script_dirs = {os.path.dirname(p) for p in own if os.path.isfile(p)}
-    runtime = frozenset(
-        {os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)} | script_dirs
-    )
+    runtime = frozenset({_resolved(p) for p in sys.path if p and os.path.isdir(p)} | script_dirs)
     identities, capped = _identities(roots)
-    trees = sorted({text for p in own_trees for text in (os.path.abspath(p), os.path.realpath(p))})
+    trees = sorted({text for p in own_trees for text in (os.path.abspath(p), _resolved(p))})
     return ProtectedSet(
         tuple(roots),
         runtime,
