@@ -40,6 +40,7 @@ from benchguard.detection.knowledge import HarnessKnowledge
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
 from benchguard.harness import cgroup, integrity
+from benchguard.harness.box_shortage import infrastructure_reason
 from benchguard.harness.finish import finish_run, mark_failed
 from benchguard.harness.home import (
     evidence_dir,
@@ -111,7 +112,9 @@ def _is_finding(row: ResultRow, record: RunRecord) -> bool:
     report of any other shape counts as one)."""
     if not (row.catastrophic or row.integrity_status == "flagged"):
         return False
-    if record.status != "interrupted":
+    # A run the machine failed (harness.box_shortage) is the same: the full disk cut
+    # its transcript, and exit 3 says the batch is incomplete.
+    if record.status != "interrupted" and infrastructure_reason(record) is None:
         return True
     findings = record.cheating_report.get("findings")
     categories = record.cheating_report.get("categories")
@@ -355,8 +358,13 @@ LOST_WITH_WORKER_KEY = "lost_with_worker"
 
 def needs_rerun(record: RunRecord) -> bool:
     """Whether ``--resume`` runs this journaled record's job again: it was interrupted,
-    or it was lost with a cluster worker."""
-    return record.status == "interrupted" or bool(getattr(record, LOST_WITH_WORKER_KEY, False))
+    lost with a cluster worker, or failed by the machine (no space, descriptors or
+    memory for its grading box: harness.box_shortage)."""
+    return (
+        record.status == "interrupted"
+        or bool(getattr(record, LOST_WITH_WORKER_KEY, False))
+        or infrastructure_reason(record) is not None
+    )
 
 
 def journal_record(journal: Journal, position: int, record: RunRecord) -> RunRecord:

@@ -40,6 +40,7 @@ from benchguard.harness.agents.config import (
 )
 from benchguard.harness.audit import AuditSettings, ProtectedSet, protected_set
 from benchguard.harness.audit_session import RunSession
+from benchguard.harness.box_shortage import mark_infrastructure
 from benchguard.harness.confine import (
     EXIT_CONFINE_FAILED,
     EXIT_EXEC_FAILED,
@@ -556,8 +557,11 @@ def run_job(
                 # What the run held when its processes were all dead: a file another
                 # process changed since is not graded.
                 delivered=watch.delivered(),
+                own_tree=scratch.root,
             )
             record.update(verification_report=graded.report, hook_files=graded.hook_files)
+            if graded.infrastructure_error is not None:
+                mark_infrastructure(record, graded.infrastructure_error)
             watch.graded(graded.tampering, graded.foreign)
         record[TAMPERING_KEY] = watch.record()
         if run_home is not None:

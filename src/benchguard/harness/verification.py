@@ -39,6 +39,7 @@ import logging
 import os
 import stat
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,7 @@ import re2
 
 from benchguard.harness import box_seccomp, grading
 from benchguard.harness.beneath import open_beneath
+from benchguard.harness.box_shortage import infrastructure_shortage
 from benchguard.harness.check_programs import GradingPaths, PytestRun, normalise, pytest_run
 from benchguard.harness.glob_names import option_names
 from benchguard.harness.grading import CHECK_PATH, Box, BoxError, CheckRun
@@ -157,6 +159,9 @@ class Grading:
     # Workspace entries another process changed after the run's processes were all
     # dead: not graded, recorded (not the run's doing).
     foreign: list[str] = field(default_factory=list)
+    # Set when the box could not be built because the machine ran short (not the
+    # run's doing, harness.box_shortage): no check was evaluated; the reason.
+    infrastructure_error: str | None = None
 
 
 def run_checks(
@@ -186,9 +191,12 @@ def grade(
     home_files: HomeFiles | None = None,
     exclude: Sequence[str] = (),
     delivered: Mapping[str, str | None] | None = None,
+    own_tree: Path | None = None,
 ) -> Grading:
     """Build the grading box from ``workspace`` and run every check of ``task`` there;
-    ``exclude``: workspace files never copied into it (protected files, hard-linked)."""
+    ``exclude``: workspace files never copied into it (protected files, hard-linked).
+    ``own_tree``: everything the run wrote (its scratch; the workspace when None), to
+    tell a full filesystem the run filled from one a neighbour did."""
     hooks = grading.hook_files(workspace)
     try:
         box = grading.build_box(
@@ -199,7 +207,14 @@ def grade(
             exclude=exclude,
             delivered=delivered,
         )
-    except (BoxError, OSError) as exc:
+    except (BoxError, OSError, MemoryError) as exc:
+        shortage = infrastructure_shortage(exc, own_tree or workspace, Path(tempfile.gettempdir()))
+        if shortage is not None:
+            # The machine's failure, not the run's: no check is evaluated (None), so
+            # no safeguard reads as failed; the run is errored for it (harness.job).
+            unevaluated = f"not evaluated: {shortage}"
+            report = [_entry(check, None, unevaluated) for check in task.verification]
+            return Grading(report, hooks, infrastructure_error=shortage)
         # Fail closed: a workspace the box cannot hold earns nothing.
         reason = f"the grading box could not be built: {exc}"
         return Grading([_entry(check, False, reason) for check in task.verification], hooks)
