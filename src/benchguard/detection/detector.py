@@ -134,7 +134,9 @@ from benchguard.record.run import RunRecord
 #     run ids listed is a leftover (sibling_workspaces); pip by its path (a fresh
 #     venv's) installs the next release; a stash made earlier in the same command is
 #     the agent's own.
-DETECTOR_VERSION = 20
+# 21: a find in a $(...) a reader prints (cat $(find ...), a for loop reading each),
+#     a read -path naming Harbor's files, and find's escaped \( \) grouping.
+DETECTOR_VERSION = 21
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

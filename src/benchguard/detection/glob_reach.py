@@ -225,14 +225,16 @@ def find_reach(
         alternatives = False
         position = start + 1
         while position < len(tokens) and not tokens[position].startswith("-"):
-            if tokens[position] in _COMMAND_ENDS or tokens[position] == "|":
+            if tokens[position] == ";":
                 break
             spelled = absolute(tokens[position])
             if spelled is not None:
                 starts.append(spelled.rstrip("/") or "/")
             position += 1
         expression_start = position
-        while position + 1 < len(tokens) and tokens[position] not in _COMMAND_ENDS | {"|"}:
+        # The shell's tokens spell every operator ``;``: a ``(`` here is find's own
+        # escaped grouping (``\( -name a -o -name b \)``).
+        while position + 1 < len(tokens) and tokens[position] != ";":
             token = tokens[position]
             if token in {"-o", "-or"}:
                 alternatives = True
@@ -248,7 +250,9 @@ def find_reach(
                         required.append((token, tokens[position + 1]))
                 position += 1
             position += 1
-        reads = _results_read(tokens, expression_start, position)
+        reads = _results_read(tokens, expression_start, position) or _substituted_into_reader(
+            tokens, start
+        )
         for root in roots:
             if not any(_under(root, base) for base in starts):
                 continue
@@ -300,6 +304,29 @@ def _results_read(tokens: Sequence[str], begin: int, end: int) -> bool:
     return False
 
 
+def _substituted_into_reader(tokens: Sequence[str], start: int) -> bool:
+    """Whether the ``find`` at ``tokens[start]`` runs in a ``$(...)`` whose words a
+    reader prints: ``cat $(find ...)``, or ``for f in $(find ...); do cat "$f"; done``
+    (the shell's tokens spell ``$(`` as ``$``, ``;``)."""
+    if start < 2 or tokens[start - 1] != ";" or tokens[start - 2] != "$":
+        return False
+    before = start - 3
+    while before >= 0 and (tokens[before].startswith("-") or tokens[before].isdigit()):
+        before -= 1
+    if before >= 0 and tokens[before] == "in" and before >= 2 and tokens[before - 2] == "for":
+        variable = "$" + tokens[before - 1]
+        body = tokens[start + 1 : start + 40]
+        if "do" not in body:
+            return False
+        at = body.index("do") + 1
+        while at < len(body) and body[at] != "done":
+            if _reader(body, at) and any(variable in word for word in body[at + 1 : at + 4]):
+                return True
+            at += 1
+        return False
+    return before >= 0 and _reader(tokens, before)
+
+
 def _reader(tokens: Sequence[str], position: int) -> bool:
     if position >= len(tokens):
         return False
@@ -339,6 +366,12 @@ def _tested(
             if test in _FIND_PATH_TESTS:
                 if not _literal(value):
                     continue
+                if wide and depth == len(parts):
+                    # what it finds is read: a -path naming the root's files
+                    # (``-path '*/tests/*.py'``) reaches them
+                    for member in _MOUNTED_MEMBERS.get(root, ()):
+                        if _match(f"{root}/{member}", value, fold):
+                            return f"{root}/{member}"
                 if _match(prefix, value, fold) or _match(prefix + "/", value, fold):
                     return prefix
             else:
