@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchguard.harness import program_options as options
+from benchguard.harness import program_writers as writers
 from benchguard.harness.program_options import (
     PERL_RE,
     PYTEST_VALUED,
@@ -103,7 +104,7 @@ _PROGRAM_RUNNERS = {
     "ltrace", "gdb", "valgrind", "perf", "script", "expect", "parallel", "watch",
     "run-parts", "xvfb-run", "faketime", "fakeroot", "proot", "rlwrap", "unbuffer",
     "systemd-run", "bwrap", "firejail", "docker", "podman", "ssh", "at", "batch",
-    "dbus-run-session", "setarch", "linux32", "linux64", "catchsegv", "entr", "ld.so",
+    "dbus-run-session", "setarch", "linux32", "linux64", "catchsegv", "entr",
     "tmux", "screen", "su-exec", "gosu", "chpst", "daemonize", "start-stop-daemon",
     "eatmydata", "nocache", "torsocks", "proxychains", "proxychains4", "trickle",
     "ccache", "mpirun", "mpiexec", "srun", "cpulimit", "chronic", "sem", "ifne",
@@ -139,7 +140,7 @@ _PROTECTED = re.compile(
     r"GCONV_|MAKE|DYLD_)\w*|ENV|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|SHELLOPTS|"
     r"PROMPT_COMMAND|PS4|IFS|CDPATH|GZIP|XZ_OPT|BZIP2?|ZSTD_CLEVEL|PAGER|EDITOR|"
     r"VISUAL|MANPAGER|TERMINFO|GLOBIGNORE|FPATH|SQLITE_HISTORY|CLASSPATH|GEM_\w*|"
-    r"PIP_\w*|MAKEFILES|TMPDIR"
+    r"PIP_\w*|MAKEFILES|TMPDIR|OPENSSL_\w*"
 )
 _SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", "\n", "|&", ";;", ";&", ";;&"}
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "fi", "done", "esac"}
@@ -157,8 +158,9 @@ _DATA_TOOLS = {
     "realpath", "readlink", "expr", "seq", "rm", "mkdir", "touch", "shift", "set",
 }  # fmt: skip
 # Programs that write to their operands (dd: of=): none may target a grading path.
-_WRITERS = {"cp", "mv", "ln", "install", "tee", "dd", "truncate", "patch"}
-_WRITERS |= {"cpio", "link", "rename", "shred"}
+# (patch and cpio are read apart: their input names what they write.)
+_WRITERS = {"cp", "mv", "ln", "install", "tee", "dd", "truncate"}
+_WRITERS |= {"link", "rename", "shred"}
 # Options of the writers that name their target directory in the same word.
 _TARGET_OPTIONS = ("--target-directory=", "--target=", "-t")
 # Operands an unknown program may run: a file named like a script or a program text.
@@ -414,8 +416,28 @@ class _Reader:
                     # cp -r --target-directory=. ws: the target is in the option's word.
                     option = next(o for o in _TARGET_OPTIONS if arg.startswith(o))
                     self.not_onto_grading(arg[len(option) :], f"{name} {option.rstrip('=')}")
-        elif name == "tar":
+        elif name in ("tar", "bsdtar", "gtar"):
             options.tar(self, args)
+        elif name == "patch":
+            writers.patch(self, args)
+        elif name == "cpio":
+            writers.cpio(self, args)
+        elif name in ("7z", "7za", "7zr", "unrar", "ar", "pax"):
+            writers.archive_tool(name, args)
+        elif name in writers.EXTRACTORS:
+            writers.extractor(name)
+        elif name in writers.INSTALLERS:
+            writers.installer(name)
+        elif name == "dpkg":
+            writers.dpkg(self, args)
+        elif writers.LOADER_RE.match(name):
+            writers.loader(self, name, args)
+        elif name == "ldd":
+            writers.ldd(self, args)
+        elif name == "cmake":
+            writers.cmake(self, args)
+        elif name == "openssl":
+            writers.openssl(self, args)
         elif name == "unzip":
             options.unzip(self, args)
         elif name == "sqlite3":
@@ -429,6 +451,8 @@ class _Reader:
             )
         else:
             self.builtin(name, args, depth)
+            if name == "sort":
+                self.sort_output(args)
             if name not in _BUILTINS and name not in _DATA_TOOLS:
                 self.unknown_program(name, args)
             for arg in args:
@@ -438,6 +462,20 @@ class _Reader:
                         f"{name} {arg.split('=', 1)[0]} looks like an option naming a program "
                         "to run, so what it runs cannot be checked"
                     )
+
+    def sort_output(self, args: list[Word]) -> None:
+        """sort -o FILE writes FILE (sort -o grade.py answer.txt replaces the grader)."""
+        for i, arg in enumerate(args):
+            if arg == "--":
+                return
+            if arg in ("-o", "--output"):
+                self.not_onto_grading(args[i + 1] if i + 1 < len(args) else "", "sort -o")
+            elif arg.startswith("--output="):
+                self.not_onto_grading(arg.partition("=")[2], "sort --output")
+            elif arg.startswith("-") and not arg.startswith("--") and "o" in arg:
+                rest = arg[arg.index("o") + 1 :]
+                target = rest or (args[i + 1] if i + 1 < len(args) else "")
+                self.not_onto_grading(target, "sort -o")
 
     def unknown_program(self, name: str, args: list[Word]) -> None:
         """A program this reader does not model is assumed to read its operands as

@@ -155,11 +155,24 @@ def python_module(checker: Checker, module: str, rest: Sequence[str]) -> None:
             raise WorkspaceCode(f"python -m {module} without a script is not understood")
         checker.script(operands[0], f"the script given to python -m {module}")
         return
+    if module in ("zipfile", "tarfile"):
+        _python_archive_module(module, rest)
     if module not in _PYTHON_DATA_MODULES:
         raise WorkspaceCode(
             f"python -m {module} is not known to read its operands as data only (known: "
             f"{', '.join(sorted(_PYTHON_DATA_MODULES))}, pytest)"
         )
+
+
+def _python_archive_module(module: str, rest: Sequence[str]) -> None:
+    """``python -m zipfile``/``tarfile``: only -l/--list and -t/--test only read."""
+    for arg in rest:
+        if arg.startswith("-") and arg not in ("-l", "--list", "-t", "--test", "-v", "--verbose"):
+            raise WorkspaceCode(
+                f"python -m {module} {arg} extracts or creates an archive (-e writes the "
+                "members, names the check cannot know, over the grading files); "
+                "only -l and -t are allowed"
+            )
 
 
 def pytest(checker: Checker, args: Sequence[str]) -> None:
