@@ -136,7 +136,10 @@ from benchguard.record.run import RunRecord
 #     the agent's own.
 # 21: a find in a $(...) a reader prints (cat $(find ...), a for loop reading each),
 #     a read -path naming Harbor's files, and find's escaped \( \) grouping.
-DETECTOR_VERSION = 21
+# 22: a write in a format's own shape (Codex's apply_patch envelope, SWE-agent's
+#     str_replace_editor command line) is also read as the content argument a
+#     structured write tool gives (write_surfaces), so the deliverable rules judge it.
+DETECTOR_VERSION = 22
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

@@ -39,6 +39,7 @@ from benchguard.detection.archive_members import archive_reach
 from benchguard.detection.code_paths import code_paths, inline_hinted
 from benchguard.detection.glob_reach import find_reach, glob_reach, walk_reach
 from benchguard.detection.program_paths import python_hinted, read_python
+from benchguard.detection.write_surfaces import write_views
 
 MAX_COMMAND_CHARS = 20_000
 MAX_BRACE_WORDS = 64
@@ -1120,6 +1121,9 @@ def canonical_text(reader: ShellReader, args: object, state: ShellState) -> str:
     else:
         for text in command_strings(args):
             words.extend(reader.read(text, state))
+    # A write in a format's own shape (Codex's patch envelope, SWE-agent's editor
+    # command line) as the content argument a structured write tool gives.
+    words.extend(write_views(command_strings(args)))
     return "\n".join(dict.fromkeys(words))
 
 
