@@ -59,7 +59,15 @@ from benchguard.record.filenames import escape_surrogates
 from benchguard.record.rulesets import RulesetTable
 from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
 from benchguard.results.io import dumps, results_document, write_files_atomic
-from benchguard.results.rows import Manifest, ResultRow, build_rows, setup_id_for
+from benchguard.results.rows import (
+    HOME_PASSED_BEFORE,
+    MAX_HOME_PASSED_BEFORE,
+    Manifest,
+    ResultRow,
+    build_rows,
+    home_passed_before,
+    setup_id_for,
+)
 
 log = logging.getLogger(__name__)
 
@@ -426,7 +434,9 @@ def batch_manifest(
     skipped_tasks: Sequence[str] = (),
     not_run: Sequence[str] = (),
     interrupted_by: str | None = None,
+    records: Sequence[RunRecord] = (),
 ) -> Manifest:
+    """The batch's manifest; ``records`` (plan order) give its ``homePassedBefore``."""
     augmentation: tuple[str, ...] = ("sandboxed",) if settings.sandbox == "bwrap" else ()
     if not settings.confinement.active:
         augmentation += ("unconfined",)
@@ -446,7 +456,21 @@ def batch_manifest(
         not_run=tuple(not_run),
         skipped_tasks=tuple(skipped_tasks),
         interrupted_by=interrupted_by,
+        home_passed_before=_home_passed_before(records),
     )
+
+
+def _home_passed_before(records: Sequence[RunRecord]) -> tuple[str, ...]:
+    """``folder#iteration: <check> (<file>)`` of every run whose home already passed a
+    ~/ check before its agent started (bounded: a batch of many runs lists the first)."""
+    found: list[str] = []
+    for record in records:
+        label = f"{record.folder or record.name}#{record.iteration}"
+        for passing in home_passed_before(getattr(record, HOME_PASSED_BEFORE, None)):
+            if len(found) >= MAX_HOME_PASSED_BEFORE:
+                return tuple(found)
+            found.append(f"{label}: {passing}")
+    return tuple(found)
 
 
 def publish(
@@ -474,6 +498,7 @@ def publish(
         skipped_tasks=skipped_tasks,
         not_run=not_run,
         interrupted_by=interrupted_by,
+        records=records,
     )
     raw = [record.to_json() for record in records]
     rows: list[ResultRow] = []

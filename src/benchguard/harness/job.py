@@ -78,7 +78,12 @@ from benchguard.harness.tampering import TAMPERING_KEY, TamperWatch
 from benchguard.harness.tasks import Task
 from benchguard.harness.trajectory import capture, read_tail
 from benchguard.harness.transcript_channel import TranscriptChannel
-from benchguard.harness.verification import CheckSandbox, HomeFiles, grade
+from benchguard.harness.verification import (
+    HOME_PASSED_BEFORE_KEY,
+    CheckSandbox,
+    HomeFiles,
+    grade,
+)
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
 from benchguard.record.filenames import FileName
 from benchguard.records import RunRecord, parse_record
@@ -457,9 +462,10 @@ def run_job(
             )
             argv = session.command(argv)
         timeout = min(job.task.timeout, settings.agent.timeout or job.task.timeout)
-        home_files = HomeFiles.snapshot(
-            job.task, settings.home, content_only=settings.home_settings.fresh
-        )
+        home_files = HomeFiles.snapshot(job.task, settings.home)
+        if home_files.passing_before:
+            # Shown on the row and the manifest: such a check counts only changed bytes.
+            record[HOME_PASSED_BEFORE_KEY] = list(home_files.passing_before)
         workspace_before = tree_state(scratch.workspace)
         watch = TamperWatch.before_agent(
             job.task, scratch.workspace, session.protected if session is not None else None

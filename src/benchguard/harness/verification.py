@@ -23,8 +23,9 @@ the agent left may take part in grading (``harness/grading.py`` builds the box):
   grading files' tests ran and passed (``harness/junit.py``);
 - a file check never follows a symlink out of its root (the copy, or the home);
 - a check on a file in the agent home (``~/notes.md``) passes only if this run created
-  or changed the file (:class:`HomeFiles`, taken just before the agent starts): a file
-  an earlier run left behind is no evidence of this run's work.
+  the file or changed its bytes (:class:`HomeFiles`, taken just before the agent
+  starts; never its times): a file an earlier run left behind is no evidence of this
+  run's work.
 
 Reading is bounded (size) and regexes are RE2 (linear time).
 """
@@ -83,37 +84,42 @@ class CheckSandbox:
     identity: AgentIdentity | None = None
 
 
-Fingerprint = tuple[int, int, str] | None
+# The record's list of the ~/ checks the home passed before the run (HomeFiles).
+HOME_PASSED_BEFORE_KEY = "home_passed_before"
+# (size, SHA-256) of a regular file; None when there is none.
+Fingerprint = tuple[int, str] | None
 
 
 @dataclass(frozen=True)
 class HomeFiles:
-    """The agent-home files a task's checks name, as they were before the run."""
+    """The agent-home files a task's checks name, as they were before the run, and the
+    checks the home already passed then."""
 
     before: dict[str, Fingerprint] = field(default_factory=dict)
-    # Compare contents only (size and SHA-256), not the modification time. With a fresh
-    # home the "before" is the operator's template: a run that only touches a template
-    # file whose content already passes (a red team's leftover answer) did no work.
-    # A persistent home keeps the time too: an honest rerun rewriting the same answer
-    # there must still count.
-    content_only: bool = False
+    # ``"<check> (<file>)"`` of every ~/ check the home passed before the run
+    # (home_checks_passing_before): written on the record and its row, so a reader
+    # sees that such a check could only count what the run changed.
+    passing_before: tuple[str, ...] = ()
 
     @classmethod
-    def snapshot(cls, task: Task, home: Path, *, content_only: bool = False) -> HomeFiles:
+    def snapshot(cls, task: Task, home: Path) -> HomeFiles:
         names = [c.file for c in task.verification if isinstance(c, FileCheck)]
         before = {name: _fingerprint(home / name[2:]) for name in names if name.startswith("~/")}
-        return cls(before, content_only=content_only)
+        return cls(before, tuple(home_checks_passing_before(task, home)))
 
     def unchanged(self, name: str, home: Path) -> bool:
-        """The file existed before the run and is as it was (byte for byte, and, unless
-        ``content_only``, with the same modification time)."""
+        """The file existed before the run and holds the same bytes (size and SHA-256).
+
+        Contents only, never times, in either home mode: ``os.utime`` (or ``touch``) on
+        a file an earlier run left opens nothing and reads nothing, so neither the
+        inventory nor the audit sees it, and a new modification time is no work (red
+        team 7, touch-leftover). The price, in a persistent home: a run that writes the
+        very bytes already there earns nothing for that check; the home passing it
+        before the run is on the record, the row and the manifest."""
         before = self.before.get(name)
         if before is None:
             return False
-        after = _fingerprint(home / name[2:])
-        if self.content_only:
-            return after is not None and (after[0], after[2]) == (before[0], before[2])
-        return after == before
+        return _fingerprint(home / name[2:]) == before
 
 
 def home_checks_passing_before(task: Task, home: Path) -> list[str]:
@@ -131,7 +137,7 @@ def home_checks_passing_before(task: Task, home: Path) -> list[str]:
 
 
 def _fingerprint(path: Path) -> Fingerprint:
-    """(size, mtime, SHA-256) of a regular file reached without symlinks; else None."""
+    """(size, SHA-256) of a regular file reached without symlinks; else None."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
@@ -143,7 +149,7 @@ def _fingerprint(path: Path) -> Fingerprint:
         digest = hashlib.sha256()
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
-    return (info.st_size, info.st_mtime_ns, digest.hexdigest())
+    return (info.st_size, digest.hexdigest())
 
 
 @dataclass(frozen=True)

@@ -138,6 +138,10 @@ class ResultRow(_CamelModel):
     # ``prompt_delivery`` (harness.prompt_delivery).
     prompt_delivery: str = ""
     dismissed_findings: int = Field(default=0, ge=0)
+    # The ~/ checks the agent home already passed before this run's agent started
+    # (record["home_passed_before"], harness.verification.HomeFiles): such a check
+    # credits only bytes the run changed. Not written when empty.
+    home_passed_before: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     # Why the run did not complete (the record's ``error``, flattened); "" when it did.
     error: str = ""
     # The run id of the batch that produced the row, kept when ``aggregate`` stamps
@@ -168,6 +172,10 @@ class Manifest(_CamelModel):
     not_run: tuple[str, ...] = ()
     skipped_tasks: tuple[str, ...] = ()
     interrupted_by: str | None = None
+    # ``"folder#iteration: <check> (<file>)"`` for every run whose home already passed
+    # one of its ~/ checks before its agent started (the pre-batch warning, on the
+    # record of each run). Not written when empty.
+    home_passed_before: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
 
 
 _SLUG_UNSAFE = re.compile(r"[^a-z0-9]+")
@@ -206,6 +214,7 @@ class RowInput:
     separation: str
     network: str
     prompt_delivery: str
+    home_passed_before: tuple[str, ...]
     # False only when the record says so (``integrity_checked: false``): unverified.
     integrity_checked: bool
     error: str
@@ -229,6 +238,7 @@ class RowInput:
             separation=_separation(extra.get("containment")),
             network=_network(extra.get("network")),
             prompt_delivery=_prompt_delivery(record.prompt_delivery),
+            home_passed_before=home_passed_before(extra.get(HOME_PASSED_BEFORE)),
             integrity_checked=record.integrity_checked,
             error=(record.error or "") if record.status != "success" else "",
             scores=record.scores,
@@ -253,6 +263,7 @@ class RowInput:
             separation=_separation(record.get("containment")),
             network=_network(record.get("network")),
             prompt_delivery=_prompt_delivery(record.get("prompt_delivery")),
+            home_passed_before=home_passed_before(record.get(HOME_PASSED_BEFORE)),
             integrity_checked=record.get("integrity_checked") is not False,
             error=_text(record.get("error")) if record.get("status") != "success" else "",
             scores=scores if isinstance(scores, Mapping) else {},
@@ -306,8 +317,24 @@ def row_from_record(record: RunRecord | Mapping[str, Any], manifest: Manifest) -
         network=read.network,
         prompt_delivery=read.prompt_delivery,
         dismissed_findings=_dismissed_count(read.cheating_report),
+        home_passed_before=read.home_passed_before,
         error=read.error,
     )
+
+
+# The record's key (harness.verification.HOME_PASSED_BEFORE_KEY) and its bounds: a
+# foreign record's list is cut, each entry flattened.
+HOME_PASSED_BEFORE = "home_passed_before"
+MAX_HOME_PASSED_BEFORE = 50
+_HOME_PASSED_CAP = 200
+
+
+def home_passed_before(value: object) -> tuple[str, ...]:
+    """A record's ``home_passed_before`` as row text: strings only, bounded."""
+    if not isinstance(value, list | tuple):
+        return ()
+    texts = [sanitize_text(v, cap=_HOME_PASSED_CAP) for v in value if isinstance(v, str)]
+    return tuple(texts[:MAX_HOME_PASSED_BEFORE])
 
 
 def _home_mode(mode: object) -> str:
