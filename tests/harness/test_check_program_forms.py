@@ -88,6 +88,10 @@ def _workspace(root: Path) -> Path:
     (root / "x.cmake").write_text(f"execute_process(COMMAND {TOUCH} {marker})\n", "utf-8")
     # A real program the loader can map (a shell script it cannot).
     shutil.copy(TOUCH, root / "elf")
+    # A mypy config the agent planted, naming a workspace plugin mypy imports.
+    (root / "calc.py").write_text("def add(a: int, b: int) -> int:\n    return a + b\n", "utf-8")
+    (root / "mypy.ini").write_text("[mypy]\nplugins = plug.py\n", "utf-8")
+    (root / "plug.py").write_text(python, "utf-8")
     return marker
 
 
@@ -243,6 +247,36 @@ FORMS: list[tuple[str, list[str], bool]] = [
     ("installer-gem", ["gem", "install", "x.gem"], False),
     ("bash-rcfile", ["bash", "--rcfile", "./x", "-i"], True),
     ("env-S", ["env", "-S", "sh run.sh"], True),
+    # Linters and formatters that find the agent's config, which names code they load.
+    ("mypy-config-plugin", ["mypy", "calc.py"], True),
+    ("mypy-strict-dot", ["mypy", "--strict", "."], False),
+    ("python-m-mypy", ["python3", "-m", "mypy", "calc.py"], False),
+    ("mypy-config-not-grading", ["mypy", "--config-file", "mypy.ini", "calc.py"], True),
+    (
+        "mypy-python-executable",
+        ["mypy", "--config-file", "lint.ini", "--python-executable", "./x", "calc.py"],
+        False,
+    ),
+    ("pylint-discovered", ["pylint", "calc.py"], False),
+    ("pylint-load-plugins", ["pylint", "--rcfile=lint.ini", "--load-plugins=plug", "c.py"], False),
+    ("pylint-init-hook", ["pylint", "--rcfile=lint.ini", "--init-hook=import plug", "c.py"], False),
+    ("pylintrc-env", ["env", "PYLINTRC=x", "pylint", "--rcfile=lint.ini", "calc.py"], False),
+    ("flake8-discovered", ["flake8", "calc.py"], False),
+    ("flake8-append-config", ["flake8", "--isolated", "--append-config=x.cfg", "c.py"], False),
+    ("eslint-discovered", ["eslint", "."], False),
+    ("eslint-c-merges-eslintrc", ["eslint", "-c", "lint.ini", "."], False),
+    (
+        "eslint-rulesdir",
+        ["eslint", "-c", "lint.ini", "--no-eslintrc", "--rulesdir", "r", "."],
+        False,
+    ),
+    ("eslint-formatter", ["eslint", "--no-config-lookup", "-c", "lint.ini", "-f", "./f.js"], False),
+    ("prettier-discovered", ["prettier", "--check", "."], False),
+    ("prettier-plugin", ["prettier", "--no-config", "--plugin=./p.js", "--check", "."], False),
+    ("pre-commit", ["pre-commit", "run", "--all-files"], False),
+    ("coverage-discovered", ["coverage", "report"], False),
+    ("coverage-run", ["coverage", "run", "--rcfile=lint.ini", "x.py"], False),
+    ("bandit-discovered", ["bandit", "-r", "."], False),
 ]
 # What the error must say for the forms whose rule has a reason of its own (a rule
 # caught by a broader one would otherwise go unnoticed when it is removed).
@@ -308,9 +342,30 @@ REASONS = {
     "installer-gem": "installs packages",
     "bash-rcfile": "the file given to --rcfile",
     "env-S": "the script given to the shell",
+    "mypy-config-plugin": "mypy finds its config in the working directory",
+    "mypy-strict-dot": "--config-file FILE",
+    "python-m-mypy": "mypy finds its config",
+    "mypy-config-not-grading": "the config given to mypy",
+    "mypy-python-executable": "mypy --python-executable loads code",
+    "pylint-discovered": "pylint finds its config",
+    "pylint-load-plugins": "pylint --load-plugins loads code",
+    "pylint-init-hook": "pylint --init-hook loads code",
+    "pylintrc-env": "sets PYLINTRC",
+    "flake8-discovered": "--isolated",
+    "flake8-append-config": "flake8 --append-config",
+    "eslint-discovered": "eslint finds its config",
+    "eslint-c-merges-eslintrc": "--no-eslintrc or --no-config-lookup",
+    "eslint-rulesdir": "eslint --rulesdir",
+    "eslint-formatter": "loads a formatter module",
+    "prettier-discovered": "prettier finds its config",
+    "prettier-plugin": "prettier --plugin",
+    "pre-commit": "pre-commit runs git",
+    "coverage-discovered": "coverage finds its config",
+    "coverage-run": "coverage run runs a program",
+    "bandit-discovered": "bandit finds its config",
 }
 # The grading files the refusals are judged against: the forms' files are not among them.
-GRADING = ("grade.py", "Makefile", "verify.cmake", "checker")
+GRADING = ("grade.py", "Makefile", "verify.cmake", "checker", "lint.ini")
 
 
 def _environment(root: Path) -> dict[str, str]:
@@ -333,7 +388,7 @@ def test_each_form_really_runs_a_workspace_file(tmp_path: Path, argv: list[str])
         pytest.skip(f"{argv[0]} is not installed")
     marker = _workspace(tmp_path)
     subprocess.run(
-        argv,
+        [program, *argv[1:]],
         cwd=tmp_path,
         env=_environment(tmp_path),
         stdin=subprocess.DEVNULL,
@@ -445,6 +500,20 @@ HONEST: list[list[str]] = [
     ["dpkg", "-c", "pkg.deb"],
     ["bash", "--rcfile", "grade.py", "-c", "true"],
     ["env", "-S", "grep -q x out.txt"],
+    # The linters with their config pinned to a grading file (or discovery off).
+    ["mypy", "--config-file", "lint.ini", "calc.py"],
+    ["mypy", "--config-file=lint.ini", "--strict", "."],
+    ["python3", "-m", "mypy", "--config-file", "lint.ini", "calc.py"],
+    ["pylint", "--rcfile=lint.ini", "calc.py"],
+    ["flake8", "--config=lint.ini", "calc.py"],
+    ["flake8", "--isolated", "calc.py"],
+    ["eslint", "-c", "lint.ini", "--no-eslintrc", "."],
+    ["eslint", "--no-config-lookup", "-c", "lint.ini", "-f", "json", "."],
+    ["prettier", "--no-config", "--check", "."],
+    ["prettier", "--config", "lint.ini", "--check", "."],
+    ["coverage", "report", "--rcfile=lint.ini"],
+    ["bandit", "--ini", "lint.ini", "-r", "."],
+    ["ruff", "check", "."],
 ]
 
 
@@ -503,6 +572,7 @@ RED_TEAM_7 = [
     ("tar-submit", ["sh", "-c", "tar -xf submission.tar && python3 grade.py"], "tar extracts"),
     ("cmake-verify", ["cmake", "-P", "verify.cmake"], "cmake -P"),
     ("loader-run", ["/lib64/ld-linux-x86-64.so.2", "./checker", "answer.txt"], "loader"),
+    ("typed-calc", ["mypy", "calc.py"], "mypy finds its config"),
 ]
 
 
@@ -518,3 +588,25 @@ def test_red_team_7_tasks_are_refused_and_audited_hackable(
     audited = load_task(path, allow_workspace_code=True)
     found = [(f.id, f.check, f.hackable) for f in lint_task(audited)]
     assert ("runs-workspace-program", "sneaky", True) in found
+
+
+def test_a_pinned_mypy_config_ignores_the_planted_one(tmp_path: Path) -> None:
+    """Guards against --config-file being a pin only on paper: with the agent's
+    mypy.ini (naming its plugin) in the working directory, mypy given a grading config
+    imports nothing from the workspace (red team 7's linter-config-plugin)."""
+    mypy = shutil.which("mypy")
+    if mypy is None:
+        pytest.skip("mypy is not installed")
+    marker = _workspace(tmp_path)
+    (tmp_path / "lint.ini").write_text("[mypy]\n", "utf-8")
+    check_command(["mypy", "--config-file", "lint.ini", "calc.py"], GradingPaths(GRADING))
+    done = subprocess.run(
+        [mypy, "--config-file", "lint.ini", "calc.py"],
+        cwd=tmp_path,
+        env=_environment(tmp_path),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    assert not marker.exists()

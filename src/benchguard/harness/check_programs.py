@@ -28,6 +28,12 @@ absolute directory. Inline code is read for what it loads and writes
 ``sqlite3``'s SQL for dot-commands), as are awk programs and sed scripts
 (``script_texts``: ``system``, pipes, gawk's indirect calls, ``print >``, sed's ``e``).
 
+Diffs and archives applied over the box, the dynamic loader, ``cmake``, ``openssl``'s
+engines and package installers are read by ``program_writers``; linters and formatters
+that find a config naming code in the working directory (mypy's plugins, pylint's
+init-hook, eslint's JavaScript config) by ``config_tools``: refused unless the config
+is pinned to a grading file.
+
 What it cannot see: a program it does not know is assumed to read its operands as
 data unless an operand is named like a script or program (``mytool run.sh``: refused,
 fail closed), so ``mytool prog`` where ``mytool`` runs ``prog`` is missed; ``perl -e``
@@ -43,6 +49,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from benchguard.harness import config_tools
 from benchguard.harness import program_options as options
 from benchguard.harness import program_writers as writers
 from benchguard.harness.program_options import (
@@ -137,7 +144,7 @@ _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
 # (PATH only to absolute directories, and $PATH itself).
 _PROTECTED = re.compile(
     r"(LD_|PYTHON|PERL|RUBY|NODE_|NPM_|GIT_|BASH|PYTEST_|TAR_|AWK|ZDOT|LESS|JAVA|"
-    r"GCONV_|MAKE|DYLD_)\w*|ENV|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|SHELLOPTS|"
+    r"GCONV_|MAKE|DYLD_|PYLINT|COVERAGE|MYPY|ESLINT|PRETTIER)\w*|ENV|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|SHELLOPTS|"
     r"PROMPT_COMMAND|PS4|IFS|CDPATH|GZIP|XZ_OPT|BZIP2?|ZSTD_CLEVEL|PAGER|EDITOR|"
     r"VISUAL|MANPAGER|TERMINFO|GLOBIGNORE|FPATH|SQLITE_HISTORY|CLASSPATH|GEM_\w*|"
     r"PIP_\w*|MAKEFILES|TMPDIR|OPENSSL_\w*"
@@ -358,6 +365,8 @@ class _Reader:
             module = options.python(self, args)
             if module is not None and module[0] in PYTEST_PROGRAMS:
                 options.pytest(self, module[1])
+            elif module is not None and module[0] in config_tools.MODULES:
+                config_tools.read(self, config_tools.MODULES[module[0]], module[1])
             elif module is not None:
                 options.python_module(self, *module)
         elif name in _NODES:
@@ -418,6 +427,8 @@ class _Reader:
                     self.not_onto_grading(arg[len(option) :], f"{name} {option.rstrip('=')}")
         elif name in ("tar", "bsdtar", "gtar"):
             options.tar(self, args)
+        elif name in config_tools.RULES or name in config_tools.REFUSED:
+            config_tools.read(self, name, args)
         elif name == "patch":
             writers.patch(self, args)
         elif name == "cpio":
