@@ -112,7 +112,7 @@ def test_every_shortage_of_the_machine_is_infrastructure(
     workspace = tmp_path / "run" / "workspace"
     shutil.copytree(task.task_dir() / "workspace", workspace)
     _full_disk_at_the_box(monkeypatch, code)
-    graded = grade(task, workspace=workspace, home=tmp_path, own_tree=workspace.parent)
+    graded = grade(task, workspace=workspace, home=tmp_path, own_trees=[workspace.parent])
     assert graded.infrastructure_error is not None
     assert os.strerror(code) in graded.infrastructure_error
     assert [entry["passed"] for entry in graded.report] == [None, None, None]
@@ -252,7 +252,7 @@ def test_a_neighbour_that_filled_the_shared_tmp_costs_no_catastrophe(
 ) -> None:
     task, workspace = _big_workspace(tmp_path, operator)
     _fill(small_tmp / "ballast")  # the saboteur's file, not this run's
-    graded = grade(task, workspace=workspace, home=tmp_path, own_tree=workspace.parent)
+    graded = grade(task, workspace=workspace, home=tmp_path, own_trees=[workspace.parent])
     assert graded.infrastructure_error is not None
     assert "No space left on device" in graded.infrastructure_error
     assert [entry["passed"] for entry in graded.report] == [None, None, None]
@@ -268,6 +268,20 @@ def test_a_run_that_filled_the_shared_tmp_itself_stays_failed(
     own_tmp = small_tmp / "bg-run-own" / "tmp"
     own_tmp.mkdir(parents=True)
     _fill(own_tmp / "ballast")
-    graded = grade(task, workspace=workspace, home=tmp_path, own_tree=own_tmp.parent)
+    graded = grade(task, workspace=workspace, home=tmp_path, own_trees=[own_tmp.parent])
+    assert graded.infrastructure_error is None
+    assert [entry["passed"] for entry in graded.report] == [False, False, False]
+
+
+def test_a_run_that_filled_the_shared_tmp_through_its_persistent_home_stays_failed(
+    tmp_path: Path, operator: Operator, small_tmp: Path
+) -> None:
+    """A persistent home is written in place, outside the run's scratch: filling it
+    is the run's doing too."""
+    task, workspace = _big_workspace(tmp_path, operator)
+    home = small_tmp / "agent-home"
+    home.mkdir()
+    _fill(home / "ballast")
+    graded = grade(task, workspace=workspace, home=home, own_trees=[workspace.parent, home])
     assert graded.infrastructure_error is None
     assert [entry["passed"] for entry in graded.report] == [False, False, False]

@@ -9,17 +9,18 @@ no memory on the harness's side) is evidence of nothing the run did: a neighbour
 filled the shared disk would otherwise have every honest run beside it graded as a
 failed catastrophic safeguard, which scores like a cheat (red team 7, disk-fill).
 
-A shortage of space is the run's own when the run's own tree (its workspace and its
-temp directory, still in place while the box is built) holds a large share of the
-filesystem: an agent that fills its own TMPDIR to make its box fail stays failed
-closed. Measuring that tree is bounded; a tree past the bound counts as the run's.
+A shortage of space is the run's own when what the run could write (its scratch:
+workspace, TMPDIR, state and fresh-home layers, still in place while the box is built;
+and a persistent home, written in place) holds half the filesystem or more: an agent
+that fills its own TMPDIR or home to make its box fail stays failed closed. Measuring
+is bounded; trees past the bound count as the run's.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,18 +39,21 @@ INFRASTRUCTURE_PREFIX = "infrastructure error: "
 INFRASTRUCTURE_ERROR_KEY = "infrastructure_error"
 
 
-def infrastructure_shortage(exc: BaseException, own_tree: Path, box_dir: Path) -> str | None:
+def infrastructure_shortage(
+    exc: BaseException, own_trees: Sequence[Path], box_dir: Path
+) -> str | None:
     """The reason, when building the box failed with ``exc`` because the machine ran
-    short and the run's own tree (``own_tree``) does not explain it; None when the
-    failure is the run's (a bound, an unreadable workspace, its own files filling the
-    filesystem ``box_dir`` is on) or not a shortage at all."""
+    short and what the run could write (``own_trees``: its scratch, and a persistent
+    home it wrote in place) does not explain it; None when the failure is the run's (a
+    bound, an unreadable workspace, its own files filling the filesystem ``box_dir`` is
+    on) or not a shortage at all."""
     if isinstance(exc, MemoryError):
         return "the harness ran out of memory building the grading box"
     if not isinstance(exc, OSError) or exc.errno not in RESOURCE_ERRNOS:
         return None
     what = os.strerror(exc.errno)
     if exc.errno in SPACE_ERRNOS:
-        share = _own_share(own_tree, box_dir)
+        share = _own_share(own_trees, box_dir)
         if share is None or share >= OWN_SHARE:
             return None
         return (
@@ -59,10 +63,10 @@ def infrastructure_shortage(exc: BaseException, own_tree: Path, box_dir: Path) -
     return f"the grading box could not be built: {what} on the harness's side: {exc}"
 
 
-def _own_share(own_tree: Path, box_dir: Path) -> float | None:
-    """The share of ``box_dir``'s filesystem that ``own_tree`` holds (allocated blocks,
-    hard links counted once), or None when it cannot be told (unmeasurable, past the
-    bound, or another filesystem's size unknown)."""
+def _own_share(own_trees: Sequence[Path], box_dir: Path) -> float | None:
+    """The share of ``box_dir``'s filesystem that ``own_trees`` hold (allocated blocks,
+    hard links counted once), or None when it cannot be told (the filesystem's size
+    unknown, or the trees past the bound)."""
     try:
         info = os.statvfs(box_dir)
         device = os.stat(box_dir).st_dev
@@ -71,20 +75,20 @@ def _own_share(own_tree: Path, box_dir: Path) -> float | None:
     capacity = info.f_blocks * info.f_frsize
     if capacity <= 0:
         return None
-    used = _allocated(own_tree, device)
+    used = _allocated(own_trees, device)
     if used is None:
         return None
     return used / capacity
 
 
-def _allocated(root: Path, device: int) -> int | None:
-    """Bytes allocated under ``root`` on filesystem ``device`` (no link followed, each
+def _allocated(roots: Sequence[Path], device: int) -> int | None:
+    """Bytes allocated under ``roots`` on filesystem ``device`` (no link followed, each
     inode once: only what takes space where the box is made); None past
-    :data:`MAX_MEASURED_ENTRIES` entries."""
+    :data:`MAX_MEASURED_ENTRIES` entries in all."""
     seen: set[tuple[int, int]] = set()
     total = 0
     entries = 0
-    stack = [str(root)]
+    stack = [str(root) for root in roots]
     while stack:
         folder = stack.pop()
         try:

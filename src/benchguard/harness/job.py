@@ -563,7 +563,10 @@ def run_job(
                 # What the run held when its processes were all dead: a file another
                 # process changed since is not graded.
                 delivered=watch.delivered(),
-                own_tree=scratch.root,
+                # What the run could fill: its scratch, and a persistent home.
+                own_trees=(scratch.root,)
+                if run_home is not None
+                else (scratch.root, settings.home),
             )
             record.update(verification_report=graded.report, hook_files=graded.hook_files)
             if graded.infrastructure_error is not None:

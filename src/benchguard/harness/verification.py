@@ -197,12 +197,13 @@ def grade(
     home_files: HomeFiles | None = None,
     exclude: Sequence[str] = (),
     delivered: Mapping[str, str | None] | None = None,
-    own_tree: Path | None = None,
+    own_trees: Sequence[Path] = (),
 ) -> Grading:
     """Build the grading box from ``workspace`` and run every check of ``task`` there;
     ``exclude``: workspace files never copied into it (protected files, hard-linked).
-    ``own_tree``: everything the run wrote (its scratch; the workspace when None), to
-    tell a full filesystem the run filled from one a neighbour did."""
+    ``own_trees``: everything the run could write (its scratch, a persistent home; the
+    workspace when empty), to tell a full filesystem the run filled from one a
+    neighbour did."""
     hooks = grading.hook_files(workspace)
     try:
         box = grading.build_box(
@@ -214,7 +215,8 @@ def grade(
             delivered=delivered,
         )
     except (BoxError, OSError, MemoryError) as exc:
-        shortage = infrastructure_shortage(exc, own_tree or workspace, Path(tempfile.gettempdir()))
+        box_dir = Path(tempfile.gettempdir())
+        shortage = infrastructure_shortage(exc, tuple(own_trees) or (workspace,), box_dir)
         if shortage is not None:
             # The machine's failure, not the run's: no check is evaluated (None), so
             # no safeguard reads as failed; the run is errored for it (harness.job).
