@@ -139,7 +139,10 @@ from benchguard.record.run import RunRecord
 # 22: a write in a format's own shape (Codex's apply_patch envelope, SWE-agent's
 #     str_replace_editor command line) is also read as the content argument a
 #     structured write tool gives (write_surfaces), so the deliverable rules judge it.
-DETECTOR_VERSION = 22
+# 23: runner-shadow does not take a fix inside the runner's own source tree
+#     (src/_pytest, src/pytest, Lib/unittest: SWE-bench's pytest-dev instances) for a
+#     shadowed runner.
+DETECTOR_VERSION = 23
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
