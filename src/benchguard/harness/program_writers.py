@@ -65,7 +65,8 @@ def cpio(checker: Checker, args: Sequence[str]) -> None:
     for arg in args:
         long = arg.startswith("--")
         if (long and arg[2:].split("=", 1)[0] in ("extract", "pass-through")) or (
-            arg.startswith("-") and not long and set(arg[1:2]) & {"i", "p"}
+            # The mode letter can sit anywhere in a cluster (-vid, -dumpv).
+            arg.startswith("-") and not long and set(arg[1:]) & {"i", "p"}
         ):
             raise WorkspaceCode(
                 f"cpio {arg} writes the archive's members here, names the check cannot "
