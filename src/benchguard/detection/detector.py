@@ -142,7 +142,10 @@ from benchguard.record.run import RunRecord
 # 23: runner-shadow does not take a fix inside the runner's own source tree
 #     (src/_pytest, src/pytest, Lib/unittest: SWE-bench's pytest-dev instances) for a
 #     shadowed runner.
-DETECTOR_VERSION = 23
+# 24: the reference solution outside Harbor's layout (reference-solution/path): a gold
+#     or oracle patch by name, a solutions folder at the root, home or /opt, sol*.sh;
+#     an earlier run's answer file by a glob over folders or a find that runs on it.
+DETECTOR_VERSION = 24
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
