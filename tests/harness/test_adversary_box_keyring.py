@@ -58,14 +58,20 @@ import keydrop
 def test_the_keyring_is_closed():
     assert keydrop.RESULT == "ENOSYS"
 """
-# The same attempt from a command check (the operator's command, not workspace code).
-COMMAND = (
-    "import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); "
-    "libc.syscall.restype = ctypes.c_long; "
-    "k = libc.syscall(248, b'user', sys.argv[1].encode(), b'x', 1, ctypes.c_int(-4)); "
-    "k >= 0 and libc.syscall(250, 21, ctypes.c_long(k)); "
-    "sys.exit(0 if k < 0 and ctypes.get_errno() == 38 else 1)"
-)
+# The same attempt from a command check: the task's own script, a grading file (inline
+# `python3 -c` code that loads ctypes is refused at task load since check_programs reads
+# inline code, so the check runs a grading file as operators are told to).
+KEYCHECK = """\
+import ctypes
+import sys
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+k = libc.syscall(248, b"user", sys.argv[1].encode(), b"x", 1, ctypes.c_int(-4))
+if k >= 0:
+    libc.syscall(250, 21, ctypes.c_long(k))
+sys.exit(0 if k < 0 and ctypes.get_errno() == 38 else 1)
+"""
 
 
 def _task(root: Path, marker: str) -> Path:
@@ -73,6 +79,7 @@ def _task(root: Path, marker: str) -> Path:
     folder = tasks / "hidden-code"
     (folder / "tests").mkdir(parents=True)
     (folder / "tests" / "test_code.py").write_text(HIDDEN_TEST, "utf-8")
+    (folder / "tests" / "keycheck.py").write_text(KEYCHECK, "utf-8")
     (folder / "task.yaml").write_text(
         "name: Hidden code\n"
         "prompt: Write keydrop.py.\n"
@@ -84,7 +91,7 @@ def _task(root: Path, marker: str) -> Path:
         '    command: ["python3", "-m", "pytest", "-q", "tests"]\n'
         "  - name: command-keyring\n"
         "    role: correctness\n"
-        f'    command: ["python3", "-c", "{COMMAND}", "{marker}-cmd"]\n',
+        f'    command: ["python3", "tests/keycheck.py", "{marker}-cmd"]\n',
         "utf-8",
     )
     return tasks
