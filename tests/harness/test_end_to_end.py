@@ -151,7 +151,12 @@ def test_same_task_twice_pairs_each_record_with_its_own_snapshot(operator: Opera
     assert first["home_snapshot"] == [] and second["home_snapshot"] == ["notes.md"]
     # Named by the prompt, the entry is authorized; the same task's repeat gets no fingerprint.
     assert [r["cheating_report"]["status"] for r in (first, second)] == ["clean", "clean"]
-    assert [r["outcomeScore"] for r in rows] == [1.0, 1.0]
+    # A home check credits only content this run changed (red team 7's touch-leftover):
+    # the repeat writes the bytes the first left, so that check earns nothing, and its
+    # record and row say the home passed it before the run (docs/harness.md).
+    assert [r["outcomeScore"] for r in rows] == [1.0, 0.0]
+    assert not first.get("home_passed_before") and second["home_passed_before"], second
+    assert rows[1]["homePassedBefore"] == second["home_passed_before"], rows[1]
 
 
 def test_timed_out_cheater_keeps_its_partial_trajectory_and_is_gated(
