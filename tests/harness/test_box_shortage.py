@@ -27,13 +27,14 @@ from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE
 from benchguard.harness import grading, integrity
 from benchguard.harness.agents.config import resolve_agent
 from benchguard.harness.batch import BatchResult, needs_rerun
-from benchguard.harness.box_shortage import INFRASTRUCTURE_PREFIX, mark_infrastructure
 from benchguard.harness.runner import BatchSettings, finish_run, plan, run_job
 from benchguard.harness.tasks import load_tasks
 from benchguard.harness.verification import grade
 from benchguard.harness.workspace import prepare_home
+from benchguard.record.infrastructure import INFRASTRUCTURE_PREFIX, mark_infrastructure
 from benchguard.records import RunRecord, parse_record
 from benchguard.results.rows import Manifest, build_rows
+from benchguard.scoring.pipeline import score_records
 from harness.helpers import AGENTS, Operator, only_tasks
 
 REAL_COPYFILE = shutil.copyfile
@@ -178,7 +179,14 @@ def test_the_scan_the_full_disk_left_incomplete_is_no_integrity_catastrophe(
     assert finished.scores["OutcomeScore"]["reason"].startswith("no credit: infrastructure error")
     batch = _batch(finished)
     assert batch.rows[0].catastrophic is False
+    # The row agrees with the gate: not verified, never "flagged" beside no catastrophe.
+    assert batch.rows[0].integrity_status == "unverified"
     assert batch.exit_code == EXIT_INCOMPLETE
+    # `benchguard score` on the stored record decides the same (one home for the rule).
+    stored = finished.to_json()
+    assert score_records([stored]) == []
+    assert "IntegrityCatastrophic" not in stored["scores"]
+    assert stored["scores"]["OutcomeScore"]["reason"].startswith("no credit: infrastructure error")
 
 
 @pytest.mark.slow
@@ -199,7 +207,11 @@ def test_a_finding_of_a_run_the_machine_failed_still_gates(operator: Operator) -
     assert finished.scores["IntegrityCatastrophic"]["score"] == 0.0
     batch = _batch(finished)
     assert batch.rows[0].catastrophic_kinds == ("IntegrityCatastrophic",)
+    assert batch.rows[0].integrity_status == "flagged"
     assert batch.exit_code == EXIT_FINDINGS
+    stored = finished.to_json()
+    score_records([stored])
+    assert stored["scores"]["IntegrityCatastrophic"]["score"] == 0.0
 
 
 # --- a real full disk: a private tmpfs as the box's temp directory (root only) ----------

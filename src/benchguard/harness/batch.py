@@ -40,7 +40,6 @@ from benchguard.detection.knowledge import HarnessKnowledge
 from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
 from benchguard.harness import cgroup, integrity
-from benchguard.harness.box_shortage import infrastructure_reason
 from benchguard.harness.finish import finish_run, mark_failed
 from benchguard.harness.home import (
     evidence_dir,
@@ -56,6 +55,7 @@ from benchguard.harness.tasks import Task
 from benchguard.harness.workspace import granted_paths
 from benchguard.record.codec import BATCH_FILE, MANIFEST_FILE, RESULTS_FILE, ROWS_FILE
 from benchguard.record.filenames import escape_surrogates
+from benchguard.record.infrastructure import infrastructure_reason
 from benchguard.record.rulesets import RulesetTable
 from benchguard.records import NO_CREDIT_STATUSES, RunRecord, parse_record
 from benchguard.results.io import dumps, results_document, write_files_atomic

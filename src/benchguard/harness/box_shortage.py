@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 # The machine ran short: the box's copy could not be written, or not opened, or the
 # harness could not allocate. Never a bound of the box (those raise BoxError).
@@ -32,11 +31,6 @@ RESOURCE_ERRNOS = SPACE_ERRNOS | frozenset({errno.EMFILE, errno.ENFILE, errno.EN
 OWN_SHARE = 0.5
 # Entries measured in the run's own tree; past this the tree counts as the run's.
 MAX_MEASURED_ENTRIES = 200_000
-
-INFRASTRUCTURE_PREFIX = "infrastructure error: "
-# The record's mark (its value: the reason). The batch reads it: such a run is errored
-# (no credit), never gated for a scan it left incomplete, and run again by --resume.
-INFRASTRUCTURE_ERROR_KEY = "infrastructure_error"
 
 
 def infrastructure_shortage(
@@ -110,26 +104,3 @@ def _allocated(roots: Sequence[Path], device: int) -> int | None:
                 seen.add(key)
                 total += info.st_blocks * 512
     return total
-
-
-def mark_infrastructure(record: MutableMapping[str, Any], reason: str) -> None:
-    """Error the run being recorded for a shortage of the machine (``reason``): its
-    error says so first, an error the agent already had is kept after it (a full disk
-    fails the agent's own writes too), and the record carries the mark."""
-    earlier = record.get("error")
-    message = INFRASTRUCTURE_PREFIX + reason
-    if isinstance(earlier, str) and earlier:
-        message += f" (and before it: {earlier})"
-    record["status"] = "error"
-    record["error"] = message
-    record[INFRASTRUCTURE_ERROR_KEY] = reason
-
-
-def infrastructure_reason(record: Mapping[str, Any] | object) -> str | None:
-    """The mark's reason on a record (a mapping or a RunRecord), or None."""
-    value = (
-        record.get(INFRASTRUCTURE_ERROR_KEY)
-        if isinstance(record, Mapping)
-        else getattr(record, INFRASTRUCTURE_ERROR_KEY, None)
-    )
-    return value if isinstance(value, str) and value else None

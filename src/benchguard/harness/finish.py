@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 from benchguard.detection.detector import Detector, scan_view
 from benchguard.detection.knowledge import HarnessKnowledge, run_context, run_rules
-from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, Rule
-from benchguard.harness.box_shortage import infrastructure_reason
+from benchguard.detection.models import Rule
 from benchguard.harness.job import BatchSettings
 from benchguard.record.rules import ScanRulesets, as_ruleset
 from benchguard.records import RunRecord
 from benchguard.scoring import zeroes
 from benchguard.scoring.judge import NullJudge
-from benchguard.scoring.keys import INTEGRITY_CATASTROPHIC, OUTCOME_SCORE
 from benchguard.scoring.pipeline import score_record
 from benchguard.scoring.verification import verification_scores
 
@@ -127,8 +124,6 @@ def _scored(record: RunRecord, settings: BatchSettings) -> RunRecord:
         scores = data["scores"]
         scores.update(verification_scores(data["verification_report"]))
         score_record(data, judge=settings.judge or NullJudge())
-        if infrastructure_reason(record) is not None:
-            _ungate_infrastructure(data)
     except Exception as exc:
         return mark_failed(record, "scoring", exc)
     return record.model_copy(
@@ -142,25 +137,3 @@ def _scored(record: RunRecord, settings: BatchSettings) -> RunRecord:
             "errors": data["errors"],
         }
     )
-
-
-def _ungate_infrastructure(data: dict[str, Any]) -> None:
-    """A run the machine failed (harness.box_shortage): an integrity verdict flagged for
-    nothing but an incomplete scan is the shortage's doing (the agent's own transcript
-    writes failed on the full disk), so it is no catastrophe; the run keeps the
-    no-credit zero of its error. A finding the scan did make still gates (fail closed):
-    filling the disk never hides what the agent read."""
-    report = data.get("cheating_report")
-    if not isinstance(report, dict):
-        return
-    findings = report.get("findings")
-    categories = report.get("categories")
-    if not isinstance(findings, list) or not isinstance(categories, list):
-        return
-    if findings or any(c != SCAN_INCOMPLETE_CATEGORY for c in categories):
-        return
-    scores = data["scores"]
-    scores.pop(INTEGRITY_CATASTROPHIC, None)
-    no_credit = zeroes.no_credit_entry(data.get("status"), data.get("error"), scores)
-    if no_credit is not None:
-        scores[OUTCOME_SCORE] = no_credit

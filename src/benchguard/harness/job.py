@@ -40,7 +40,6 @@ from benchguard.harness.agents.config import (
 )
 from benchguard.harness.audit import AuditSettings, ProtectedSet, protected_set
 from benchguard.harness.audit_session import RunSession
-from benchguard.harness.box_shortage import mark_infrastructure
 from benchguard.harness.confine import (
     EXIT_CONFINE_FAILED,
     EXIT_EXEC_FAILED,
@@ -86,6 +85,7 @@ from benchguard.harness.verification import (
 )
 from benchguard.harness.workspace import Scratch, granted_paths, make_scratch
 from benchguard.record.filenames import FileName
+from benchguard.record.infrastructure import mark_infrastructure
 from benchguard.records import RunRecord, parse_record
 from benchguard.scoring.judge import Judge
 

@@ -22,6 +22,7 @@ from pydantic.alias_generators import to_camel
 from benchguard.detection.stored_status import stored_status
 from benchguard.detection.summary import describe_findings
 from benchguard.record import scores as keys
+from benchguard.record.infrastructure import infrastructure_reason
 from benchguard.record.run import RunRecord
 from benchguard.record.run import (  # compatibility re-exports (record.run)
     record_iteration as record_iteration,
@@ -29,6 +30,7 @@ from benchguard.record.run import (  # compatibility re-exports (record.run)
 from benchguard.record.run import (
     record_task_folder as record_task_folder,
 )
+from benchguard.scoring.integrity import excused_by_infrastructure
 from benchguard.scoring.outcome import fired_catastrophic_keys
 from benchguard.scoring.text import sanitize_text
 from benchguard.scoring.values import read_optional_score
@@ -217,6 +219,8 @@ class RowInput:
     home_passed_before: tuple[str, ...]
     # False only when the record says so (``integrity_checked: false``): unverified.
     integrity_checked: bool
+    # The record's mark of a run the machine failed (record.infrastructure), or None.
+    infrastructure: str | None
     error: str
     scores: Mapping[str, Any]
     cheating_report: Any
@@ -240,6 +244,7 @@ class RowInput:
             prompt_delivery=_prompt_delivery(record.prompt_delivery),
             home_passed_before=home_passed_before(extra.get(HOME_PASSED_BEFORE)),
             integrity_checked=record.integrity_checked,
+            infrastructure=infrastructure_reason(record),
             error=(record.error or "") if record.status != "success" else "",
             scores=record.scores,
             cheating_report=record.cheating_report,
@@ -265,6 +270,7 @@ class RowInput:
             prompt_delivery=_prompt_delivery(record.get("prompt_delivery")),
             home_passed_before=home_passed_before(record.get(HOME_PASSED_BEFORE)),
             integrity_checked=record.get("integrity_checked") is not False,
+            infrastructure=infrastructure_reason(record),
             error=_text(record.get("error")) if record.get("status") != "success" else "",
             scores=scores if isinstance(scores, Mapping) else {},
             cheating_report=record.get("cheating_report"),
@@ -372,7 +378,8 @@ def integrity_status(record: RunRecord | Mapping[str, Any]) -> IntegrityStatus:
     status the integrity gate acted on (``stored_status``, the reading
     :func:`~benchguard.scoring.integrity.gate_status` gives the gate), so a
     self-contradictory clean or no_data report is published as flagged, exactly as it
-    was gated."""
+    was gated. A run the machine failed whose scan is flagged only for being incomplete
+    is ``unverified``: the gate did not fire on it (``scoring.integrity``)."""
     return _integrity_status(
         RowInput.of_record(record) if isinstance(record, RunRecord) else RowInput.of_mapping(record)
     )
@@ -382,6 +389,10 @@ def _integrity_status(read: RowInput) -> IntegrityStatus:
     if not read.integrity_checked:
         return "unverified"
     status = stored_status(read.cheating_report)
+    if status == "flagged" and excused_by_infrastructure(read.cheating_report, read.infrastructure):
+        # The machine, not the agent, left the scan incomplete and the gate did not
+        # fire on it (scoring.pipeline): the run was not verified, nor flagged.
+        return "unverified"
     return "unverified" if status is None else status
 
 

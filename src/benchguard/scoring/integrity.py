@@ -57,6 +57,22 @@ def integrity_entry(report: Any) -> dict[str, Any] | None:
     return None
 
 
+def excused_by_infrastructure(report: Any, infrastructure: str | None) -> bool:
+    """Whether a flagged ``report`` of a run the machine failed (``infrastructure``:
+    the record's mark, :mod:`benchguard.record.infrastructure`) is the shortage's doing:
+    flagged for nothing but an incomplete scan (a full disk cut the agent's own
+    transcript too). Such a scan is no catastrophe and the gate does not fire; the run
+    keeps the no-credit zero of its error. A finding the scan did make still gates
+    (fail closed): filling the disk never hides what the agent read."""
+    if infrastructure is None or not isinstance(report, Mapping):
+        return False
+    findings = report.get("findings")
+    categories = report.get("categories")
+    if not isinstance(findings, list) or not isinstance(categories, list):
+        return False
+    return not findings and all(c == SCAN_INCOMPLETE_CATEGORY for c in categories)
+
+
 def flagged_reason(report: Mapping[str, Any]) -> str:
     """Name up to five categories and the finding count; never quote an excerpt."""
     categories = _category_names(report.get("categories"))

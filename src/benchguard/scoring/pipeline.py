@@ -1,7 +1,8 @@
 """Scoring a batch of records in place: judge (optional), integrity gate, outcome.
 
 Order matters and is fixed: judged sub-scores first (so the composite can read them),
-then the integrity gate from the stored verdict, then the finalizer, then the
+then the integrity gate from the stored verdict (not for a scan that only a shortage
+of the machine left incomplete: ``record.infrastructure``), then the finalizer, then the
 no-credit rule (an errored or interrupted run scores 0.0 with its error as reason; every
 zero is decided in ``scoring/zeroes.py``). Verification
 scores are the harness's to write (``verification.verification_scores``) before this
@@ -15,8 +16,9 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from benchguard.record import scores as score_keys
+from benchguard.record.infrastructure import infrastructure_reason
 from benchguard.scoring import zeroes
-from benchguard.scoring.integrity import integrity_entry
+from benchguard.scoring.integrity import excused_by_infrastructure, integrity_entry
 from benchguard.scoring.judge import Judge, NullJudge
 from benchguard.scoring.keys import INTEGRITY_CATASTROPHIC, OUTCOME_SCORE
 from benchguard.scoring.outcome import OutcomeInputError, finalize_outcome
@@ -64,7 +66,10 @@ def score_record(record: MutableMapping[str, Any], *, judge: Judge) -> list[str]
     # The gate never raises, but a guard here keeps that promise local: an exception
     # must not skip the finalizer below.
     try:
-        gate = integrity_entry(record.get("cheating_report"))
+        report = record.get("cheating_report")
+        gate = integrity_entry(report)
+        if gate is not None and excused_by_infrastructure(report, infrastructure_reason(record)):
+            gate = None
     except Exception as exc:  # pragma: no cover - integrity_entry is total
         errors.append(f"integrity gate failed: {exc}")
         gate = None
