@@ -195,6 +195,83 @@ FORMS: list[tuple[str, list[str], bool]] = [
         True,
     ),
     ("python-c-dynamic", ["python3", "-c", "exec(open('script.py').read())"], True),
+    # The allowed modules import modules of power themselves: an attribute reaches them.
+    (
+        "python-c-module-attribute",
+        ["python3", "-c", "import uuid; o = uuid.os; o.system('./x')"],
+        True,
+    ),
+    (
+        "python-c-private-attribute",
+        ["python3", "-c", "import statistics; r = statistics.random._os; r.system('./x')"],
+        True,
+    ),
+    (
+        "python-c-method-open",
+        [
+            "sh",
+            "-c",
+            "python3 -c \"import json; f = json.codecs.open('grade.py', 'w'); print('./x', file=f)\""
+            " && sh grade.py",
+        ],
+        True,
+    ),
+    (
+        "python-c-path-open",
+        [
+            "sh",
+            "-c",
+            "python3 -c \"from pathlib import Path; print('./x', file=Path('grade.py').open('w'))\""
+            " && sh grade.py",
+        ],
+        True,
+    ),
+    (
+        "python-c-os-not-a-reader",
+        [
+            "sh",
+            "-c",
+            "python3 -c \"import os; os.remove('grade.py'); os.link('x', 'grade.py')\" && sh grade.py",
+        ],
+        True,
+    ),
+    (
+        "python-c-open-passed-on",
+        [
+            "sh",
+            "-c",
+            "python3 -c \"o = open; print('./x', file=o('grade.py', 'w'))\" && sh grade.py",
+        ],
+        True,
+    ),
+    (
+        "python-c-attrgetter",
+        ["python3", "-c", "import operator, uuid; operator.attrgetter('os.system')(uuid)('./x')"],
+        True,
+    ),
+    (
+        "python-c-frame-builtins",
+        [
+            "python3",
+            "-c",
+            "import sys; b = sys._getframe().f_builtins; b['__import__']('os').system('./x')",
+        ],
+        True,
+    ),
+    (
+        "python-c-type-hints",
+        [
+            "python3",
+            "-c",
+            "import typing\ndef f(a: \"__import__('os').system('./x')\"): pass\ntyping.get_type_hints(f)",
+        ],
+        True,
+    ),
+    (
+        "python-c-from-import-power",
+        ["python3", "-c", "from uuid import os; os.system('./x')"],
+        True,
+    ),
     ("node-e-require", ["node", "-e", "require('./x.js')"], True),
     (
         "node-e-write",
@@ -308,6 +385,16 @@ REASONS = {
     "python-c-import": "imports 'solution'",
     "python-c-write": "for writing",
     "python-c-dynamic": "uses exec",
+    "python-c-module-attribute": "reaches .os,",
+    "python-c-private-attribute": "reaches ._os,",
+    "python-c-method-open": "opens a file for writing (mode 'w')",
+    "python-c-path-open": "opens a file for writing (mode 'w')",
+    "python-c-os-not-a-reader": "uses os other than through its readers",
+    "python-c-open-passed-on": "passes open on",
+    "python-c-attrgetter": "reaches .attrgetter,",
+    "python-c-frame-builtins": "reaches .f_builtins,",
+    "python-c-type-hints": "reaches .get_type_hints,",
+    "python-c-from-import-power": "imports 'os', which runs programs",
     "node-e-require": "'require'",
     "node-e-computed": "'this'",
     "node-e-write": "'copyFileSync'",
@@ -477,6 +564,19 @@ HONEST: list[list[str]] = [
     ["python3", "-c", "import json, sys; sys.exit(json.load(open('answer.json'))['t'] != 137)"],
     ["python3", "-c", "import re; print(re.findall(r'[0-9]+', open('out.txt', 'r').read()))"],
     ["node", "-e", "const t = [1, 2].length + 1; if (t !== 3) throw new Error('bad')"],
+    # os, posixpath and pathlib for reading.
+    ["python3", "-c", "import os, sys; sys.exit(not os.path.exists('answer.txt'))"],
+    ["python3", "-c", "import os; assert 'answer.txt' in sorted(os.listdir('.'))"],
+    ["python3", "-c", "from pathlib import Path; assert Path('answer.txt').read_text().strip()"],
+    ["python3", "-c", "from pathlib import Path; print(Path('a.txt').open('r').read())"],
+    [
+        "python3",
+        "-c",
+        "import os, json; [json.load(open(os.path.join(r, f))) for r, _, fs in os.walk('.') "
+        "for f in fs if f.endswith('.json')]",
+    ],
+    ["python3", "-c", "import os; assert os.environ.get('HOME')"],
+    ["python3", "-c", "from os.path import getsize; assert getsize('answer.txt') > 0"],
     ["node", "-e", "const fs = require('fs'); JSON.parse(fs.readFileSync('a.json', 'utf8'))"],
     ["xmllint", "--noout", "out.xml"],
     ["sqlite3", "out.db", "select count(*) from results"],
