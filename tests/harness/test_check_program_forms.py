@@ -278,6 +278,16 @@ FORMS: list[tuple[str, list[str], bool]] = [
         ["sh", "-c", "node -e \"require('fs').copyFileSync('x', 'grade.py')\" && sh grade.py"],
         True,
     ),
+    (
+        "node-e-write-stream",
+        [
+            "sh",
+            "-c",
+            "node -e \"const fs = require('fs'); new fs.WriteStream('grade.py').end('./x')\""
+            " && sh grade.py",
+        ],
+        True,
+    ),
     ("node-e-computed", ["node", "-e", "this['req' + 'uire']('./x.js')"], False),
     # An unknown program given a file named like a script.
     ("unknown-program-script", ["mytool", "--verbose", "run.sh"], False),
@@ -398,6 +408,7 @@ REASONS = {
     "node-e-require": "'require'",
     "node-e-computed": "'this'",
     "node-e-write": "'copyFileSync'",
+    "node-e-write-stream": "'WriteStream'",
     "unknown-program-script": "not a program this reader knows",
     "sqlite-shell": "dot-command",
     "sqlite-system": "dot-command",

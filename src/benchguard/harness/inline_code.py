@@ -262,7 +262,9 @@ _NODE_BUILTIN_REQUIRE = re.compile(
 _NODE_WRITES = re.compile(
     r"\b(write\w*|append\w*|create\w*Stream|copy\w*|cp\w*|rename\w*|rm\w*|unlink\w*|"
     r"mkdir\w*|symlink\w*|link\w*|truncate\w*|ch(mod|own)\w*|l?utimes\w*|open\w*|"
-    r"exec\w*|spawn\w*|fork|watch\w*|dlopen|cpSync)\b"
+    r"exec\w*|spawn\w*|fork|watch\w*|dlopen|cpSync)\b",
+    # Case ignored: fs's classes write too (new fs.WriteStream('grade.py')).
+    re.IGNORECASE,
 )
 
 
