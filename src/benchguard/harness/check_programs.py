@@ -36,8 +36,9 @@ is pinned to a grading file.
 
 What it cannot see: a program it does not know is assumed to read its operands as
 data unless an operand is named like a script or program (``mytool run.sh``: refused,
-fail closed), so ``mytool prog`` where ``mytool`` runs ``prog`` is missed; ``perl -e``
-and ``ruby -e`` code is the task's own and not read. Bounds: :data:`MAX_WORDS` words,
+fail closed), so ``mytool prog`` where ``mytool`` runs ``prog`` is missed. Inline code
+is read for python, node, perl (by perl itself, ``perl_code``) and sqlite3; ruby, php,
+lua and R inline code is refused unread. Bounds: :data:`MAX_WORDS` words,
 :data:`MAX_CHARS` characters, :data:`MAX_DEPTH` levels of nesting.
 """
 

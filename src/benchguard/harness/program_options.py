@@ -23,6 +23,7 @@ from benchguard.harness.inline_code import (
     python_inline_problem,
     sqlite_sql_problem,
 )
+from benchguard.harness.perl_code import perl_inline_problem
 from benchguard.harness.script_texts import awk_runs_programs, sed_runs_programs
 
 
@@ -43,7 +44,7 @@ PERL_RE = re.compile(r"perl(\d+(\.\d+)*)?$")
 # Single-letter flags each family accepts without a value (checked one by one). Not
 # python's -i or perl's... interactive modes read standard input after the script.
 _PYTHON_FLAGS = set("bBdEhIOPqsSuvVx?")
-_PERL_FLAGS = set("acnpsTtuUwWXSfv")
+_PERL_FLAGS = set("acnpsTtuUwWXSfvhV")
 # python -X options that change nothing about where code comes from.
 _PYTHON_X = {"utf8", "dev", "importtime", "faulthandler", "tracemalloc", "warn_default_encoding"}
 _PYTHON_X |= {"int_max_str_digits", "no_debug_ranges", "frozen_modules"}
@@ -67,6 +68,15 @@ _TAR_PROGRAM_OPTIONS = (
     "checkpoint-action", "info-script", "new-volume-script",
 )  # fmt: skip
 _SIMPLE_INTERPRETERS = {"php": "-r", "lua": "-e", "Rscript": "-e", "tclsh": "", "wish": ""}
+
+
+def _unread_inline(name: str, option: str) -> WorkspaceCode:
+    """Inline code of an interpreter no reader here understands: it can run any program
+    (ruby -e "system('./x')"), so it is refused, fail closed."""
+    return WorkspaceCode(
+        f"{name} {option} code cannot be read here (only python -c, node -e, perl -e and "
+        "sqlite3's SQL are), and it may run a workspace file; put it in a grading file"
+    )
 
 
 def _stdin_program(name: str) -> WorkspaceCode:
@@ -255,41 +265,86 @@ def node(checker: Checker, args: Sequence[str]) -> None:
 
 
 def perl(checker: Checker, args: Sequence[str]) -> None:
+    """perl's switches as perlrun lists them, up to the first operand: code from every
+    ``-e``/``-E`` is read by perl itself (``perl_code``), the script otherwise; the
+    operands after inline code are the names ``<>`` opens."""
+    code: list[str] = []
+    say = False
     i = 0
     while i < len(args):
         arg = args[i]
         if arg == "--":
-            if i + 1 >= len(args):
-                raise _stdin_program("perl")
-            checker.script(args[i + 1], "the script given to perl")
-            return
-        if arg == "-":
-            raise _stdin_program("perl")
-        if not arg.startswith("-"):
-            checker.script(arg, "the script given to perl")
-            return
-        consumed = 1
-        for j, letter in enumerate(arg[1:], start=1):
-            rest = arg[j + 1 :]
+            i += 1
+            break
+        if arg == "-" or not arg.startswith("-"):
+            break
+        i += 1
+        j = 1
+        while j < len(arg):
+            letter, rest = arg[j], arg[j + 1 :]
             if letter in "eE":
-                return
+                say = say or letter == "E"
+                if rest:
+                    code.append(rest)
+                elif i < len(args):
+                    code.append(args[i])
+                    i += 1
+                else:
+                    raise WorkspaceCode(f"perl -{letter} is given no code")
+                break
+            if letter in "0l":
+                # An octal (or -0x hex) number, then more switches: -lane, -00ne.
+                pattern = r"x[0-9a-fA-F]+|[0-7]*" if letter == "0" else r"[0-7]*"
+                taken = re.match(pattern, rest)
+                j += 1 + (len(taken.group(0)) if taken else 0)
+                continue
             if letter == "I":
-                value = rest or (args[i + 1] if i + 1 < len(args) else "")
-                consumed = 1 if rest else 2
+                value = rest or (args[i] if i < len(args) else "")
+                i += 0 if rest else 1
                 checker.script(value, "the include directory given to perl -I")
                 break
             if letter in "Mm":
-                value = rest or (args[i + 1] if i + 1 < len(args) else "")
-                consumed = 1 if rest else 2
-                if value.lstrip("-").split("=", 1)[0] == "lib":
-                    raise WorkspaceCode(f"perl -{letter}lib adds include directories")
-                break
-            if letter in "il0lCdDFx":
-                break  # the rest of the word is its value
+                raise WorkspaceCode(
+                    f"perl -{letter} loads a module, whose subs the inline code may call "
+                    "by name where no reader sees them"
+                )
+            if letter in "CF":
+                break  # the rest of the word is its value (a number, a split pattern)
+            if letter == "i":
+                raise WorkspaceCode("perl -i edits the files it reads in place")
+            if letter in "dDx":
+                raise WorkspaceCode(f"perl -{letter} loads a debugger or a script from elsewhere")
             if letter not in _PERL_FLAGS:
                 raise WorkspaceCode(f"the perl option -{letter} is not understood")
-        i += consumed
-    raise _stdin_program("perl")
+            j += 1
+    operands = list(args[i:])
+    if not code:
+        if not operands or operands[0] == "-":
+            raise _stdin_program("perl")
+        checker.script(operands[0], "the script given to perl")
+        return
+    _inline(perl_inline_problem("\n".join(code), say=say), "perl")
+    for operand in operands:
+        _perl_operand(operand)
+
+
+def _perl_operand(operand: str) -> None:
+    """``<>`` opens each name with two-argument open: ``x|`` runs x, ``>x`` writes x.
+    A name the shell would still expand can be any file the agent made."""
+    if getattr(operand, "expands", False) or any(c in "$`*?[]{}~\\\0" for c in operand):
+        raise WorkspaceCode(
+            f"perl's <> opens {operand!r} with two-argument open, and the shell would "
+            "still expand it (a file named 'x|' runs x)"
+        )
+    if (
+        operand != operand.strip()
+        or operand.startswith(("<", ">", "+", "|"))
+        or operand.endswith("|")
+    ):
+        raise WorkspaceCode(
+            f"perl's <> opens {operand!r} with two-argument open, which reads it as a "
+            "mode or a program"
+        )
 
 
 def ruby(checker: Checker, args: Sequence[str]) -> None:
@@ -297,7 +352,7 @@ def ruby(checker: Checker, args: Sequence[str]) -> None:
     while i < len(args):
         arg = args[i]
         if arg == "-e":
-            return
+            raise _unread_inline("ruby", "-e")
         if arg == "--":
             if i + 1 >= len(args):
                 raise _stdin_program("ruby")
@@ -323,7 +378,7 @@ def ruby(checker: Checker, args: Sequence[str]) -> None:
 def simple_interpreter(checker: Checker, name: str, args: Sequence[str]) -> None:
     code_option = _SIMPLE_INTERPRETERS[name]
     if args and code_option and args[0] == code_option:
-        return
+        raise _unread_inline(name, code_option)
     if args and args[0].startswith("-"):
         raise WorkspaceCode(f"the {name} option {args[0]!r} is not understood")
     if not args:
