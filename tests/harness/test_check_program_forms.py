@@ -310,6 +310,26 @@ FORMS: list[tuple[str, list[str], bool]] = [
     ("perl-M-module", ["perl", "-MPOSIX", "-e", "POSIX::system('./x')"], True),
     ("ruby-e", ["ruby", "-e", "system('./x')"], False),
     ("php-r", ["php", "-r", "system('./x');"], False),
+    # bash's function keyword: the body's first command shares the definition's words.
+    ("bash-function-keyword", ["bash", "-c", "function f { ./x; }; f"], True),
+    # Tools that write a file the check names: over a grading file, what runs it next
+    # runs what the agent wrote (or the names find found).
+    (
+        "find-fprint",
+        ["sh", "-c", "find . -maxdepth 1 -name x -fprint grade.py && sh grade.py"],
+        True,
+    ),
+    ("sed-w-command", ["sh", "-c", "sed -n 'w grade.py' x && sh grade.py"], True),
+    ("sed-s-w-flag", ["sh", "-c", "sed -n 's/^/ /w grade.py' x && sh grade.py"], True),
+    ("sed-i-over-grading", ["sh", "-c", "sed -i 's/^/#/' grade.py && sh grade.py"], False),
+    ("uniq-output", ["sh", "-c", "uniq x grade.py && sh grade.py"], True),
+    ("iconv-output", ["sh", "-c", "iconv -o grade.py x && sh grade.py"], True),
+    ("shuf-output", ["sh", "-c", "shuf -o grade.py x && sh grade.py"], True),
+    ("xxd-reverse-output", ["sh", "-c", "xxd -r x.hex grade.py && sh grade.py"], False),
+    ("wget-output", ["wget", "-O", "grade.py", "http://127.0.0.1:9/x"], False),
+    # Build tools and multi-call binaries that run what the workspace holds.
+    ("ninja-build-file", ["ninja"], False),
+    ("busybox-applet", ["busybox", "sh", "x"], False),
     # An unknown program given a file named like a script.
     ("unknown-program-script", ["mytool", "--verbose", "run.sh"], False),
     # sqlite3's dot-commands run programs.
@@ -416,6 +436,18 @@ REASONS = {
     "python-c-import": "imports 'solution'",
     "python-c-write": "for writing",
     "python-c-dynamic": "uses exec",
+    "bash-function-keyword": "would come from the agent's workspace",
+    "find-fprint": "find -fprint writes",
+    "sed-w-command": "sed's w command writes",
+    "sed-s-w-flag": "sed's w command writes",
+    "sed-i-over-grading": "sed -i writes",
+    "uniq-output": "uniq's output writes",
+    "iconv-output": "iconv's output writes",
+    "shuf-output": "shuf's output writes",
+    "xxd-reverse-output": "xxd's output writes",
+    "wget-output": "wget's output writes",
+    "ninja-build-file": "'ninja' runs the workspace's own",
+    "busybox-applet": "'busybox' runs its operands",
     "perl-e-system": "uses 'system'",
     "perl-lane-exec": "uses 'exec'",
     "perl-e-in-sub": "uses 'quoted execution",
@@ -612,6 +644,13 @@ HONEST: list[list[str]] = [
     ["python3", "-c", "import json, sys; sys.exit(json.load(open('answer.json'))['t'] != 137)"],
     ["python3", "-c", "import re; print(re.findall(r'[0-9]+', open('out.txt', 'r').read()))"],
     ["node", "-e", "const t = [1, 2].length + 1; if (t !== 3) throw new Error('bad')"],
+    # The writers' twins that write elsewhere, and a function that reads.
+    ["sed", "-n", "w /dev/stdout", "out.txt"],
+    ["sh", "-c", "cp out.txt copy.txt && sed -i s/a/b/ copy.txt && grep -q b copy.txt"],
+    ["uniq", "-c", "out.txt"],
+    ["iconv", "-f", "utf-8", "-t", "ascii", "out.txt"],
+    ["find", ".", "-name", "*.txt", "-fprint", "/tmp/list"],
+    ["bash", "-c", "function f { grep -q x out.txt; }; f"],
     # perl one-liners that read.
     ["perl", "-lane", "$s += $F[0]; END { exit($s != 137) }", "numbers.txt"],
     ["perl", "-0777", "-ne", "exit(/137/ ? 0 : 1)", "answer.txt"],

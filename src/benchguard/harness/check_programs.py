@@ -128,7 +128,9 @@ _CODE_RUNNERS = {
     "g++", "clang", "clang++", "tcc", "rustc", "deno", "bun", "ts-node", "tsx",
     "ipython", "jupyter", "sbcl", "clisp", "ghc", "runghc", "runhaskell", "stack",
     "swift", "kotlin", "scala", "groovy", "elixir", "erl", "escript", "luajit", "m4",
-    "dc", "ed", "ex", "vi", "vim", "nvim", "emacs", "gdb", "osascript",
+    "dc", "ed", "ex", "vi", "vim", "nvim", "emacs", "gdb", "osascript", "dart", "ocaml",
+    "ocamlrun", "gnuplot", "xonsh", "ion", "irb", "crystal", "nim", "zig", "gleam",
+    "sage", "maxima", "gp", "wolframscript", "matlab", "busybox", "toybox",
 }  # fmt: skip
 # Test runners other than pytest: refused (a pass needs the runner's own report, which
 # the grading box reads for pytest only), with the runner named.
@@ -136,6 +138,9 @@ _OTHER_RUNNERS = {
     "jest", "mocha", "vitest", "ava", "tap", "prove", "bats", "tox", "nox",
     "nosetests", "nose2", "trial", "phpunit", "rspec", "npm", "npx", "yarn", "pnpm",
     "cargo", "go", "mvn", "gradle", "ctest", "pip", "pip3", "uv", "poetry", "pipx",
+    # Build tools: each runs the build file it finds in the working directory.
+    "ninja", "bazel", "bazelisk", "dotnet", "scons", "meson", "just", "rake", "ant",
+    "sbt", "lein", "mix", "invoke", "task", "waf", "buck", "pants", "earthly",
 }  # fmt: skip
 PYTEST_PROGRAMS = {"pytest", "py.test"}
 # NAME=, NAME+= and NAME[i]= all assign (PATH+=:. and PATH[0]=. set PATH).
@@ -154,7 +159,7 @@ _SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", "\n", "|&", ";;", ";&", ";;&
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "fi", "done", "esac"}
 _KEYWORDS |= {"{", "}", "!"}
 # Commands a shell string may hold whose words are all data (loops, tests).
-_SKIPPED_COMMANDS = {"for", "select", "case", "function", "[[", "[", "test"}
+_SKIPPED_COMMANDS = {"for", "select", "case", "[[", "[", "test"}
 # Programs known to read every operand as data: the only ones a word the shell
 # expands from a variable ("$f", $'...') may be given to, since that word could be
 # any option (o=--to-command=./x; tar $o -xf a.tar). Interpreters are read apart:
@@ -333,6 +338,14 @@ class _Reader:
         program, args = words[0], words[1:]
         if program in _SKIPPED_COMMANDS:
             return
+        if program == "function":
+            # bash's ``function NAME [()] { BODY; }``: the body's first command shares
+            # this simple command's words (function f { ./x; }), so it is read.
+            body = args[1:]
+            while body and (body[0] in _KEYWORDS or body[0] in ("()", "(", ")")):
+                body = body[1:]
+            self.argv(body, depth=depth)
+            return
         if program.startswith("-"):
             raise WorkspaceCode(f"the program {program!r} is not understood")
         if getattr(program, "expands", False) or any(c in _UNFIXED for c in program):
@@ -465,6 +478,7 @@ class _Reader:
             self.builtin(name, args, depth)
             if name == "sort":
                 self.sort_output(args)
+            writers.output_files(self, name, args)
             if name not in _BUILTINS and name not in _DATA_TOOLS:
                 self.unknown_program(name, args)
             for arg in args:
@@ -708,10 +722,15 @@ class _Reader:
         self.argv(args[i + skip_operands :], depth=depth + 1)
 
     def find(self, args: list[Word], depth: int) -> None:
-        """find -exec/-execdir/-ok/-okdir runs its command, with ``{}`` a found name."""
+        """find -exec/-execdir/-ok/-okdir runs its command, with ``{}`` a found name;
+        -fprint, -fprint0, -fprintf and -fls write the names to a file."""
         i = 0
         while i < len(args):
-            if args[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+            if args[i] in ("-fprint", "-fprint0", "-fprintf", "-fls"):
+                # find . -fprint grade.py && sh grade.py runs the names it found.
+                target = args[i + 1] if i + 1 < len(args) else ""
+                self.not_onto_grading(target, f"find {args[i]}")
+            elif args[i] in ("-exec", "-execdir", "-ok", "-okdir"):
                 end = i + 1
                 while end < len(args) and args[end] not in (";", "+"):
                     end += 1

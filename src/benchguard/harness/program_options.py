@@ -561,13 +561,17 @@ def awk(checker: Checker, name: str, args: Sequence[str]) -> None:
 
 
 def sed(checker: Checker, args: Sequence[str]) -> None:
+    """sed's scripts, read for the commands that run programs and the files they
+    write; with -i every operand is written too."""
     scripts: list[str] = []
     operands: list[str] = []
+    in_place = False
     i = 0
     while i < len(args):
         arg = args[i]
         if arg.startswith("--"):
             option, _, value = arg.partition("=")
+            in_place = in_place or option == "--in-place"
             if option in ("--file", "--expression"):
                 if not value:
                     value = args[i + 1] if i + 1 < len(args) else ""
@@ -587,6 +591,7 @@ def sed(checker: Checker, args: Sequence[str]) -> None:
                     scripts.append(value if letter == "e" else "")
                     break
                 if letter in "lis":
+                    in_place = in_place or letter == "i"
                     break  # -l N, -i[SUFFIX], -s: the rest of the word is a value
         else:
             operands.append(arg)
@@ -594,9 +599,15 @@ def sed(checker: Checker, args: Sequence[str]) -> None:
     if not scripts:
         if not operands:
             raise WorkspaceCode("sed without a script is not understood")
-        scripts.append(operands[0])
+        scripts.append(operands.pop(0))
+    writes: list[str] = []
     for text in scripts:
-        _inline(sed_runs_programs(text), "sed")
+        _inline(sed_runs_programs(text, writes), "sed")
+    for target in writes:
+        checker.not_onto_grading(target, "sed's w command")
+    if in_place:
+        for operand in operands:
+            checker.not_onto_grading(operand, "sed -i")
 
 
 def _inline(reason: str | None, name: str) -> None:

@@ -169,3 +169,68 @@ def extractor(name: str) -> None:
         f"{name} extracts or runs an archive's contents in ways not modelled here "
         f"(names the check cannot know, over the grading files); {_EXTRACT_ADVICE}"
     )
+
+
+# Programs whose output file is an option's value: none may write over a grading path
+# (iconv -o grade.py answer.txt && python3 grade.py runs what the agent wrote).
+_OUTPUT_OPTIONS: dict[str, tuple[str, ...]] = {
+    "iconv": ("-o", "--output"),
+    "shuf": ("-o", "--output"),
+    "wget": ("-O", "--output-document"),
+    "csplit": ("-f", "--prefix"),
+}
+# Programs whose output file is an operand (its index among the operands), and the
+# short options that take a value (so their values are not counted as operands).
+_OUTPUT_OPERANDS: dict[str, tuple[int, str]] = {
+    "uniq": (1, "fsw"),
+    "xxd": (1, "cglosnC"),
+    "split": (1, "abClnt"),
+}
+
+
+def output_files(checker: Checker, name: str, args: Sequence[str]) -> None:
+    """Hand the file ``name`` writes (an option's value, or its output operand) to
+    ``checker.not_onto_grading``; other programs are left alone."""
+    if name in _OUTPUT_OPTIONS:
+        for target in _option_values(args, _OUTPUT_OPTIONS[name]):
+            checker.not_onto_grading(target, f"{name}'s output")
+    elif name in _OUTPUT_OPERANDS:
+        index, valued = _OUTPUT_OPERANDS[name]
+        operands = _operands(args, valued)
+        if len(operands) > index:
+            checker.not_onto_grading(operands[index], f"{name}'s output")
+
+
+def _option_values(args: Sequence[str], options: tuple[str, ...]) -> list[str]:
+    short = [o for o in options if not o.startswith("--")]
+    long = [o for o in options if o.startswith("--")]
+    values: list[str] = []
+    for i, arg in enumerate(args):
+        following = args[i + 1] if i + 1 < len(args) else ""
+        if arg in options:
+            values.append(following)
+        elif any(arg.startswith(o + "=") for o in long):
+            values.append(arg.partition("=")[2])
+        elif any(
+            arg.startswith(o) and len(arg) > len(o) and not arg.startswith("--") for o in short
+        ):
+            values.append(arg[2:])
+    return values
+
+
+def _operands(args: Sequence[str], valued: str) -> list[str]:
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            operands.extend(args[i + 1 :])
+            break
+        if arg.startswith("-") and len(arg) > 1:
+            # -f 2 takes the next word; -f2 and --skip-fields=2 hold their value.
+            if not arg.startswith("--") and arg[-1] in valued and len(arg) == 2:
+                i += 1
+        else:
+            operands.append(arg)
+        i += 1
+    return operands

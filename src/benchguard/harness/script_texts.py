@@ -31,9 +31,10 @@ def awk_runs_programs(text: str) -> str | None:
     return None
 
 
-def sed_runs_programs(text: str) -> str | None:
+def sed_runs_programs(text: str, writes: list[str] | None = None) -> str | None:
     """The reason ``text`` (a sed script) can run a command: its ``e`` command or the
-    ``e`` flag of ``s``; or that the script is not understood."""
+    ``e`` flag of ``s``; or that the script is not understood. The files its ``w`` and
+    ``W`` commands and the ``w`` flag of ``s`` write are added to ``writes``."""
     i, count = 0, 0
     while i < len(text):
         count += 1
@@ -65,6 +66,8 @@ def sed_runs_programs(text: str) -> str | None:
             if command in "bt" + "T":
                 semi = text.find(";", i)
                 end = semi if semi >= 0 and (end < 0 or semi < end) else end
+            if command in "wW" and writes is not None:
+                writes.append(text[i : len(text) if end < 0 else end].strip())
             i = len(text) if end < 0 else end
             continue
         if command in "sy":
@@ -80,6 +83,8 @@ def sed_runs_programs(text: str) -> str | None:
                     return "the sed s command runs its result as a command (flag e)"
                 if "w" in flags:
                     end = text.find("\n", i)
+                    if writes is not None:
+                        writes.append(text[i : len(text) if end < 0 else end].strip())
                     i = len(text) if end < 0 else end
             continue
         return f"the sed command {command!r} is not understood"
