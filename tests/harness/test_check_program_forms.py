@@ -9,6 +9,7 @@ that read workspace files as data still load.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import pickle
@@ -82,6 +83,9 @@ def _workspace(root: Path) -> Path:
     node = f"require('child_process').execFileSync({TOUCH!r}, [{str(marker)!r}])\n"
     (root / "x.js").write_text(node, "utf-8")
     (root / "q.sql").write_text(".shell ./x\n", "utf-8")
+    # A compressed file and a JSON string that decompress or format into a program.
+    (root / "grade.py.gz").write_bytes(gzip.compress(shell.encode("utf-8")))
+    (root / "j.json").write_text('"./x"\n', "utf-8")
     # A diff the agent wrote that turns the (empty) grading grade.py into its program.
     diff = f"--- grade.py\n+++ grade.py\n@@ -0,0 +1 @@\n+{shell}"
     (root / "g.diff").write_text(diff, "utf-8")
@@ -327,6 +331,14 @@ FORMS: list[tuple[str, list[str], bool]] = [
     ("shuf-output", ["sh", "-c", "shuf -o grade.py x && sh grade.py"], True),
     ("xxd-reverse-output", ["sh", "-c", "xxd -r x.hex grade.py && sh grade.py"], False),
     ("wget-output", ["wget", "-O", "grade.py", "http://127.0.0.1:9/x"], False),
+    ("gunzip-over-grading", ["sh", "-c", "gunzip -f grade.py.gz && sh grade.py"], True),
+    ("gzip-N-stored-name", ["gzip", "-dN", "a.gz"], False),
+    ("python-m-gzip-d", ["python3", "-m", "gzip", "-d", "grade.py.gz"], False),
+    (
+        "python-m-json-tool-output",
+        ["sh", "-c", "python3 -m json.tool j.json grade.py && sh grade.py"],
+        True,
+    ),
     # Build tools and multi-call binaries that run what the workspace holds.
     ("ninja-build-file", ["ninja"], False),
     ("busybox-applet", ["busybox", "sh", "x"], False),
@@ -436,6 +448,10 @@ REASONS = {
     "python-c-import": "imports 'solution'",
     "python-c-write": "for writing",
     "python-c-dynamic": "uses exec",
+    "gunzip-over-grading": "gunzip -d writes",
+    "gzip-N-stored-name": "the name stored in the archive",
+    "python-m-gzip-d": "python -m gzip -d writes",
+    "python-m-json-tool-output": "python -m json.tool's output writes",
     "bash-function-keyword": "would come from the agent's workspace",
     "find-fprint": "find -fprint writes",
     "sed-w-command": "sed's w command writes",
@@ -648,6 +664,8 @@ HONEST: list[list[str]] = [
     ["sed", "-n", "w /dev/stdout", "out.txt"],
     ["sh", "-c", "cp out.txt copy.txt && sed -i s/a/b/ copy.txt && grep -q b copy.txt"],
     ["uniq", "-c", "out.txt"],
+    ["sh", "-c", "gzip -dc out.gz | grep -q 137"],
+    ["gunzip", "-k", "out.txt.gz"],
     ["iconv", "-f", "utf-8", "-t", "ascii", "out.txt"],
     ["find", ".", "-name", "*.txt", "-fprint", "/tmp/list"],
     ["bash", "-c", "function f { grep -q x out.txt; }; f"],

@@ -445,6 +445,8 @@ class _Reader:
             config_tools.read(self, name, args)
         elif name == "patch":
             writers.patch(self, args)
+        elif name in writers.DECOMPRESSORS:
+            writers.decompressor(self, name, args)
         elif name == "cpio":
             writers.cpio(self, args)
         elif name in ("7z", "7za", "7zr", "unrar", "ar", "pax"):

@@ -167,6 +167,21 @@ def python_module(checker: Checker, module: str, rest: Sequence[str]) -> None:
         return
     if module in ("zipfile", "tarfile"):
         _python_archive_module(module, rest)
+    if module in ("json.tool", "json"):
+        # json.tool IN OUT (or --outfile OUT) writes OUT.
+        operands = [a for a in rest if not a.startswith("-")]
+        for i, arg in enumerate(rest):
+            if arg == "--outfile" and i + 1 < len(rest):
+                checker.not_onto_grading(rest[i + 1], f"python -m {module} --outfile")
+            elif arg.startswith("--outfile="):
+                checker.not_onto_grading(arg.partition("=")[2], f"python -m {module} --outfile")
+        if len(operands) > 1:
+            checker.not_onto_grading(operands[1], f"python -m {module}'s output")
+    if module == "gzip" and any(a in ("-d", "--decompress") for a in rest):
+        raise WorkspaceCode(
+            "python -m gzip -d writes each file it decompresses beside it; read it "
+            "with gzip -dc instead"
+        )
     if module not in _PYTHON_DATA_MODULES:
         raise WorkspaceCode(
             f"python -m {module} is not known to read its operands as data only (known: "

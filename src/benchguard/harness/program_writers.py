@@ -234,3 +234,39 @@ def _operands(args: Sequence[str], valued: str) -> list[str]:
             operands.append(arg)
         i += 1
     return operands
+
+
+# Decompressors: each writes every operand minus its suffix (gunzip grade.py.gz writes
+# grade.py), or the -o file; with -c/--stdout (or as zcat) they write standard output.
+DECOMPRESSORS = {
+    "gunzip": "", "bunzip2": "", "unxz": "", "unlzma": "", "unzstd": "", "unlz4": "",
+    "gzip": "d", "bzip2": "d", "xz": "d", "lzma": "d", "zstd": "d", "lz4": "d",
+    "brotli": "d", "pigz": "d", "pbzip2": "d", "lzip": "d",
+}  # fmt: skip
+_COMPRESSED_SUFFIX = re.compile(r"\.(gz|z|tgz|taz|bz2|tbz2?|xz|txz|lzma|tlz|zst|lz4|br|lz)$")
+
+
+def decompressor(checker: Checker, name: str, args: Sequence[str]) -> None:
+    """``gunzip grade.py.gz`` writes grade.py: each output name is handed to
+    ``checker.not_onto_grading``; a mode other than decompressing is left alone."""
+    letters = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    longs = {a.split("=", 1)[0] for a in args if a.startswith("--")}
+    if DECOMPRESSORS[name] and "d" not in letters and not longs & {"--decompress", "--uncompress"}:
+        return
+    if "c" in letters or longs & {"--stdout", "--to-stdout"}:
+        return
+    if name in ("gzip", "gunzip", "pigz") and ("N" in letters or "--name" in longs):
+        raise WorkspaceCode(
+            f"{name} -N writes under the name stored in the archive, which the agent chose"
+        )
+    operands = [a for a in args if not a.startswith("-")]
+    for target in _option_values(args, ("-o", "--output")):
+        checker.not_onto_grading(target, f"{name} -o")
+        return
+    if name in ("lz4",) and len(operands) > 1:
+        checker.not_onto_grading(operands[1], f"{name}'s output")
+        return
+    for operand in operands:
+        output = _COMPRESSED_SUFFIX.sub("", operand)
+        if output != operand:
+            checker.not_onto_grading(output, f"{name} -d")
