@@ -216,6 +216,28 @@ def new_check_run(box: Box, index: int) -> CheckRun:
     return run
 
 
+def read_only_grading(run: CheckRun, box: Box, grader_outputs: Sequence[str]) -> tuple[Path, ...]:
+    """The grading files and folders in this check's copy, which a sandboxed check gets
+    bound read-only over its writable copy: whatever tool the check runs, the kernel
+    refuses a write onto the grader (EROFS) and a rename or removal of one (EBUSY, a
+    mount point), where the static reader of check commands only knows the tools it
+    models. A grading folder that holds a grader output stays writable, so the grader
+    can write its verdict there."""
+    outputs = [normalise(o) for o in grader_outputs]
+    paths: list[Path] = []
+    for entry in box.grading_files:
+        name = normalise(entry)
+        if name is None or any(
+            o is not None and (o == name or o.startswith(name + "/")) for o in outputs
+        ):
+            continue
+        path = run.work / name
+        if path.is_symlink() or not (path.is_file() or path.is_dir()):
+            continue
+        paths.append(path)
+    return tuple(sorted(paths))
+
+
 def harvest_outputs(run: CheckRun, box: Box, grader_outputs: Sequence[str]) -> None:
     """Keep the grader outputs this check wrote (regular files only) for file checks."""
     for entry in grader_outputs:

@@ -263,7 +263,7 @@ def _run_in_box(
                 # A name the agent chose would reach the check as an option: not run.
                 entries[index] = _glob_refusal(check, dashed, forged)
                 continue
-            entries[index] = _run_command(check, run, box, sandbox, forged)
+            entries[index] = _run_command(check, run, box, sandbox, forged, task.grader_outputs)
             grading.harvest_outputs(run, box, task.grader_outputs)
     # What the grader wrote, once every command has run.
     for index, check in checks:
@@ -362,6 +362,7 @@ def _run_command(
     box: Box,
     sandbox: CheckSandbox | None,
     forged: list[dict[str, str]] | None = None,
+    grader_outputs: Sequence[str] = (),
 ) -> dict[str, Any]:
     env = grading.check_environment(run.home)
     argv = list(check.command)
@@ -381,6 +382,7 @@ def _run_command(
             home=run.home,
             writable_dirs=(run.reports,),
             read_only=tuple(p for p in read_only if p.exists()),
+            read_only_inside=grading.read_only_grading(run, box, grader_outputs),
         )
         if os.geteuid() == 0:
             # Root: fanotify observers may be watching other runs; the box's namespace
