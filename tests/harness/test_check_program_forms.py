@@ -340,6 +340,8 @@ FORMS: list[tuple[str, list[str], bool]] = [
         True,
     ),
     # Build tools and multi-call binaries that run what the workspace holds.
+    # An XSLT stylesheet is a program (exsl:document writes any file).
+    ("xsltproc-workspace-stylesheet", ["xsltproc", "s.xsl", "out.xml"], False),
     ("ninja-build-file", ["ninja"], False),
     ("busybox-applet", ["busybox", "sh", "x"], False),
     # An unknown program given a file named like a script.
@@ -463,6 +465,7 @@ REASONS = {
     "xxd-reverse-output": "xxd's output writes",
     "wget-output": "wget's output writes",
     "ninja-build-file": "'ninja' runs the workspace's own",
+    "xsltproc-workspace-stylesheet": "'s.xsl' is named",
     "busybox-applet": "'busybox' runs its operands",
     "perl-e-system": "uses 'system'",
     "perl-lane-exec": "uses 'exec'",

@@ -179,7 +179,7 @@ _TARGET_OPTIONS = ("--target-directory=", "--target=", "-t")
 # Operands an unknown program may run: a file named like a script or a program text.
 _SCRIPT_SUFFIX = re.compile(
     r"\.(sh|bash|zsh|ksh|py|pyc|pyz|pth|js|mjs|cjs|ts|pl|pm|rb|php|lua|tcl|awk|sed|mk|"
-    r"r|jl|so|jar|wasm|ps1|bat|cmd|exe)$",
+    r"r|jl|so|jar|wasm|ps1|bat|cmd|exe|xsl|xslt)$",
     re.IGNORECASE,
 )
 # Shell builtins read by builtin() (their operands are names or data).
