@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.tasks import load_tasks
-from benchguard.harness.verification import CheckSandbox, grade
+from benchguard.harness.verification import grade
+from harness.helpers import box_sandbox
 
 TASK = """\
 name: Prepared total
@@ -65,10 +65,7 @@ def test_a_submission_cannot_replace_the_grader_in_a_sandboxed_box(tmp_path: Pat
         for file, text in files.items():
             (workspace / file).parent.mkdir(parents=True, exist_ok=True)
             (workspace / file).write_text(text, "utf-8")
-        identity = AgentIdentity(65534, 65534) if os.geteuid() == 0 else None
-        if identity is not None:
-            hand_over(identity, workspace)
-        sandbox = CheckSandbox("bwrap", identity)
+        sandbox = box_sandbox("bwrap", workspace)
         outcomes[name] = grade(task, workspace=workspace, home=home, sandbox=sandbox)
     [cheat] = outcomes["cheat"].report
     assert cheat["passed"] is False, cheat
