@@ -41,6 +41,7 @@ from benchguard.detection.models import SCAN_INCOMPLETE_CATEGORY, Rule
 from benchguard.errors import EXIT_FINDINGS, EXIT_INCOMPLETE, EXIT_OK
 from benchguard.harness import cgroup, integrity
 from benchguard.harness.finish import finish_run, mark_failed
+from benchguard.harness.grading_turns import GradingTurns
 from benchguard.harness.home import (
     evidence_dir,
 )
@@ -251,6 +252,8 @@ def run_batch(
     # The batch's detector (its compiled plans, shared by every run) and the lock that
     # keeps it single-threaded.
     lock, detector = threading.Lock(), Detector()
+    # No grading box runs while another run's agent does (harness.grading_turns).
+    turns = GradingTurns()
     started = time.monotonic()
     knowledge = (
         integrity.harness_knowledge(
@@ -286,6 +289,7 @@ def run_batch(
                 home_evidence_root=(
                     journal.run_dir if settings.home_settings.keep_writes else None
                 ),
+                turns=turns,
             )
             with lock:
                 record = journal_record(journal, job.position, record)
@@ -319,13 +323,14 @@ def run_and_finish(
     detector: Detector | None = None,
     cgroups: cgroup.BatchCgroups | str | None = None,
     home_evidence_root: Path | None = None,
+    turns: GradingTurns | None = None,
 ) -> RunRecord:
     """One job end to end, as a local batch and a cluster worker both run it: the home
     snapshot around the agent, :func:`run_job`, then :func:`finish_run` under ``lock``
     with ``detector`` (the batch's, which ``lock`` guards; a fresh one when None).
     ``cgroups``: the batch's run cgroups (a worker without them uses its process's).
     ``home_evidence_root``: the batch directory the run's home writes are kept under
-    (None: not kept)."""
+    (None: not kept). ``turns``: the batch's agent/box turns (None: a worker alone)."""
     rules = snapshots.start_task(job.task.name)
     try:
         record = run_job(
@@ -341,6 +346,7 @@ def run_and_finish(
                 if home_evidence_root is not None
                 else None
             ),
+            turns=turns,
         )
     finally:
         snapshots.finish_task(job.task.name)

@@ -10,6 +10,7 @@ score) is :mod:`benchguard.harness.finish`; the batch around it is
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -50,6 +51,7 @@ from benchguard.harness.confine import (
     launcher_files,
 )
 from benchguard.harness.containment import RunContainment, separate_script, separation_works
+from benchguard.harness.grading_turns import GradingTurns
 from benchguard.harness.granted import changed, digest, granted_inputs
 from benchguard.harness.harness_namespaces import SandboxGate
 from benchguard.harness.home import (
@@ -80,6 +82,7 @@ from benchguard.harness.transcript_channel import TranscriptChannel
 from benchguard.harness.verification import (
     HOME_PASSED_BEFORE_KEY,
     CheckSandbox,
+    Grading,
     HomeFiles,
     grade,
 )
@@ -397,8 +400,12 @@ def run_job(
     knowledge: HarnessKnowledge | None = None,
     cgroups: cgroup.BatchCgroups | str | None = None,
     home_evidence: Path | None = None,
+    turns: GradingTurns | None = None,
 ) -> RunRecord:
     """Run one agent on one task and verify it; never raises for an agent failure.
+
+    ``turns``: the batch's :class:`GradingTurns`; the agent runs in an agent turn and
+    the grading box in a box turn, so no box runs while another run's agent does.
 
     ``home_evidence``: where the run's home writes are kept (fresh home; None keeps
     nothing, the record still lists them).
@@ -422,6 +429,9 @@ def run_job(
     proxy: ModelProxy | None = None
     session: RunSession | None = None
     gate: SandboxGate | None = None
+    # The agent's turn (GradingTurns): taken just before it starts, given back once
+    # its last process is dead, or by the finally below on a harness fault.
+    agent_turn = contextlib.ExitStack()
     try:
         scratch = make_scratch(job.task)
         run_home = make_run_home(settings.home_settings, settings.home, scratch.root)
@@ -471,6 +481,8 @@ def run_job(
             job.task, scratch.workspace, session.protected if session is not None else None
         )
         granted_before = digest(granted)
+        if turns is not None:
+            agent_turn.enter_context(turns.agent(stop))
         finished = run_process(
             argv,
             cwd=scratch.workspace,
@@ -497,6 +509,7 @@ def run_job(
         record["granted_inputs_changed"] = changed(granted_before, granted)
         if orphans is not None:
             strays += sweep_orphans(orphans, f"after {job.task.folder}#{job.iteration}")
+        agent_turn.close()
         if session is not None and settings.audit.active:
             record["system_audit"] = session.summary(scratch.workspace)
         tampered = channel.close() if channel is not None else False
@@ -548,26 +561,9 @@ def run_job(
             record["status"] = "success"
         started = finished.start_error is None and launcher_error is None
         if record["status"] not in ("interrupted",) and started:
-            graded = grade(
-                job.task,
-                workspace=scratch.workspace,
-                home=(
-                    settings.home
-                    if run_home is None
-                    else home_view(run_home, job.task, scratch.root / "home-view")
-                ),
-                sandbox=settings.check_sandbox,
-                home_files=home_files,
-                # A deliverable that is a protected file (a hard link) is not graded.
-                exclude=watch.linked,
-                # What the run held when its processes were all dead: a file another
-                # process changed since is not graded.
-                delivered=watch.delivered(),
-                # What the run could fill: its scratch, and a persistent home.
-                own_trees=(scratch.root,)
-                if run_home is not None
-                else (scratch.root, settings.home),
-            )
+            box_turn = turns.box(stop) if turns is not None else contextlib.nullcontext()
+            with box_turn:
+                graded = _grade(job, settings, scratch, run_home, home_files, watch)
             record.update(verification_report=graded.report, hook_files=graded.hook_files)
             if graded.infrastructure_error is not None:
                 mark_infrastructure(record, graded.infrastructure_error)
@@ -582,6 +578,7 @@ def run_job(
         log.exception("run %s#%s failed in the harness", job.task.folder, job.iteration)
         record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")
     finally:
+        agent_turn.close()
         if channel is not None:
             channel.close()
             channel.remove()
@@ -603,6 +600,35 @@ def run_job(
     record["finished_at"] = _now()
     # The edge: whatever the agent wrote is bounded and sanitised here, once.
     return parse_record(record)
+
+
+def _grade(
+    job: Job,
+    settings: BatchSettings,
+    scratch: Scratch,
+    run_home: RunHome | None,
+    home_files: HomeFiles,
+    watch: TamperWatch,
+) -> Grading:
+    """The run's checks in its grading box."""
+    return grade(
+        job.task,
+        workspace=scratch.workspace,
+        home=(
+            settings.home
+            if run_home is None
+            else home_view(run_home, job.task, scratch.root / "home-view")
+        ),
+        sandbox=settings.check_sandbox,
+        home_files=home_files,
+        # A deliverable that is a protected file (a hard link) is not graded.
+        exclude=watch.linked,
+        # What the run held when its processes were all dead: a file another process
+        # changed since is not graded.
+        delivered=watch.delivered(),
+        # What the run could fill: its scratch, and a persistent home.
+        own_trees=(scratch.root,) if run_home is not None else (scratch.root, settings.home),
+    )
 
 
 def _model_request(record: dict[str, Any], prompt: str, proxy: ModelProxy) -> None:
