@@ -112,6 +112,9 @@ def _once(
             results_root=root / "results",
             own_scratch=root,
             interpreter=interpreter_paths(),
+            # As run_job: the run's scratch is its own tree (the observer marks its
+            # files ignored only once they recur: harness.fanotify_ignore).
+            own_trees=[root],
         )
         if audit.active
         else None

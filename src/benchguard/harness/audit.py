@@ -191,6 +191,11 @@ class ProtectedSet:
                 return root
         return None
 
+    def readable_under(self, path: str) -> bool:
+        """``path`` starts like something a read of a protected root could reach (a
+        cheap, generous test: a fanotify ignore mark is refused for any such path)."""
+        return path.startswith(self._read_prefixes)
+
     def on_the_way(self, path: str) -> bool:
         """``path`` is a parent of the agent's own world or of the runtime's: resolving
         a path (``realpath``) looks up every parent on the way, which reveals nothing."""

@@ -65,6 +65,7 @@ from benchguard.harness.audit import (
 )
 from benchguard.harness.fanotify_attrib import AttribWatch
 from benchguard.harness.fanotify_close import close_later
+from benchguard.harness.fanotify_ignore import IgnoreMarks
 from benchguard.harness.fanotify_libc import fanotify_libc
 from benchguard.harness.fanotify_procs import ForkRecord, open_record
 from benchguard.harness.fanotify_readers import run_soon
@@ -350,6 +351,8 @@ class FanotifyObserver:
     _foreign: set[int] = field(default_factory=set)
     # The FAN_ATTRIB group (harness.fanotify_attrib); None when it could not be made.
     _attrib: AttribWatch | None = None
+    # Ignore marks on unprotected inodes that recur (harness.fanotify_ignore).
+    _ignores: IgnoreMarks | None = None
     metadata_problem: str | None = None
     # Other processes' metadata events (known not the run's): never charged to it.
     metadata_dropped: int = 0
@@ -371,6 +374,7 @@ class FanotifyObserver:
         self._host_namespace, self._host_mounts = _mount_ids("self")
         try:
             self._fd = _init()
+            self._ignores = IgnoreMarks(self._fd, self.protected)
             for path in _filesystems(self.protected):
                 _mark_filesystem(self._fd, path)
                 self.marked.append(path)
@@ -430,6 +434,8 @@ class FanotifyObserver:
             "unseen": list(UNSEEN),
             "marks": list(self.marked),
             "ignored_harness_mounts": self.ignored,
+            # Unprotected inodes whose later opens the kernel dropped for this run.
+            "ignored_inodes": self._ignores.added if self._ignores is not None else 0,
             "attributed_by": dict(sorted(self.attributed.items())),
             # FAN_ATTRIB: chmod, chown, utimes and xattr changes outside the run's trees.
             "metadata_watched": self._attrib_marks,
@@ -686,8 +692,18 @@ class FanotifyObserver:
             path = os.readlink(str(fd), dir_fd=self._proc_fd)
         except OSError:
             return
+        if not self._accesses(mask, fd, pid, info, path) and self._ignores is not None:
+            # Nothing protected: the kernel may drop this inode's later opens (what
+            # makes that safe, a hard link of a protected file above all, is decided
+            # in harness.fanotify_ignore.ignorable).
+            self._ignores.offer(fd, info, path)
+
+    def _accesses(self, mask: int, fd: int, pid: int, info: os.stat_result, path: str) -> bool:
+        """Record the protected accesses of one event; True when the file is (or may
+        be) protected, whoever opened it."""
         if path.endswith(" (deleted)"):
             path = path[: -len(" (deleted)")]
+        protected = False
         accesses: list[tuple[str, bool, bool]] = []
         if mask & FAN_OPEN_EXEC:
             accesses.append(("executed", False, True))
@@ -707,11 +723,12 @@ class FanotifyObserver:
                 )
             if root is None:
                 continue
+            protected = True
             if operation in ("listed",) and path in self.protected.runtime_dirs:
                 continue
             how = self._attribute(fd, pid)
             if how is None:
-                return
+                return protected
             if how == "unattributed" and (root.prefix is not None or root.writes_only):
                 # Other runs' scratch, the harness's records and the shared interpreter
                 # are written by the harness's own short-lived helpers (check sandboxes)
@@ -720,7 +737,7 @@ class FanotifyObserver:
                 self.attributed["unattributed-dropped"] = (
                     self.attributed.get("unattributed-dropped", 0) + 1
                 )
-                return
+                return protected
             self.attributed[how] = self.attributed.get(how, 0) + 1
             self.total_protected += 1
             key = (path, operation, "ok")
@@ -734,6 +751,7 @@ class FanotifyObserver:
                     "root": _shown(root.path),
                     "attributed_by": how,
                 }
+        return protected
 
     def _attribute(self, fd: int, pid: int) -> str | None:
         """How this event is the run's ("mount", "cgroup", "unattributed"), or None
