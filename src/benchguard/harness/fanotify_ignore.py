@@ -27,12 +27,15 @@ therefore marked only when nothing says it could be protected (:func:`ignorable`
 
 Only opens are ignored (``FAN_OPEN``, ``FAN_OPEN_EXEC``, with ``FAN_ONDIR`` for a
 directory): a close after writing is still reported for every inode, so a write to a
-write-only root (the interpreter) stays seen. ``FAN_MARK_IGNORED_SURV_MODIFY``: a write
-to an unprotected file does not make it protected, so the mark need not be renewed.
+write-only root (the interpreter) stays seen. A file's mark goes with its first write
+(no ``FAN_MARK_IGNORED_SURV_MODIFY``), and the file is not marked again: were it
+renamed into a protected tree later, the only content whose reads are dropped is what
+was read while it was not protected.
 
-What remains: a file with one name outside every protected tree that is renamed into
-one later (only a writer of a protected tree can do that, and Landlock gives no agent
-write access to any; the harness writes its records in place).
+What remains: a directory outside every protected tree renamed into one later (the
+kernel keeps a directory's ignore mark through modification): its listings would be
+dropped, never the opens of files made in it. Only a writer of both places can move
+it, and Landlock gives no agent write access to any protected tree.
 """
 
 from __future__ import annotations
@@ -145,8 +148,12 @@ class IgnoreMarks:
         if not ignorable(self.protected, info, path, self._capped):
             self.refused += 1
             return
-        mask = FAN_OPEN | FAN_OPEN_EXEC | (FAN_ONDIR if stat.S_ISDIR(info.st_mode) else 0)
-        flags = FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY
+        mask = FAN_OPEN | FAN_OPEN_EXEC
+        flags = FAN_MARK_ADD | FAN_MARK_IGNORE
+        if stat.S_ISDIR(info.st_mode):
+            # The kernel takes a directory's ignore mark only surviving modification.
+            mask |= FAN_ONDIR
+            flags |= FAN_MARK_IGNORED_SURV_MODIFY
         # dirfd = the event's descriptor, no path: the mark goes on that very inode.
         if fanotify_libc().fanotify_mark(self.fd, flags, mask, event_fd, None) != 0:
             error = ctypes.get_errno()
