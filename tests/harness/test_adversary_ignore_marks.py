@@ -8,8 +8,9 @@ workspace thousands of times (ignored after the second time: the observer reads 
 events than there were opens), then opens a hard link of the task's task.yaml over and
 over, then lists the tasks directory and reads task.yaml by a second spelling. Every
 protected access is on the record. The rule that decides which inode may be marked
-(``ignorable``) is tested beside it for a protected file made after the run started
-(known by path only) and hard-linked outside the protected trees.
+(``ignorable``) is tested beside it for a task file seen by another name (its identity
+refuses it) and for a protected file made after the run started (known by path only)
+and hard-linked outside the protected trees (its second name refuses it).
 """
 
 from __future__ import annotations
@@ -66,13 +67,17 @@ def test_a_hard_link_met_first_does_not_hide_the_protected_file(operator: Operat
     assert record["cheating_report"]["status"] == "flagged"
 
 
-def test_a_protected_file_known_by_path_only_is_never_ignorable(tmp_path: Path) -> None:
-    """Guards against marking an inode by the name it was met through: a result written
+def test_a_protected_inode_is_never_ignorable_by_another_name(tmp_path: Path) -> None:
+    """Guards against marking an inode by the name it was met through: a task file seen
+    through another name is refused by its identity; a result written
     after the run's protected set was taken (not among its identities) and hard-linked
     into the run's own tree reads as unprotected by that name; its second name makes it
     unmarkable (checked: without the ``st_nlink`` test it was ignorable)."""
     results = tmp_path / "results"
     results.mkdir()
+    (tmp_path / "tasks" / "t").mkdir(parents=True)
+    task = tmp_path / "tasks" / "t" / "task.yaml"
+    task.write_text("name: t\n", "utf-8")
     scratch = tmp_path / "scratch" / "run"
     scratch.mkdir(parents=True)
     protected = protected_set(
@@ -90,5 +95,8 @@ def test_a_protected_file_known_by_path_only_is_never_ignorable(tmp_path: Path) 
     os.link(late, alias)
     assert not ignorable(protected, os.stat(alias), str(alias), set())
     assert not ignorable(protected, os.stat(late), str(late), set())
+    # A task file reached by another name with one link (a bind mount shows it so):
+    # its identity alone refuses it (checked: without that test it was ignorable).
+    assert not ignorable(protected, os.stat(task), str(scratch / "bound.yaml"), set())
     # A file of a capped tree's filesystem is never marked (known by path only).
     assert not ignorable(protected, os.stat(own), str(own), {os.stat(own).st_dev})
