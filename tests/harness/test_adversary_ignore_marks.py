@@ -25,8 +25,6 @@ from benchguard.harness.fanotify_ignore import ignorable
 from harness.helpers import Operator, only_tasks
 from harness.privileges import Harness, records, run_adversary
 
-NOISE_OPENS = 3000  # as in the adversary
-
 
 @pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="fanotify needs root")
@@ -50,11 +48,10 @@ def test_a_hard_link_met_first_does_not_hide_the_protected_file(operator: Operat
     summary = record["system_audit"]
     assert summary["tool"] == "fanotify"
     assert summary["complete"] is True, summary
-    # The noise was ignored: without marks each open and each listing is an event
-    # (2 * NOISE_OPENS); with them only those the kernel queued before the observer
-    # had read the file's second event (the adversary pauses between rounds of 50).
+    # The noise was marked ignorable. How many of its opens the kernel queued before
+    # the observer read the file's second event depends on the machine's speed, so the
+    # event count is not asserted (no timed assertions).
     assert summary["ignored_inodes"] > 0, summary
-    assert summary["events"] < NOISE_OPENS, summary
     seen = {(a["path"], a["operation"]) for a in summary["accesses"]}
     task_dir = os.path.realpath(tasks)
     [folder] = os.listdir(task_dir)
