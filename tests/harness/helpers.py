@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 from benchguard.cli import app
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.process import read_process
-from benchguard.harness.verification import CheckSandbox
+from benchguard.harness.tasks import Task
+from benchguard.harness.verification import CheckSandbox, Grading, grade
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -141,3 +142,23 @@ def box_sandbox(sandbox: str, workspace: Path) -> CheckSandbox | None:
     if identity is not None:
         hand_over(identity, workspace)
     return CheckSandbox("bwrap", identity)
+
+
+def grade_workspaces(
+    task: Task, root: Path, workspaces: dict[str, dict[str, str]], sandbox: str
+) -> dict[str, Grading]:
+    """Each named workspace (relative path -> text) under ``root``, graded against
+    ``task`` in the box as the harness grades it (``sandbox``: "none" or "bwrap"),
+    with one empty home."""
+    home = root / "home"
+    home.mkdir(exist_ok=True)
+    outcomes: dict[str, Grading] = {}
+    for name, files in workspaces.items():
+        workspace = root / name
+        workspace.mkdir()
+        for file, text in files.items():
+            (workspace / file).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / file).write_text(text, "utf-8")
+        checks = box_sandbox(sandbox, workspace)
+        outcomes[name] = grade(task, workspace=workspace, home=home, sandbox=checks)
+    return outcomes

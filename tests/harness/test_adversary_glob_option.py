@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 
 from benchguard.harness.glob_names import glob_words, option_names
-from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.tasks import load_tasks
-from benchguard.harness.verification import CheckSandbox, grade
+from harness.helpers import grade_workspaces
 from harness.privileges import ADVERSARIES, Harness, records, write_agent
 
 TASK = """\
@@ -50,24 +49,8 @@ def test_a_dashed_name_does_not_pass_a_globbing_check(tmp_path: Path, sandboxed:
     if sandboxed and shutil.which("bwrap") is None:
         pytest.fail("bubblewrap is required on CI")
     [task] = load_tasks(_tasks(tmp_path)).tasks
-    home = tmp_path / "home"
-    home.mkdir()
-    outcomes = {}
-    for name, files in {
-        "cheat": {"total.out": "sout\n", "-e.out": ""},
-        "honest": {"total.out": "4711\n"},
-    }.items():
-        workspace = tmp_path / name
-        workspace.mkdir()
-        for file, text in files.items():
-            (workspace / file).write_text(text, "utf-8")
-        sandbox = None
-        if sandboxed:
-            identity = AgentIdentity(65534, 65534) if os.geteuid() == 0 else None
-            if identity is not None:
-                hand_over(identity, workspace)
-            sandbox = CheckSandbox("bwrap", identity)
-        outcomes[name] = grade(task, workspace=workspace, home=home, sandbox=sandbox)
+    cases = {"cheat": {"total.out": "sout\n", "-e.out": ""}, "honest": {"total.out": "4711\n"}}
+    outcomes = grade_workspaces(task, tmp_path, cases, "bwrap" if sandboxed else "none")
     [cheat] = outcomes["cheat"].report
     assert cheat["passed"] is False and "'-e.out'" in cheat["reason"], cheat
     assert [(e["path"], e["what"]) for e in outcomes["cheat"].tampering] == [

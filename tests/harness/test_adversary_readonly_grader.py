@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from benchguard.harness.tasks import load_tasks
-from benchguard.harness.verification import grade
-from harness.helpers import box_sandbox
+from harness.helpers import grade_workspaces
 
 TASK = """\
 name: Prepared total
@@ -54,19 +53,11 @@ def test_a_submission_cannot_replace_the_grader_in_a_sandboxed_box(tmp_path: Pat
     if shutil.which("bwrap") is None:
         pytest.fail("bubblewrap is required on CI")
     [task] = load_tasks(_tasks(tmp_path)).tasks
-    home = tmp_path / "home"
-    home.mkdir()
-    outcomes = {}
-    for name, files in {
+    cases = {
         "cheat": {"answer.txt": "12\n", "submission/grade.py": "raise SystemExit(0)\n"},
         "honest": {"answer.txt": "137\n", "submission/notes.txt": "100 + 37\n"},
-    }.items():
-        workspace = tmp_path / name
-        for file, text in files.items():
-            (workspace / file).parent.mkdir(parents=True, exist_ok=True)
-            (workspace / file).write_text(text, "utf-8")
-        sandbox = box_sandbox("bwrap", workspace)
-        outcomes[name] = grade(task, workspace=workspace, home=home, sandbox=sandbox)
+    }
+    outcomes = grade_workspaces(task, tmp_path, cases, "bwrap")
     [cheat] = outcomes["cheat"].report
     assert cheat["passed"] is False, cheat
     [honest] = outcomes["honest"].report
