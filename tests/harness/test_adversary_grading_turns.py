@@ -111,10 +111,14 @@ def test_a_box_waits_for_running_agents_and_agents_wait_for_a_box() -> None:
     agent_in.wait(5)
     threads.append(threading.Thread(target=box))
     threads[1].start()
-    time.sleep(0.3)  # the box is waiting now
+    # Ordered by the turn's own state, not by sleeping: the box is waiting before the
+    # second agent asks.
+    deadline = time.monotonic() + 10
+    while turns._waiting_boxes == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert turns._waiting_boxes == 1
     threads.append(threading.Thread(target=second_agent))
     threads[2].start()
-    time.sleep(0.3)
     release_agent.set()
     for thread in threads:
         thread.join(10)

@@ -333,6 +333,8 @@ FORMS: list[tuple[str, list[str], bool]] = [
     ("wget-output", ["wget", "-O", "grade.py", "http://127.0.0.1:9/x"], False),
     ("gunzip-over-grading", ["sh", "-c", "gunzip -f grade.py.gz && sh grade.py"], True),
     ("gzip-N-stored-name", ["gzip", "-dN", "a.gz"], False),
+    # -oFILE holds a value: its letters are not flags (the c of checker is not -c).
+    ("zstd-attached-output", ["zstd", "-d", "x.zst", "-ochecker"], False),
     ("python-m-gzip-d", ["python3", "-m", "gzip", "-d", "grade.py.gz"], False),
     (
         "python-m-json-tool-output",
@@ -452,6 +454,7 @@ REASONS = {
     "python-c-dynamic": "uses exec",
     "gunzip-over-grading": "gunzip -d writes",
     "gzip-N-stored-name": "the name stored in the archive",
+    "zstd-attached-output": "zstd -o writes",
     "python-m-gzip-d": "python -m gzip -d writes",
     "python-m-json-tool-output": "python -m json.tool's output writes",
     "bash-function-keyword": "would come from the agent's workspace",

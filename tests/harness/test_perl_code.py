@@ -72,3 +72,20 @@ def test_calls_by_a_computed_name_are_refused_from_the_text(
         assert problem is None
     else:
         assert problem is not None and expected in problem
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'BEGIN { print "OK\\n"; exit 0 } system("./x")',
+        'BEGIN { print "BENCHGUARD-PERL-OK\\n"; exit 0 } system("./x")',
+        'BEGIN { print STDERR "OK\\n"; exit 0 } system("./x")',
+    ],
+)
+def test_the_code_cannot_forge_the_readers_verdict(code: str) -> None:
+    """Guards against a BEGIN block, which runs while the code compiles with print and
+    exit allowed, writing the verdict and leaving before the mask refuses the rest:
+    the verdict comes only through the reader's own pipe (checked: with the verdict
+    on standard output the one naming its marker loaded as sound)."""
+    problem = perl_inline_problem(code)
+    assert problem is not None and "without a verdict" in problem

@@ -221,20 +221,21 @@ def read_only_grading(run: CheckRun, box: Box, grader_outputs: Sequence[str]) ->
     bound read-only over its writable copy: whatever tool the check runs, the kernel
     refuses a write onto the grader (EROFS) and a rename or removal of one (EBUSY, a
     mount point), where the static reader of check commands only knows the tools it
-    models. A grading folder that holds a grader output stays writable, so the grader
-    can write its verdict there."""
-    outputs = [normalise(o) for o in grader_outputs]
+    models. A grading folder that holds a grader output stays writable so the grader
+    can write its verdict there, and what it holds beside the output is bound in its
+    place (tests/ with tests/reward.txt: each other entry of tests/)."""
+    outputs = [o for o in (normalise(o) for o in grader_outputs) if o is not None]
     paths: list[Path] = []
-    for entry in box.grading_files:
-        name = normalise(entry)
-        if name is None or any(
-            o is not None and (o == name or o.startswith(name + "/")) for o in outputs
-        ):
-            continue
+    pending = [name for name in (normalise(e) for e in box.grading_files) if name is not None]
+    while pending:
+        name = pending.pop()
         path = run.work / name
         if path.is_symlink() or not (path.is_file() or path.is_dir()):
             continue
-        paths.append(path)
+        if not any(o == name or o.startswith(name + "/") for o in outputs):
+            paths.append(path)
+        elif path.is_dir() and name not in outputs:
+            pending.extend(f"{name}/{child}" for child in sorted(os.listdir(path)))
     return tuple(sorted(paths))
 
 

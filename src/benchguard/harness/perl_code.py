@@ -26,41 +26,54 @@ does not recognise refuse the check (fail closed).
 
 from __future__ import annotations
 
+import os
 import re
-import resource
 import shutil
 import subprocess
 
 TIMEOUT_SECONDS = 5.0
 MEMORY_BYTES = 512 << 20
-_OK = "BENCHGUARD-PERL-OK"
-_REFUSED = "BENCHGUARD-PERL-REFUSED"
 
 # The reader. The allowed tags (Opcode's :default, the I/O, math and file-test ops)
 # still hold ops that create files (dbmopen), sockets and pipes, or call code by a name
 # (method calls, tie), so those are taken out. string eval, require and do FILE are in
-# none of the tags. It builds the mask first (Opcode and POSIX are loaded before it), then
-# compiles the code inside an anonymous sub it never calls, prints its verdict and
-# leaves with _exit, so END blocks the code declared never run here.
+# none of the tags. It builds the mask first (Opcode and POSIX are loaded before it),
+# then compiles the code inside an anonymous sub it never calls.
+#
+# The verdict goes to a pipe of its own (the descriptor in the second argument), not to
+# standard output: the code's BEGIN blocks run while it compiles, with print and exit
+# allowed, so anything on standard output may be the code's own ("OK", then exit).
+# compile_code is defined before any file-level variable, so the compiled text cannot
+# name the verdict's handle, and it cannot open the descriptor (open is masked). The
+# reader leaves with _exit, so END blocks the code declared never run here.
 _READER = r"""
+sub compile_code {
+    my ($text, $say) = @_;
+    if ($say) { use feature qw(say state fc); return eval "sub {\n$text\n}"; }
+    return eval "sub {\n$text\n}";
+}
 use Opcode qw(opset opmask_add invert_opset);
 use POSIX ();
-my $say = shift @ARGV;
+my ($say, $fd) = @ARGV;
+@ARGV = ();
 my $code = do { local $/; <STDIN> };
 my $allowed = opset(qw(:default :base_io :base_math :filesys_read
   exit time localtime gmtime sort binmode rv2gv));
 my $denied = opset(qw(dbmopen dbmclose pipe_op sockpair tie untie sselect select
   send recv method method_named method_super method_redir method_redir_super));
 opmask_add(invert_opset($allowed & invert_opset($denied)));
-my $compiled;
-if ($say) { use feature qw(say state fc); $compiled = eval "sub {\n$code\n}"; }
-else { $compiled = eval "sub {\n$code\n}"; }
-my $why = $@;
+my $compiled = compile_code($code, $say);
+my $why = substr($@, 0, 2000);
 $why =~ s/\s+/ /g;
-$| = 1;
-print STDOUT (defined $compiled ? "$OK\n" : "$REFUSED\t$why\n");
+open(my $verdict, ">&=", $fd) or POSIX::_exit(3);
+print {$verdict} (defined $compiled ? "OK\n" : "REFUSED\t$why\n");
+close($verdict);
 POSIX::_exit(0);
-""".replace("$OK", _OK).replace("$REFUSED", _REFUSED)
+"""
+# The reader's bounds, set by the shell that execs it (no preexec_fn: the task loader
+# may run beside other threads).
+_BOUNDED_EXEC = f'ulimit -v {MEMORY_BYTES >> 10} && exec "$@"'
+_VERDICT_BYTES = 4096
 
 # Forms that call code by a name computed at run time, which no op mask can see: perl
 # without ``strict refs`` takes any string as a name (``"Dyna" . "Loader::..."``), and a
@@ -95,31 +108,19 @@ def perl_inline_problem(code: str, *, say: bool = False) -> str | None:
     perl = shutil.which("perl", path="/usr/bin:/bin")
     if perl is None:
         return "the inline perl code cannot be read: perl is not installed here"
-    try:
-        done = subprocess.run(
-            [perl, "-e", _READER, "1" if say else "0"],
-            input=code.encode("utf-8", "surrogateescape"),
-            capture_output=True,
-            timeout=TIMEOUT_SECONDS,
-            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
-            preexec_fn=_bounded,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return f"the inline perl code took perl more than {TIMEOUT_SECONDS:g} s to read"
-    except OSError as exc:
-        return f"the inline perl code cannot be read: perl did not start ({exc.strerror})"
-    out = done.stdout.decode("utf-8", "replace")
-    if out.startswith(_OK + "\n"):
+    out, returncode, failure = _read_verdict(perl, code, say)
+    if failure is not None:
+        return failure
+    if out == "OK\n":
         return None
-    if out.startswith(_REFUSED + "\t"):
+    if out.startswith("REFUSED\t"):
         trapped = _TRAPPED.search(out)
         if trapped is not None:
             return f"the inline perl code uses {trapped.group(1)!r}, which a check may not"
         said = out.split("\t", 1)[1][:200].strip()
         return f"the inline perl code does not compile (perl: {said})"
     return (
-        f"the inline perl code cannot be read: perl's reader exited {done.returncode} "
+        f"the inline perl code cannot be read: perl's reader exited {returncode} "
         f"without a verdict (its bounds: {TIMEOUT_SECONDS:g} s, {MEMORY_BYTES >> 20} MiB)"
     )
 
@@ -135,6 +136,40 @@ def _text_problem(code: str) -> str | None:
     return None
 
 
-def _bounded() -> None:
-    """In the reader's child, before exec: its address space is capped."""
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+def _read_verdict(perl: str, code: str, say: bool) -> tuple[str, int | None, str | None]:
+    """The reader's verdict from its own pipe, its exit code, and why there is none
+    (a timeout, perl not starting)."""
+    read_end, write_end = os.pipe2(os.O_CLOEXEC)
+    try:
+        argv = ["/bin/sh", "-c", _BOUNDED_EXEC, "sh", perl, "-e", _READER]
+        argv += ["1" if say else "0", str(write_end)]
+        try:
+            done = subprocess.run(
+                argv,
+                input=code.encode("utf-8", "surrogateescape"),
+                capture_output=True,
+                timeout=TIMEOUT_SECONDS,
+                env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
+                pass_fds=(write_end,),
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return (
+                "",
+                None,
+                f"the inline perl code took perl more than {TIMEOUT_SECONDS:g} s to read",
+            )
+        except OSError as exc:
+            return (
+                "",
+                None,
+                f"the inline perl code cannot be read: perl did not start ({exc.strerror})",
+            )
+        os.close(write_end)
+        write_end = -1
+        verdict = os.read(read_end, _VERDICT_BYTES).decode("utf-8", "replace")
+        return verdict, done.returncode, None
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)

@@ -243,13 +243,15 @@ DECOMPRESSORS = {
     "gzip": "d", "bzip2": "d", "xz": "d", "lzma": "d", "zstd": "d", "lz4": "d",
     "brotli": "d", "pigz": "d", "pbzip2": "d", "lzip": "d",
 }  # fmt: skip
+_FLAGS = re.compile(r"-[A-Za-z0-9]+")
 _COMPRESSED_SUFFIX = re.compile(r"\.(gz|z|tgz|taz|bz2|tbz2?|xz|txz|lzma|tlz|zst|lz4|br|lz)$")
 
 
 def decompressor(checker: Checker, name: str, args: Sequence[str]) -> None:
     """``gunzip grade.py.gz`` writes grade.py: each output name is handed to
     ``checker.not_onto_grading``; a mode other than decompressing is left alone."""
-    letters = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    # Flag clusters only: -oFILE holds a value, whose letters are not flags.
+    letters = "".join(a[1:] for a in args if _FLAGS.fullmatch(a) and not a.startswith("-o"))
     longs = {a.split("=", 1)[0] for a in args if a.startswith("--")}
     if DECOMPRESSORS[name] and "d" not in letters and not longs & {"--decompress", "--uncompress"}:
         return
@@ -259,11 +261,13 @@ def decompressor(checker: Checker, name: str, args: Sequence[str]) -> None:
         raise WorkspaceCode(
             f"{name} -N writes under the name stored in the archive, which the agent chose"
         )
-    operands = [a for a in args if not a.startswith("-")]
-    for target in _option_values(args, ("-o", "--output")):
+    targets = _option_values(args, ("-o", "--output"))
+    for target in targets:
         checker.not_onto_grading(target, f"{name} -o")
+    if targets:
         return
-    if name in ("lz4",) and len(operands) > 1:
+    operands = [a for a in args if not a.startswith("-")]
+    if name == "lz4" and len(operands) > 1:
         checker.not_onto_grading(operands[1], f"{name}'s output")
         return
     for operand in operands:
