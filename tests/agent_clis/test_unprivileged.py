@@ -117,7 +117,8 @@ def test_honest_and_cheating_sessions_as_an_unprivileged_harness(
     for record, row in zip(records, rows, strict=True):
         assert record["status"] == "success", (record["folder"], record["error"])
         report = record["cheating_report"]
-        assert report["status"] == "clean", [f["excerpt"] for f in report["findings"]]
+        why = (report.get("incomplete_reason"), record.get("system_audit"))
+        assert report["status"] == "clean", ([f["excerpt"] for f in report["findings"]], why)
         assert row["outcomeScore"] == 1.0, (record["folder"], record["scores"])
     assert honest.returncode == 0, honest.stdout + honest.stderr
 

@@ -240,3 +240,21 @@ def test_a_trees_identities_are_remembered_per_walk_limit(tmp_path: Path) -> Non
     capped, capped_complete = tree_identities(str(tree), limit=3)
     assert not capped_complete and len(capped) == 3
     assert tree_identities(str(tree)) is tree_identities(str(tree))
+
+
+def test_a_stop_strace_could_not_name_before_its_process_vanished_is_not_an_access(
+    tmp_path: Path,
+) -> None:
+    """Guards against an honest run gated incomplete by strace -qq's line for a process
+    that died at a syscall stop before strace could read which call it was (seen on CI
+    under load: the unprivileged Claude Code run and its pre-flight check). A named call
+    strace let go of mid-way stays unreadable: a tracer that detached a live process did
+    not see what that call reached."""
+    log = tmp_path / "strace.log"
+    log.write_text(LOG + "102 ???( <detached ...>\n", "utf-8")
+    summary = summarise(log, _protected(tmp_path), start_cwd=Path("/work/ws"))
+    assert summary["complete"] is True, summary["incomplete_reason"]
+    named = '102 openat(AT_FDCWD</work/ws>, "/srv/tasks/t1/task.yaml", O_RDONLY <detached ...>\n'
+    log.write_text(LOG + named, "utf-8")
+    summary = summarise(log, _protected(tmp_path), start_cwd=Path("/work/ws"))
+    assert summary["complete"] is False
