@@ -17,7 +17,8 @@ The allow-list (:func:`agent_policy`; docs/harness.md says why each item is ther
   install under ``/root/.pyenv`` included, never the checkout around a venv), and the
   agent's declared install (its program's tree, its own directory when its argv uses
   ``{agent_dir}``, its ``install`` paths and skills, the built-in agent's one script);
-- read: ``/etc``, ``/proc``, ``/sys``;
+- read: ``/etc``, ``/proc``, ``/sys`` but ``/sys/fs/cgroup``, of which only the run's
+  own cgroup (:func:`sysfs_read`);
 - devices: ``/dev/null``, ``zero``, ``full``, ``random``, ``urandom``, ``tty``, ``ptmx``
   and ``/dev/pts``;
 - single files, write: the transcript channel (the FIFO), the agent's own stdout and
@@ -35,6 +36,7 @@ and stderr).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
@@ -48,7 +50,11 @@ from benchguard.harness import confine_exec, grant_scan, seccomp
 from benchguard.harness.launcher_build import native_launcher
 
 SYSTEM_READ_EXEC = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-SYSTEM_READ = ("/etc", "/proc", "/sys")
+SYSTEM_READ = ("/etc", "/proc")
+# /sys is granted for reading entry by entry (sysfs_read): all of it but the cgroup
+# tree, of which only the run's own cgroup.
+SYSFS = Path("/sys")
+CGROUP_ROOT = SYSFS / "fs" / "cgroup"
 DEVICES = (
     "/dev/null",
     "/dev/zero",
@@ -237,20 +243,48 @@ def agent_policy(
     writable_files: Iterable[Path] = (),
     home_spec: dict[str, str] | None = None,
     confine: bool = True,
+    own_cgroup: Path | None = None,
 ) -> Policy:
     """The allow-list for one run (see the module doc); ``agent_paths`` is the agent's
-    declared install (program tree, agent directory, install paths, skills, scripts)."""
+    declared install (program tree, agent directory, install paths, skills, scripts);
+    ``own_cgroup`` the run's cgroup directory (None: no cgroup of its own)."""
     read_exec = {*SYSTEM_READ_EXEC, *(str(p) for p in interpreter_trees())}
     read_exec.update(str(p) for p in agent_paths)
     return Policy(
         read_exec=tuple(sorted(read_exec)),
-        read=tuple(sorted(SYSTEM_READ)),
+        read=tuple(sorted({*SYSTEM_READ, *sysfs_read(own_cgroup)})),
         read_write=tuple(sorted({str(workspace), str(home), str(tmp), *map(str, writable_dirs)})),
         files_write=tuple(sorted({str(p) for p in writable_files})),
         devices=DEVICES,
         home=tuple(sorted((home_spec or {}).items())),
         confine=confine,
     )
+
+
+def sysfs_read(own_cgroup: Path | None, sysfs: Path = SYSFS) -> tuple[str, ...]:
+    """What of ``/sys`` a run may read: every entry but ``fs``, every entry of ``fs``
+    but ``cgroup``, and of the cgroup tree only ``own_cgroup`` (sorted).
+
+    Another run's ``cgroup.procs`` lists its pids, and an agent that forks a chosen
+    number of processes writes a number there that a concurrent agent reads (cgchan, red
+    team 9): the tree is the one part of ``/sys`` that changes with what other runs do.
+    An honest program still reads its own limits (libuv's ``cpu.max`` and
+    ``memory.max``, a JVM's container support) in its own cgroup. Landlock grants only,
+    so the rest of ``/sys`` is named entry by entry; an entry that appears later (a
+    filesystem mounted under ``/sys/fs`` after the run starts) is simply not readable.
+    """
+    grants: list[str] = []
+    with contextlib.suppress(OSError):
+        for entry in sorted(os.listdir(sysfs)):
+            if entry != "fs":
+                grants.append(str(sysfs / entry))
+        for entry in sorted(os.listdir(sysfs / "fs")):
+            if entry != "cgroup":
+                grants.append(str(sysfs / "fs" / entry))
+    cgroups = sysfs / "fs" / "cgroup"
+    if own_cgroup is not None and own_cgroup.is_relative_to(cgroups) and own_cgroup != cgroups:
+        grants.append(str(own_cgroup))
+    return tuple(sorted(grants))
 
 
 def exposure_problems(

@@ -209,6 +209,7 @@ def _command(
     run_home: RunHome | None = None,
     record: dict[str, Any] | None = None,
     gate: SandboxGate | None = None,
+    own_cgroup: Path | None = None,
 ) -> tuple[list[str], dict[str, str], dict[str, Path], ModelProxy | None]:
     agent = settings.agent
     argv = render_argv(
@@ -263,7 +264,16 @@ def _command(
             tmp.mkdir(mode=0o700)
             env.setdefault("TMPDIR", str(tmp))
             run_tmp = (tmp,)
-        argv = _confined(argv, settings, scratch_paths, state_dirs, sockets, tmp=tmp, home=run_home)
+        argv = _confined(
+            argv,
+            settings,
+            scratch_paths,
+            state_dirs,
+            sockets,
+            tmp=tmp,
+            home=run_home,
+            own_cgroup=own_cgroup,
+        )
         spec = SandboxSpec(
             workspace=scratch_paths.workspace,
             home=settings.home,
@@ -285,7 +295,16 @@ def _command(
         if settings.confinement.active or run_home is not None:
             tmp.mkdir(mode=0o700)
             env.setdefault("TMPDIR", str(tmp))
-        argv = _confined(argv, settings, scratch_paths, state_dirs, sockets, tmp=tmp, home=run_home)
+        argv = _confined(
+            argv,
+            settings,
+            scratch_paths,
+            state_dirs,
+            sockets,
+            tmp=tmp,
+            home=run_home,
+            own_cgroup=own_cgroup,
+        )
     return argv, env, state_dirs, proxy
 
 
@@ -326,6 +345,7 @@ def _confined(
     *,
     tmp: Path,
     home: RunHome | None = None,
+    own_cgroup: Path | None = None,
 ) -> list[str]:
     """``argv`` through the launcher, always: Landlock when the batch is confined, the
     run's fresh home mounted over the home path when it has one, and every capability
@@ -345,6 +365,7 @@ def _confined(
         ),
         home_spec=home.launcher_spec() if home is not None else None,
         confine=settings.confinement.active,
+        own_cgroup=own_cgroup,
     )
     return launcher_argv(policy, argv)
 
@@ -428,6 +449,7 @@ def run_job(
     channel: TranscriptChannel | None = None
     proxy: ModelProxy | None = None
     session: RunSession | None = None
+    containment: RunContainment | None = None
     gate: SandboxGate | None = None
     # The agent's turn (GradingTurns): taken just before it starts, given back once
     # its last process is dead, or by the finally below on a harness fault.
@@ -445,25 +467,28 @@ def run_job(
             # The sandbox's namespace is registered before the agent runs in it, so
             # every observer names its mounts however briefly it lives.
             gate = SandboxGate.make(scratch.root)
+        # Made before the command: the run's cgroup is the one part of /sys/fs/cgroup
+        # its allow-list grants (confine.sysfs_read).
+        containment = RunContainment.start(
+            cgroups if cgroups is not None else cgroup.process_batch(),
+            f"{job.position}",
+            # Confined and unsandboxed: no other run's scratch in its namespace
+            # (the sandbox makes its own /tmp; --unconfined promises nothing).
+            separate=scratch.root
+            if settings.sandbox != "bwrap" and settings.confinement.active
+            else None,
+            host_network=host_network(job, settings),
+        )
+        own_cgroup = containment.cgroup.directory if containment.cgroup is not None else None
         argv, env, state_dirs, proxy = _command(
-            job, settings, scratch, granted, run_home, record, gate=gate
+            job, settings, scratch, granted, run_home, record, gate=gate, own_cgroup=own_cgroup
         )
         if _findable(argv[0], env, scratch.workspace):
             # Nothing to contain or trace when the program does not exist (the tracer
             # would report that as the agent's own failure): its start error stays.
-            batch = cgroups if cgroups is not None else cgroup.process_batch()
             session = RunSession(
                 settings.audit,
-                RunContainment.start(
-                    batch,
-                    f"{job.position}",
-                    # Confined and unsandboxed: no other run's scratch in its namespace
-                    # (the sandbox makes its own /tmp; --unconfined promises nothing).
-                    separate=scratch.root
-                    if settings.sandbox != "bwrap" and settings.confinement.active
-                    else None,
-                    host_network=host_network(job, settings),
-                ),
+                containment,
                 scratch.root,
                 protected=_protected(job, settings, scratch, leftovers)
                 if settings.audit.active
@@ -579,6 +604,8 @@ def run_job(
         record.update(status="error", error=f"harness error: {type(exc).__name__}: {exc}")
     finally:
         agent_turn.close()
+        if session is None and containment is not None and containment.cgroup is not None:
+            containment.cgroup.remove()  # no session took the run's cgroup over
         if channel is not None:
             channel.close()
             channel.remove()

@@ -237,46 +237,54 @@ def _check_runs(
             tmp.mkdir(exist_ok=True)
             env.setdefault("TMPDIR", str(tmp))
             run_tmp = (tmp,)
-        policy = agent_policy(
-            agent_paths=read_only,
-            workspace=workspace,
-            home=home,
-            tmp=tmp,
-            writable_dirs=state_dirs.values(),
-            writable_files=(channel,),
-            home_spec=run_home.launcher_spec() if run_home is not None else None,
-            confine=confined,
-        )
-        command = launcher_argv(policy, command)
-        if sandbox == "bwrap":
-            hand_over(identity, workspace, channel, *state_dirs.values(), *run_tmp)
-            if run_home is not None:
-                hand_over(identity, run_home.upper.parent)
-            spec = SandboxSpec(
-                workspace=workspace,
-                home=home,
-                home_layers=run_home.upper.parent if run_home is not None else None,
-                writable_files=(channel,),
-                writable_dirs=(*state_dirs.values(), *run_tmp),
-                read_only=read_only,
-                # The check runs no model call: only the host network needs asking for.
-                network=agent.network is True,
-            )
-            command = bwrap_argv(spec, command, bwrap=bwrap, identity=identity)
         # Contained as a run is (harness/containment): its own pid namespace and cgroup,
         # separated where a run would be, and audited over the batch's protected set.
+        # Made before the allow-list, which grants the check's own cgroup.
         containment = RunContainment.start(
             cgroup.process_batch(),
             "preflight",
             separate=root if sandbox != "bwrap" and confined else None,
             host_network=agent.network is True,
         )
-        session = RunSession(
-            watch.settings if watch is not None else AuditSettings(),
-            containment,
-            root,
-            protected=watch.protected(root, home, read_only) if watch is not None else None,
-        )
+        try:
+            policy = agent_policy(
+                agent_paths=read_only,
+                workspace=workspace,
+                home=home,
+                tmp=tmp,
+                writable_dirs=state_dirs.values(),
+                writable_files=(channel,),
+                home_spec=run_home.launcher_spec() if run_home is not None else None,
+                confine=confined,
+                own_cgroup=containment.cgroup.directory if containment.cgroup is not None else None,
+            )
+            command = launcher_argv(policy, command)
+            if sandbox == "bwrap":
+                hand_over(identity, workspace, channel, *state_dirs.values(), *run_tmp)
+                if run_home is not None:
+                    hand_over(identity, run_home.upper.parent)
+                spec = SandboxSpec(
+                    workspace=workspace,
+                    home=home,
+                    home_layers=run_home.upper.parent if run_home is not None else None,
+                    writable_files=(channel,),
+                    writable_dirs=(*state_dirs.values(), *run_tmp),
+                    read_only=read_only,
+                    # The check runs no model call: only the host network needs asking for.
+                    network=agent.network is True,
+                )
+                command = bwrap_argv(spec, command, bwrap=bwrap, identity=identity)
+            session = RunSession(
+                watch.settings if watch is not None else AuditSettings(),
+                containment,
+                root,
+                protected=watch.protected(root, home, read_only) if watch is not None else None,
+            )
+        except BaseException:
+            # No session took the check's cgroup over yet.
+            if containment.cgroup is not None:
+                containment.cgroup.remove()
+            raise
         try:
             wrapped = session.command(command)
             finished = run_process(
