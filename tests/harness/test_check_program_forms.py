@@ -468,7 +468,7 @@ REASONS = {
     "xxd-reverse-output": "xxd's output writes",
     "wget-output": "wget's output writes",
     "ninja-build-file": "'ninja' runs the workspace's own",
-    "xsltproc-workspace-stylesheet": "'s.xsl' is named",
+    "xsltproc-workspace-stylesheet": "the stylesheet given to xsltproc",
     "busybox-applet": "'busybox' runs its operands",
     "perl-e-system": "uses 'system'",
     "perl-lane-exec": "uses 'exec'",

@@ -29,7 +29,10 @@ absolute directory. Inline code is read for what it loads and writes
 (``script_texts``: ``system``, pipes, gawk's indirect calls, ``print >``, sed's ``e``).
 
 Diffs and archives applied over the box, the dynamic loader, ``cmake``, ``openssl``'s
-engines and package installers are read by ``program_writers``; linters and formatters
+engines and package installers are read by ``program_writers``, as are the programs
+that write a file an option or operand names (``pandoc -o``, ``xsltproc -o``,
+``objcopy``, ``tidy -m``, ``openssl -out``, ``gpg -o``, ``uudecode``, ``tar -cf``,
+``touch``), which may not write onto a grading file; linters and formatters
 that find a config naming code in the working directory (mypy's plugins, pylint's
 init-hook, eslint's JavaScript config) by ``config_tools``: refused unless the config
 is pinned to a grading file.
@@ -153,7 +156,8 @@ _PROTECTED = re.compile(
     r"GCONV_|MAKE|DYLD_|PYLINT|COVERAGE|MYPY|ESLINT|PRETTIER)\w*|ENV|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|SHELLOPTS|"
     r"PROMPT_COMMAND|PS4|IFS|CDPATH|GZIP|XZ_OPT|BZIP2?|ZSTD_CLEVEL|PAGER|EDITOR|"
     r"VISUAL|MANPAGER|TERMINFO|GLOBIGNORE|FPATH|SQLITE_HISTORY|CLASSPATH|GEM_\w*|"
-    r"PIP_\w*|MAKEFILES|TMPDIR|OPENSSL_\w*"
+    r"PIP_\w*|MAKEFILES|TMPDIR|OPENSSL_\w*|GNUPGHOME|HTML_TIDY|TAPE|XML_CATALOG_FILES|"
+    r"SGML_CATALOG_FILES"
 )
 _SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", "\n", "|&", ";;", ";&", ";;&"}
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "fi", "done", "esac"}
@@ -441,6 +445,7 @@ class _Reader:
                     self.not_onto_grading(arg[len(option) :], f"{name} {option.rstrip('=')}")
         elif name in ("tar", "bsdtar", "gtar"):
             options.tar(self, args)
+            writers.tar_archive(self, args)
         elif name in config_tools.RULES or name in config_tools.REFUSED:
             config_tools.read(self, name, args)
         elif name == "patch":
