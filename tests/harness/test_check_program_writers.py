@@ -1,6 +1,6 @@
 """Checks that write a grading file through a program's output option or operand
 (issue 19): pandoc, xsltproc, objcopy and strip, tidy, openssl, gpg, uudecode,
-tar -c, touch, sponge, and the variables that redirect them.
+tar -c, touch, sponge, zip, curl, rm, and the variables that redirect them.
 
 Each form is shown twice: run for real here (when its tool is installed) it writes
 the grading file it names, or runs the workspace program it is given; loaded through
@@ -27,7 +27,7 @@ from benchguard.taskaudit.lint import lint_task
 MARKER = "ran-workspace-code"
 TOUCH = "/usr/bin/touch"
 # The task's grading files and folders: the forms write onto these.
-GRADING = ("grade.py", "tests", "page.html", "copy.xsl", "check.lua", "checker")
+GRADING = ("grade.py", "tests", "page.html", "copy.xsl", "check.lua", "checker", "suite.zip")
 
 
 def _literal_packet(name: str, data: bytes) -> bytes:
@@ -58,6 +58,9 @@ def _workspace(root: Path) -> Path:
         "doc.xml": f"<x>{TOUCH} {marker}</x>\n",
         "x.html": "<p>x\n",
         "t.conf": "write-back: yes\n",
+        "c.cfg": 'output = "grade.py"\n',
+        "ws/grade.py": shell,
+        "__main__.py": f"open({str(marker)!r}, 'w').close()\n",
         "x.b64": base64.encodebytes(shell.encode("utf-8")).decode("ascii"),
         "x.uu": _uuencoded("grade.py", shell.encode("utf-8")),
         "y.uu": _uuencoded("other", shell.encode("utf-8")),
@@ -380,6 +383,72 @@ FORMS: list[tuple[str, list[str], str, str, str]] = [
     ),
     ("touch-reference", ["touch", "-r", "x", "grade.py"], "touch", "grade.py", "touch writes"),
     (
+        "rm-then-recreate",
+        ["sh", "-c", "rm -f grade.py; zip -q grade.py __main__.py && python3 grade.py"],
+        "zip",
+        "marker",
+        "rm writes to 'grade.py'",
+    ),
+    (
+        "zip-into-grading-folder",
+        ["zip", "-q", "tests/suite.zip", "__main__.py"],
+        "zip",
+        "tests/suite.zip",
+        "zip (its archive) writes to 'tests/suite.zip'",
+    ),
+    (
+        "zip-adds-suffix",
+        ["zip", "-q", "suite", "__main__.py"],
+        "zip",
+        "",
+        "zip (its archive) writes to 'suite.zip'",
+    ),
+    (
+        "zip-m-deletes-inputs",
+        ["zip", "-qm", "o.zip", "grade.py"],
+        "zip",
+        "grade.py",
+        "zip -m (it deletes what it adds) writes to 'grade.py'",
+    ),
+    ("zip-out", ["zip", "-q", "o.zip", "--out", "grade.py"], "zip", "", "zip --out writes"),
+    ("zip-TT", ["zip", "-q", "-T", "-TT", "./x", "o.zip", "a.md"], "zip", "marker", "zip -TT"),
+    (
+        "curl-o-file-url",
+        ["sh", "-c", "curl -s -o grade.py file:///proc/self/cwd/x && sh grade.py"],
+        "curl",
+        "marker",
+        "curl --output writes to 'grade.py'",
+    ),
+    (
+        "curl-O-remote-name",
+        ["curl", "-sO", "file:///proc/self/cwd/ws/grade.py"],
+        "curl",
+        "grade.py",
+        "curl -O (the URL's last name",
+    ),
+    (
+        "curl-output-dir",
+        ["curl", "-s", "-O", "--output-dir", "tests", "file:///proc/self/cwd/x"],
+        "curl",
+        "tests/x",
+        "curl --output-dir writes to 'tests'",
+    ),
+    (
+        "curl-config",
+        ["curl", "-s", "-K", "c.cfg", "file:///proc/self/cwd/x"],
+        "curl",
+        "grade.py",
+        "the config given to curl -K",
+    ),
+    ("curl-J", ["curl", "-sOJ", "http://127.0.0.1:9/x"], "curl", "", "curl -J writes"),
+    (
+        "curl-home-env",
+        ["env", "CURL_HOME=ws", "curl", "-s", "http://127.0.0.1:9/"],
+        "curl",
+        "",
+        "sets CURL_HOME",
+    ),
+    (
         "sponge-output",
         ["sh", "-c", "sponge grade.py < x && sh grade.py"],
         "sponge",
@@ -437,7 +506,8 @@ def test_each_form_really_writes_or_runs(
         check=False,
     )
     after = _state(watched)
-    assert after is not None and after != before, f"{argv} did not write {proof} here"
+    # Written, created, replaced or (zip -m) removed.
+    assert after != before, f"{argv} did not write {proof} here"
 
 
 def _task(tmp_path: Path, command: list[str]) -> Path:
@@ -520,6 +590,12 @@ HONEST: list[list[str]] = [
     ["touch", "answer.txt"],
     ["touch", "-r", "grade.py", "answer.txt"],
     ["touch", "-d", "2020-01-01", "out.txt"],
+    ["zip", "-q", "/tmp/out.zip", "answer.txt"],
+    ["zip", "-qr", "out.zip", "src", "-x", "*.log"],
+    ["curl", "-sf", "http://127.0.0.1:8000/health"],
+    ["curl", "-s", "-o", "/tmp/page", "http://127.0.0.1:8000/"],
+    ["sh", "-c", "curl -s http://127.0.0.1:8000/ | grep -q ok"],
+    ["rm", "-f", "tmp.txt"],
 ]
 
 

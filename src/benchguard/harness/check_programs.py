@@ -32,7 +32,7 @@ Diffs and archives applied over the box, the dynamic loader, ``cmake``, ``openss
 engines and package installers are read by ``program_writers``, as are the programs
 that write a file an option or operand names (``pandoc -o``, ``xsltproc -o``,
 ``objcopy``, ``tidy -m``, ``openssl -out``, ``gpg -o``, ``uudecode``, ``tar -cf``,
-``touch``), which may not write onto a grading file; linters and formatters
+``touch``, ``zip``, ``curl -o``), which may not write onto a grading file; linters and formatters
 that find a config naming code in the working directory (mypy's plugins, pylint's
 init-hook, eslint's JavaScript config) by ``config_tools``: refused unless the config
 is pinned to a grading file.
@@ -156,8 +156,8 @@ _PROTECTED = re.compile(
     r"GCONV_|MAKE|DYLD_|PYLINT|COVERAGE|MYPY|ESLINT|PRETTIER)\w*|ENV|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|SHELLOPTS|"
     r"PROMPT_COMMAND|PS4|IFS|CDPATH|GZIP|XZ_OPT|BZIP2?|ZSTD_CLEVEL|PAGER|EDITOR|"
     r"VISUAL|MANPAGER|TERMINFO|GLOBIGNORE|FPATH|SQLITE_HISTORY|CLASSPATH|GEM_\w*|"
-    r"PIP_\w*|MAKEFILES|TMPDIR|OPENSSL_\w*|GNUPGHOME|HTML_TIDY|TAPE|XML_CATALOG_FILES|"
-    r"SGML_CATALOG_FILES"
+    r"PIP_\w*|MAKEFILES|TMPDIR|OPENSSL_\w*|GNUPGHOME|HTML_TIDY|TAPE|CURL_HOME|"
+    r"XML_CATALOG_FILES|SGML_CATALOG_FILES"
 )
 _SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", "\n", "|&", ";;", ";&", ";;&"}
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "fi", "done", "esac"}
@@ -174,10 +174,11 @@ _DATA_TOOLS = {
     "ls", "stat", "du", "md5sum", "sha1sum", "sha256sum", "basename", "dirname",
     "realpath", "readlink", "expr", "seq", "rm", "mkdir", "touch", "shift", "set",
 }  # fmt: skip
-# Programs that write to their operands (dd: of=): none may target a grading path.
+# Programs that write to their operands (dd: of=), or remove them (rm grade.py, then
+# any program creating it): none may target a grading path.
 # (patch and cpio are read apart: their input names what they write.)
 _WRITERS = {"cp", "mv", "ln", "install", "tee", "dd", "truncate"}
-_WRITERS |= {"link", "rename", "shred"}
+_WRITERS |= {"link", "rename", "shred", "rm", "unlink", "rmdir"}
 # Options of the writers that name their target directory in the same word.
 _TARGET_OPTIONS = ("--target-directory=", "--target=", "-t")
 # Operands an unknown program may run: a file named like a script or a program text.

@@ -710,6 +710,129 @@ def touch(checker: Checker, args: Sequence[str]) -> None:
         i += 1
 
 
+# zip's options that take a value (-i and -x take patterns up to the next option; the
+# later ones are read as names to add, which zip only reads unless -m).
+_ZIP_VALUED = {"b", "n", "t", "tt", "Z", "P", "s", "ds", "O", "lf", "i", "x", "TT"}
+_ZIP_LONG_VALUED = ("out", "temp-path", "suffixes", "logfile-path", "unzip-command")
+
+
+def zip_archive(checker: Checker, args: Sequence[str]) -> None:
+    """zip writes its first operand (``x.zip`` when it has no suffix): over grade.py,
+    a zip python runs by its __main__.py; --out/-O and -lf write too, -m deletes the
+    names it adds, -TT runs a command."""
+    operands: list[str] = []
+    move = False
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        following = args[i + 1] if i + 1 < len(args) else ""
+        if arg == "--":
+            operands += args[i + 1 :]
+            break
+        if arg.startswith("--"):
+            option, equals, value = arg[2:].partition("=")
+            found = [o for o in _ZIP_LONG_VALUED if _abbreviates(option, o)]
+            if found and not equals:
+                value, i = following, i + 1
+            if "unzip-command" in found:
+                raise WorkspaceCode("zip --unzip-command runs a command to test the archive")
+            if "out" in found or "logfile-path" in found:
+                checker.not_onto_grading(value, f"zip --{found[0]}")
+            move |= option == "move"
+        elif arg.startswith("-") and len(arg) > 1:
+            word = arg[1:]
+            if word == "TT":
+                raise WorkspaceCode("zip -TT runs a command to test the archive")
+            letters = [word] if word in _ZIP_VALUED else list(word)
+            for letter in letters:
+                if letter in _ZIP_VALUED:
+                    if letter in ("O", "lf"):
+                        checker.not_onto_grading(following, f"zip -{letter}")
+                    i += 1
+                    break
+                move |= letter == "m"
+        else:
+            operands.append(arg)
+        i += 1
+    if operands:
+        archive = operands[0]
+        checker.not_onto_grading(archive, "zip (its archive)")
+        if "." not in posixpath.basename(archive):
+            checker.not_onto_grading(archive + ".zip", "zip (its archive)")
+    if move:
+        for operand in operands[1:]:
+            checker.not_onto_grading(operand, "zip -m (it deletes what it adds)")
+
+
+# curl's short options that take a value, and its long options naming a file it
+# writes (or, -K, a config that can say so).
+_CURL_VALUED = set("AbcCdDeEFHKmoPQrtTuUwxXyYz")
+_CURL_SHORT = {"o": "output", "D": "dump-header", "c": "cookie-jar", "K": "config"}
+_CURL_WRITES: tuple[str, ...] = (
+    "output",
+    "dump-header",
+    "cookie-jar",
+    "trace",
+    "trace-ascii",
+    "stderr",
+)
+_CURL_WRITES += ("libcurl", "etag-save", "hsts", "alt-svc", "output-dir")
+_CURL_LONG = (*_CURL_WRITES, "config", "remote-name", "remote-name-all", "remote-header-name")
+
+
+def curl(checker: Checker, args: Sequence[str]) -> None:
+    """curl writes -o, the header, cookie, trace and cache files, and with -O each
+    URL's last name (``file://`` URLs need no network); -J takes the name the server
+    sends; -K reads a config that can set all of these."""
+    urls: list[str] = []
+    remote = False
+    directory = ""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        following = args[i + 1] if i + 1 < len(args) else ""
+        if arg == "--":
+            urls += args[i + 1 :]
+            break
+        found: list[tuple[str, str]] = []
+        if arg.startswith("--"):
+            option, equals, value = arg[2:].partition("=")
+            names = [o for o in _CURL_LONG if o == option] or [
+                o for o in _CURL_LONG if _abbreviates(option, o)
+            ]
+            if any(n in _CURL_WRITES or n == "config" for n in names) and not equals:
+                value, i = following, i + 1
+            found = [(n, value) for n in names]
+        elif arg.startswith("-") and len(arg) > 1:
+            for j, letter in enumerate(arg[1:], start=1):
+                if letter in "OJ":
+                    found.append(("remote-name" if letter == "O" else "remote-header-name", ""))
+                elif letter in _CURL_VALUED:
+                    value, following_index = _short_value(args, i, j)
+                    if letter in _CURL_SHORT:
+                        found.append((_CURL_SHORT[letter], value))
+                    i = following_index - 1
+                    break
+        else:
+            urls.append(arg)
+        for name, value in found:
+            if name == "remote-header-name":
+                raise WorkspaceCode("curl -J writes under the name the server sends")
+            if name == "config":
+                checker.script(value, "the config given to curl -K (it can set the output)")
+            elif name.startswith("remote-name"):
+                remote = True
+            else:
+                directory = value if name == "output-dir" else directory
+                checker.not_onto_grading(value, f"curl --{name}")
+        i += 1
+    if remote:
+        for url in urls:
+            last = url.split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+            written = posixpath.join(directory, last) if directory else last
+            checker.not_onto_grading(written, f"curl -O (the URL's last name, {url!r})")
+
+
 _TAIL_READERS: dict[str, Callable[[Checker, str, Sequence[str]], None]] = {
     "pandoc": pandoc,
     "pandoc-lua": pandoc,
@@ -721,5 +844,7 @@ _TAIL_READERS: dict[str, Callable[[Checker, str, Sequence[str]], None]] = {
     "gpgv": gpg,
     "uudecode": lambda checker, _name, args: uudecode(checker, args),
     "touch": lambda checker, _name, args: touch(checker, args),
+    "zip": lambda checker, _name, args: zip_archive(checker, args),
+    "curl": lambda checker, _name, args: curl(checker, args),
     **dict.fromkeys(BINUTILS, binutils),
 }
