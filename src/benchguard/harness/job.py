@@ -252,6 +252,19 @@ def _command(
             "--",
             *argv,
         ]
+
+    def confined(argv: list[str], tmp: Path) -> list[str]:
+        return _confined(
+            argv,
+            settings,
+            scratch_paths,
+            state_dirs,
+            sockets,
+            tmp=tmp,
+            home=run_home,
+            own_cgroup=own_cgroup,
+        )
+
     if settings.sandbox == "bwrap":
         read_only = sandbox_read_only(agent, settings.home)
         # Confined, the sandbox's tmp is the run's own directory, as unsandboxed, never
@@ -264,16 +277,7 @@ def _command(
             tmp.mkdir(mode=0o700)
             env.setdefault("TMPDIR", str(tmp))
             run_tmp = (tmp,)
-        argv = _confined(
-            argv,
-            settings,
-            scratch_paths,
-            state_dirs,
-            sockets,
-            tmp=tmp,
-            home=run_home,
-            own_cgroup=own_cgroup,
-        )
+        argv = confined(argv, tmp)
         spec = SandboxSpec(
             workspace=scratch_paths.workspace,
             home=settings.home,
@@ -295,16 +299,7 @@ def _command(
         if settings.confinement.active or run_home is not None:
             tmp.mkdir(mode=0o700)
             env.setdefault("TMPDIR", str(tmp))
-        argv = _confined(
-            argv,
-            settings,
-            scratch_paths,
-            state_dirs,
-            sockets,
-            tmp=tmp,
-            home=run_home,
-            own_cgroup=own_cgroup,
-        )
+        argv = confined(argv, tmp)
     return argv, env, state_dirs, proxy
 
 
