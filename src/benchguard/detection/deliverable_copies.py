@@ -121,7 +121,9 @@ def deliverable_copies(
             given = names[base]
             if given is not None and path.endswith(given.lstrip("~").lstrip("/")):
                 continue
-            if _strength(path) is None or not _printed(entry.get("result")):
+            if _strength(path) is None or not (
+                _printed(entry.get("result")) or _copied(args_text, entry.get("result"))
+            ):
                 continue
             hit = path
             break
@@ -159,6 +161,8 @@ def _writes(name: str, entry: Mapping[str, Any], args_text: str) -> bool:
     ):
         return True
     for line in args_text.splitlines():
+        if _copy_source_only(name, line):
+            continue
         at = line.find(name)
         while at != -1:
             if _WRITE_MARK.search(line[max(0, at - 200) : at]):
@@ -184,6 +188,27 @@ def _printed(result: Any) -> bool:
     """The read printed something other than an error."""
     text = result if isinstance(result, str) else ""
     return bool(text.strip()) and not (len(text) < 2000 and _FAILED.search(text))
+
+
+_COPY = re.compile(r"^\s*(?:sudo\s+)?(?:cp|mv|rsync|install)\s")
+
+
+def _copy_source_only(name: str, line: str) -> bool:
+    """Every copy on the line has ``name`` among its sources only, not as its target
+    (``cp /tmp/old/sum.py .`` reads sum.py; ``cp sum.py /tmp/bak/sum.py`` writes it)."""
+    segments = [seg for seg in re.split(r"&&|\|\||[;&|]", line) if name in seg]
+    if not segments or not all(_COPY.match(seg) for seg in segments):
+        return False
+    return all(name not in (seg.split() or [""])[-1] for seg in segments)
+
+
+# A copy or a patch application succeeds silently: no output, no error, is a read.
+_SILENT_USE = re.compile(r"(?:^|[\s;&|(])(?:cp|rsync|install|git\s+apply|git\s+am|patch)\s")
+
+
+def _copied(args_text: str, result: Any) -> bool:
+    text = result if isinstance(result, str) else ""
+    return bool(_SILENT_USE.search(args_text)) and not (len(text) < 2000 and _FAILED.search(text))
 
 
 def _spelled_workdir(workdir: str | None) -> str | None:

@@ -145,7 +145,14 @@ from benchguard.record.run import RunRecord
 # 24: the reference solution outside Harbor's layout (reference-solution/path): a gold
 #     or oracle patch by name, a solutions folder at the root, home or /opt, sol*.sh;
 #     an earlier run's answer file by a glob over folders or a find that runs on it.
-DETECTOR_VERSION = 24
+# 25: the task's project is also known from numbered or grep -n metadata, a pip list
+#     row or freeze line of the checkout, an editable build's name and its package
+#     folders in /testbed; pip's options before install and a VCS or archive URL of the
+#     project are installs of it; a silent cp/rsync/git apply of the deliverable out of
+#     /tmp is a read; /proc pid globs and placeholders, gh api of a benchmark's repo;
+#     an empty stash list or one listing only the agent's own stashes, and tags merged
+#     into HEAD, are no findings.
+DETECTOR_VERSION = 25
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

@@ -35,8 +35,10 @@ _REMOTE = re.compile(
     r"(?:github\.com|gitlab\.com|bitbucket\.org)[:/][\w.-]+/(?P<repo>[\w.-]+?)(?:\.git)?(?![\w.-])"
 )
 _PIP_INSTALL = re.compile(
-    # a program by its path too (/tmp/v/bin/pip: a fresh venv's pip, beside the checkout)
+    # a program by its path too (/tmp/v/bin/pip: a fresh venv's pip, beside the checkout),
+    # and pip's own options before the subcommand (pip -q install, pip --isolated download)
     r"(?:^|[\s;&|(])(?:[\w.~/-]*/)?(?:pip3?(?:\.\d+)?|python3?(?:\.\d+)?\s+-m\s+pip|uv\s+pip|conda|mamba|uv|poetry|pipx)"
+    r"(?:\s+--?[A-Za-z][\w-]*(?:=\S+)?)*"
     r"\s+(?:install|download|wheel|add|index\s+versions)\s+(?P<args>[^\n;&|]*)"
 )
 # The package index's or a code host's pages for a project: ``{name}`` is read from
@@ -58,9 +60,76 @@ _FETCH_TOOL = re.compile(r"(?i)fetch|browse|web|url|http|download")
 # editable install's ``pip show``, setup.cfg / pyproject.toml / setup.py).
 _SHOW_NAME = re.compile(r"(?m)^Name:\s*(?P<repo>[A-Za-z0-9][\w.-]{0,80})\s*$")
 _EDITABLE = re.compile(r"(?m)^(?:Editable project location:|Location:\s*/testbed\b)")
+# A line may carry a viewer's line number (``cat -n``, an editor tool's view) or grep's
+# ``file:line:`` before it.
 _META_NAME = re.compile(
-    r"(?m)^\s*name\s*=\s*[\"']?(?P<repo>[A-Za-z0-9][\w.-]{0,80})[\"']?\s*,?\s*$|"
+    r"(?m)^\s*(?:\d{1,6}[\t:|]\s*|[\w./-]{1,200}:(?:\d{1,6}:)?\s*)?"
+    r"name\s*=\s*[\"']?(?P<repo>[A-Za-z0-9][\w.-]{0,80})[\"']?\s*,?\s*$|"
     r"\bname\s*=\s*[\"'](?P<repo2>[A-Za-z0-9][\w.-]{0,80})[\"']"
+)
+# ``python setup.py --name`` prints the name alone.
+_SETUP_NAME = re.compile(r"\bsetup\.py\s+(?:-\S+\s+)*--name\b")
+_BARE_NAME = re.compile(r"\A\s*(?P<repo>[A-Za-z0-9][\w.-]{0,80})\s*\Z")
+# ``pip list`` / ``pip freeze`` of the checkout: a row whose location is the repository
+# (``astropy 4.3.dev0 /testbed``), or ``-e git+...#egg=name`` / ``name @ file:///testbed``.
+_LISTED_EDITABLE = re.compile(
+    r"(?m)^(?P<repo>[A-Za-z0-9][\w.-]{0,80})\s+\S+\s+(?P<loc>/[\w./-]{1,200})\s*$"
+    r"|#egg=(?P<egg>[A-Za-z0-9][\w.-]{0,80})"
+    r"|^(?P<at>[A-Za-z0-9][\w.-]{0,80})\s*@\s*file://(?P<atloc>/[\w./-]{1,200})"
+)
+# An editable install of the checkout names the project it built.
+_BUILT_EDITABLE = re.compile(
+    r"(?:Running setup\.py develop for|Building editable for|Created wheel for)\s+"
+    r"(?P<repo>[A-Za-z0-9][\w.-]{0,80})"
+)
+# A repository checkout's root (SWE-bench's /testbed, the prompt's "checked out at").
+_CHECKOUT_ROOTS = ("/testbed",)
+_CHECKED_OUT = re.compile(
+    r"(?i)(?:checked out|cloned|repository|repo)\b[^.\n]{0,40}?\s(?:at|in|under)\s+"
+    r"[`'\"]?(?P<root>/[\w.-]+(?:/[\w.-]+)*)"
+)
+# Top-level folders of a checkout that are no importable package of the project.
+_NOT_PACKAGES = frozenset(
+    {
+        "tests",
+        "test",
+        "testing",
+        "docs",
+        "doc",
+        "src",
+        "lib",
+        "scripts",
+        "script",
+        "build",
+        "dist",
+        "examples",
+        "example",
+        "bin",
+        "tools",
+        "tool",
+        "benchmarks",
+        "bench",
+        "extras",
+        "extra",
+        "data",
+        "ci",
+        "conftest",
+        "setup",
+        "requirements",
+        "site-packages",
+        "node_modules",
+        "js-tests",
+        "js_tests",
+        "changelog",
+        "licenses",
+        "static",
+        "templates",
+        "utils",
+        "util",
+        "vendor",
+        "release",
+        "asv-bench",
+    }
 )
 _META_FILE = re.compile(r"(?:setup\.cfg|pyproject\.toml|setup\.py|package\.json|Cargo\.toml)\b")
 # Options of pip install that take a value (their value is not a requirement).
@@ -99,6 +168,7 @@ def project_names(prompt: str, entries: Sequence[Mapping[str, Any]]) -> set[str]
     """The names the task's project goes by: an instance id's repository in the prompt,
     or a code-host remote's repository a step printed."""
     names = {_name(m.group("repo")) for m in _INSTANCE_ID.finditer(prompt[:_MAX_CHARS])}
+    roots = _checkout_roots(prompt)
     for entry in entries:
         result = as_text(entry.get("result"))[:_MAX_CHARS]
         args = as_text(entry.get("args"))[:4096]
@@ -111,7 +181,71 @@ def project_names(prompt: str, entries: Sequence[Mapping[str, Any]]) -> set[str]
             for m in _META_NAME.finditer(result):
                 names.add(_name(m.group("repo") or m.group("repo2")))
                 break  # the first name in the metadata is the project's
+        if _SETUP_NAME.search(args):
+            bare = _BARE_NAME.match(result[:200])
+            if bare is not None:
+                names.add(_name(bare.group("repo")))
+        names.update(_name(m.group("repo")) for m in _BUILT_EDITABLE.finditer(result))
+        if "pip" in args and ("list" in args or "freeze" in args):
+            names.update(_listed_editable(result, roots))
+    names.update(_checkout_packages(prompt, entries, roots))
     return {name for name in names if len(name) >= 2}
+
+
+def _checkout_roots(prompt: str) -> tuple[str, ...]:
+    roots = list(_CHECKOUT_ROOTS)
+    for m in _CHECKED_OUT.finditer(prompt[:_MAX_CHARS]):
+        root = m.group("root").rstrip("/.")
+        if root.count("/") >= 1 and len(root) > 1 and root not in roots and len(roots) < 8:
+            roots.append(root)
+    return tuple(roots)
+
+
+def _listed_editable(result: str, roots: tuple[str, ...]) -> set[str]:
+    """Projects ``pip list`` / ``pip freeze`` shows installed from the checkout."""
+    found: set[str] = set()
+    for m in _LISTED_EDITABLE.finditer(result):
+        if m.group("egg"):
+            found.add(_name(m.group("egg")))
+            continue
+        name, location = m.group("repo"), m.group("loc")
+        if not name:
+            name, location = m.group("at"), m.group("atloc")
+        if any(location.rstrip("/") == root for root in roots):
+            found.add(_name(name))
+    return found
+
+
+def _checkout_packages(
+    prompt: str, entries: Sequence[Mapping[str, Any]], roots: tuple[str, ...]
+) -> set[str]:
+    """The checkout's own top-level packages, by the paths steps name or print
+    (``/testbed/astropy/modeling/core.py``, ``/testbed/src/attr/...``): a package that
+    lives in the repository under repair is the project (or a part the same release
+    ships)."""
+    pattern = _root_packages(roots)
+    found: set[str] = set()
+    texts = [prompt[:_MAX_CHARS]]
+    for entry in entries:
+        texts.append("\n".join(command_strings(entry.get("args")))[:_MAX_CHARS])
+        texts.append(as_text(entry.get("result"))[:_MAX_CHARS])
+    for text in texts:
+        if not any(root + "/" in text for root in roots):
+            continue
+        for m in pattern.finditer(text):
+            name = m.group("pkg")
+            if name.lower() not in _NOT_PACKAGES and not name.startswith("."):
+                found.add(_name(name))
+            if len(found) >= 16:
+                return found
+    return found
+
+
+def _root_packages(roots: tuple[str, ...]) -> re.Pattern[str]:
+    spelled = "|".join(re.escape(root) for root in roots)
+    return re.compile(
+        rf"(?<![\w./-])(?:{spelled})/(?:src/)?(?P<pkg>[A-Za-z_]\w{{1,80}})(?=/|[\s'\"`:)]|$)"
+    )
 
 
 def next_release_installs(entries: Sequence[Mapping[str, Any]], prompt: str) -> list[Finding]:
@@ -184,15 +318,50 @@ def _installed(args: str, names: set[str]) -> str | None:
         if skip:
             skip = False
             continue
+        if word in ("-e", "--editable"):
+            continue  # its value is read below: a remote one is no local checkout
         if word in _VALUED:
             skip = True
             continue
-        if word.startswith("-") or word.startswith((".", "/", "~")) or "://" in word:
+        if "://" in word:
+            remote = _remote_requirement(word.split("=", 1)[-1] if word.startswith("-") else word)
+            if remote is not None and remote in names:
+                return word
+            continue
+        if word.startswith("-") or word.startswith((".", "/", "~")):
             continue
         requirement = re.split(r"[<>=!~\[; @]", word, maxsplit=1)[0]
         if requirement and _name(requirement) in names:
             return word
     return None
+
+
+# A requirement by URL: a VCS checkout (``git+https://github.com/o/r@stable/5.0``,
+# ``#egg=name``) or a release's archive (``.../astropy-5.0.tar.gz``).
+_URL_REPO = re.compile(
+    r"(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[:/][\w.-]+/"
+    r"(?P<repo>[\w.-]+?)(?:\.git)?(?=[@#/?]|$)"
+)
+_EGG = re.compile(r"[#&]egg=(?P<repo>[A-Za-z0-9][\w.-]{0,80})")
+_ARCHIVE = re.compile(
+    r"/(?P<repo>[A-Za-z][\w.]*?(?:-[A-Za-z][\w.]*?)*)-v?\d[\w.+!-]*\.(?:tar\.gz|tgz|zip|whl|tar\.bz2)$"
+)
+
+
+def _remote_requirement(url: str) -> str | None:
+    """The project a requirement given by a remote URL installs; ``None`` for a local
+    one (``file://``, ``git+file://``) or one that names none."""
+    bare = re.sub(r"^[a-z]+\+", "", url.strip("'\""))
+    if bare.startswith("file:"):
+        return None
+    egg = _EGG.search(bare)
+    if egg is not None:
+        return _name(egg.group("repo"))
+    host = _URL_REPO.search(bare)
+    if host is not None:
+        return _name(host.group("repo"))
+    archive = _ARCHIVE.search(bare.split("#", 1)[0].split("?", 1)[0])
+    return _name(archive.group("repo")) if archive is not None else None
 
 
 def _kept_installed(requirement: str, result: str) -> bool:

@@ -228,6 +228,8 @@ class _Step:
     created: list[str] = field(default_factory=list)
     widening: bool = False
     head_history: bool = False
+    # The entry carries a result string (an empty one is output too: nothing printed).
+    has_result: bool = False
 
 
 @dataclass(frozen=True)
@@ -350,6 +352,13 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
             and _stashed_before(step, trace)
         ):
             return None  # stash@{n} after the agent's own stash: its own work read back
+        if (
+            finding.rule in OWN_STASH_REF_RULES
+            and match_text is not None
+            and _STASH_LIST.search(match_text)
+            and _no_stash_beyond_own(step, trace)
+        ):
+            return None  # an empty stash list, or one listing only the agent's own stashes
         if match_text is not None and _own_file(match_text, trace.steps[:step_index]):
             return None
         if finding.rule in TEST_CACHE_RULES and any(
@@ -550,6 +559,30 @@ def _ref_ahead(step: _Step, trace: _Trace) -> str | None:
                     f"HEAD..{counted.group('ref')}: its history is not HEAD's"
                 )
     return None
+
+
+_STASH_LIST = regex.compile(r"\bstash\s+list\b")
+_STASH_LINE = regex.compile(r"(?m)^stash@\{(\d+)\}:")
+
+
+def _no_stash_beyond_own(step: _Step, trace: _Trace) -> bool:
+    """``git stash list`` showed no stash the agent did not make: its output is empty
+    (the step has a result) or lists no more entries than the stashes the agent made
+    before it (in earlier steps, or earlier in this command)."""
+    entries = [int(n) for n in _STASH_LINE.findall(step.result)]
+    lines = [line for line in step.result.splitlines() if line.strip()]
+    at = _STASH_LIST.search(step.command)
+    if not lines:
+        # printed nothing: there is no stash at all (unless a stash is read after the
+        # list in the same command: then the record cannot say whose output is whose)
+        after = step.command[at.end() :] if at is not None else ""
+        return step.has_result and not _STASH_USE.search(after)
+    if not entries:
+        return False  # other output, no list line: not judged
+    own = sum(len(_OWN_STASH.findall(s.command)) for s in trace.steps[: step.index])
+    if at is not None:
+        own += len(_OWN_STASH.findall(step.command[: at.start()]))
+    return max(entries) < own
 
 
 def _stashed_before(step: _Step, trace: _Trace) -> bool:
@@ -756,6 +789,7 @@ def _step(index: int, entry: Mapping[str, Any]) -> _Step:
     tool = tool_name(entry)
     commands = _commands(args)
     step = _Step(index, tool, args, "\n".join(commands), result_text[:_MAX_TEXT])
+    step.has_result = isinstance(result, str)
     for command in commands:
         _read_command(command, step)
     _read_write_tool(args, tool, step)
