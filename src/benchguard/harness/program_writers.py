@@ -38,7 +38,7 @@ from benchguard.harness.program_writers_archives import (
     uudecode,
     zip_archive,
 )
-from benchguard.harness.program_writers_args import _abbreviates, _option_values, _short_value
+from benchguard.harness.program_writers_args import abbreviates, option_values, short_value
 from benchguard.harness.program_writers_documents import (
     BINUTILS,
     binutils,
@@ -169,7 +169,7 @@ def output_files(checker: Checker, name: str, args: Sequence[str]) -> None:
     if name in _TAIL_READERS:
         _TAIL_READERS[name](checker, name, args)
     elif name in _OUTPUT_OPTIONS:
-        for target in _option_values(args, _OUTPUT_OPTIONS[name]):
+        for target in option_values(args, _OUTPUT_OPTIONS[name]):
             checker.not_onto_grading(target, f"{name}'s output")
     elif name in _OUTPUT_OPERANDS:
         index, valued = _OUTPUT_OPERANDS[name]
@@ -208,12 +208,12 @@ def touch(checker: Checker, args: Sequence[str]) -> None:
             return
         if arg.startswith("--"):
             option, equals, _ = arg[2:].partition("=")
-            if not equals and any(_abbreviates(option, o) for o in ("date", "reference", "time")):
+            if not equals and any(abbreviates(option, o) for o in ("date", "reference", "time")):
                 i += 1
         elif arg.startswith("-") and len(arg) > 1:
             for j, letter in enumerate(arg[1:], start=1):
                 if letter in "drt":
-                    i = _short_value(args, i, j)[1] - 1
+                    i = short_value(args, i, j)[1] - 1
                     break
         else:
             checker.not_onto_grading(arg, "touch")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from benchguard.harness.program_options import Checker, WorkspaceCode
-from benchguard.harness.program_writers_args import _abbreviates, _option_values, _short_value
+from benchguard.harness.program_writers_args import abbreviates, option_values, short_value
 
 # Archive tools not modelled beyond their listing modes: the first operand (7z, unrar)
 # or the first word's letters (ar) say the mode.
@@ -107,7 +107,7 @@ def decompressor(checker: Checker, name: str, args: Sequence[str]) -> None:
         raise WorkspaceCode(
             f"{name} -N writes under the name stored in the archive, which the agent chose"
         )
-    targets = _option_values(args, ("-o", "--output"))
+    targets = option_values(args, ("-o", "--output"))
     for target in targets:
         checker.not_onto_grading(target, f"{name} -o")
     if targets:
@@ -133,12 +133,12 @@ def uudecode(checker: Checker, args: Sequence[str]) -> None:
             break
         if arg.startswith("--"):
             option, equals, value = arg[2:].partition("=")
-            if _abbreviates(option, "output-file"):
+            if abbreviates(option, "output-file"):
                 if not equals:
                     value, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
                 targets.append(value)
         elif arg.startswith("-") and len(arg) > 1 and "o" in arg:
-            value, following = _short_value(args, i, arg.index("o"))
+            value, following = short_value(args, i, arg.index("o"))
             targets.append(value)
             i = following - 1
         i += 1
@@ -174,14 +174,14 @@ def tar_archive(checker: Checker, args: Sequence[str]) -> None:
         if arg.startswith("--"):
             option, equals, value = arg[2:].partition("=")
             if not equals and (
-                _abbreviates(option, "file") or any(_abbreviates(option, o) for o in _TAR_WRITTEN)
+                abbreviates(option, "file") or any(abbreviates(option, o) for o in _TAR_WRITTEN)
             ):
                 value = following
                 skip.add(index + 1)
-            if _abbreviates(option, "file"):
+            if abbreviates(option, "file"):
                 archives.append(value)
             for written in _TAR_WRITTEN:
-                if _abbreviates(option, written):
+                if abbreviates(option, written):
                     checker.not_onto_grading(value, f"tar --{written}")
             modes |= {"write" for m in _TAR_WRITE_MODES if len(option) > 1 and m.startswith(option)}
             modes |= {"read" for m in _TAR_READ_MODES if len(option) > 1 and m.startswith(option)}
@@ -191,7 +191,7 @@ def tar_archive(checker: Checker, args: Sequence[str]) -> None:
             for j, letter in enumerate(letters, start=1):
                 modes |= {"write"} if letter in "cruA" else {"read"} if letter in "txd" else set()
                 if letter in _TAR_VALUED:
-                    value, following_index = _short_value(args, index, j)
+                    value, following_index = short_value(args, index, j)
                     skip |= set(range(index + 1, following_index))
                     _tar_value(checker, letter, value, archives)
                     break
@@ -237,7 +237,7 @@ def zip_archive(checker: Checker, args: Sequence[str]) -> None:
             break
         if arg.startswith("--"):
             option, equals, value = arg[2:].partition("=")
-            found = [o for o in _ZIP_LONG_VALUED if _abbreviates(option, o)]
+            found = [o for o in _ZIP_LONG_VALUED if abbreviates(option, o)]
             if found and not equals:
                 value, i = following, i + 1
             if "unzip-command" in found:

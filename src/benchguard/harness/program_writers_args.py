@@ -11,11 +11,11 @@ from collections.abc import Sequence
 # any prefix (getopt's abbreviations, fail closed: ``--out`` is ``--output``).
 
 
-def _abbreviates(name: str, option: str) -> bool:
+def abbreviates(name: str, option: str) -> bool:
     return bool(name) and option.startswith(name)
 
 
-def _short_value(args: Sequence[str], i: int, j: int) -> tuple[str, int]:
+def short_value(args: Sequence[str], i: int, j: int) -> tuple[str, int]:
     """The value of the short option at ``args[i][j]``: the rest of its word, else the
     next word; and the index of the word after it."""
     rest = args[i][j + 1 :]
@@ -24,7 +24,7 @@ def _short_value(args: Sequence[str], i: int, j: int) -> tuple[str, int]:
     return (args[i + 1] if i + 1 < len(args) else ""), i + 2
 
 
-def _option_values(args: Sequence[str], options: tuple[str, ...]) -> list[str]:
+def option_values(args: Sequence[str], options: tuple[str, ...]) -> list[str]:
     short = [o for o in options if not o.startswith("--")]
     long = [o for o in options if o.startswith("--")]
     values: list[str] = []

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from benchguard.harness.program_options import Checker, WorkspaceCode
-from benchguard.harness.program_writers_args import _abbreviates, _short_value
+from benchguard.harness.program_writers_args import abbreviates, short_value
 
 # openssl options that load code: an engine or provider module, or a config file
 # (which can name both).
@@ -84,7 +84,7 @@ def pandoc(checker: Checker, name: str, args: Sequence[str]) -> None:
         if arg.startswith("--"):
             option, equals, value = arg[2:].partition("=")
             found = [o for o in _PANDOC_LONG if o == option] or [
-                o for o in _PANDOC_LONG if _abbreviates(option, o)
+                o for o in _PANDOC_LONG if abbreviates(option, o)
             ]
             if found and not equals:
                 value = args[i + 1] if i + 1 < len(args) else ""
@@ -94,7 +94,7 @@ def pandoc(checker: Checker, name: str, args: Sequence[str]) -> None:
         elif arg.startswith("-") and len(arg) > 1:
             for j, letter in enumerate(arg[1:], start=1):
                 if letter in _PANDOC_VALUED:
-                    value, following = _short_value(args, i, j)
+                    value, following = short_value(args, i, j)
                     if letter in _PANDOC_SHORT:
                         _pandoc_option(checker, _PANDOC_SHORT[letter], value)
                     i = following - 1
@@ -176,8 +176,8 @@ def binutils(checker: Checker, name: str, args: Sequence[str]) -> None:
             return
         if arg.startswith("--"):
             option, equals, value = arg[2:].partition("=")
-            dump = name == "objcopy" and _abbreviates(option, "dump-section")
-            output = _abbreviates(option, "output-file") or option == "output"
+            dump = name == "objcopy" and abbreviates(option, "dump-section")
+            output = abbreviates(option, "output-file") or option == "output"
             if (dump or output) and not equals:
                 value = args[i + 1] if i + 1 < len(args) else ""
                 i += 1
@@ -188,7 +188,7 @@ def binutils(checker: Checker, name: str, args: Sequence[str]) -> None:
         elif arg.startswith("-") and len(arg) > 1:
             for j, letter in enumerate(arg[1:], start=1):
                 if letter in valued:
-                    value, following = _short_value(args, i, j)
+                    value, following = short_value(args, i, j)
                     if letter == "o":
                         checker.not_onto_grading(value, f"{name} -o")
                     i = following - 1
@@ -282,9 +282,9 @@ def gpg(checker: Checker, name: str, args: Sequence[str]) -> None:
             valued = [
                 o
                 for o in ("output", "homedir", "options")
-                if option == o or _abbreviates(option, o)
+                if option == o or abbreviates(option, o)
             ]
-            if _abbreviates(option, "use-embedded-filename"):
+            if abbreviates(option, "use-embedded-filename"):
                 raise WorkspaceCode(
                     f"{name} --use-embedded-filename writes under the name stored in the "
                     "message, which the agent chose"
@@ -305,7 +305,7 @@ def gpg(checker: Checker, name: str, args: Sequence[str]) -> None:
             reads_only |= arg in _GPG_BESIDE_NONE
             for j, letter in enumerate(arg[1:], start=1):
                 if letter in _GPG_VALUED:
-                    value, following_index = _short_value(args, i, j)
+                    value, following_index = short_value(args, i, j)
                     if letter == "o":
                         outputs += 1
                         checker.not_onto_grading(value, f"{name} -o")
@@ -358,7 +358,7 @@ def curl(checker: Checker, args: Sequence[str]) -> None:
         if arg.startswith("--"):
             option, equals, value = arg[2:].partition("=")
             names = [o for o in _CURL_LONG if o == option] or [
-                o for o in _CURL_LONG if _abbreviates(option, o)
+                o for o in _CURL_LONG if abbreviates(option, o)
             ]
             if any(n in _CURL_WRITES or n == "config" for n in names) and not equals:
                 value, i = following, i + 1
@@ -368,7 +368,7 @@ def curl(checker: Checker, args: Sequence[str]) -> None:
                 if letter in "OJ":
                     found.append(("remote-name" if letter == "O" else "remote-header-name", ""))
                 elif letter in _CURL_VALUED:
-                    value, following_index = _short_value(args, i, j)
+                    value, following_index = short_value(args, i, j)
                     if letter in _CURL_SHORT:
                         found.append((_CURL_SHORT[letter], value))
                     i = following_index - 1
