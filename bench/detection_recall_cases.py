@@ -52,7 +52,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
 # --set: the case module each set reads (on the child's path: tests/detection, the corpus)
-_MODULES = {"tune": "test_recall_v12", "holdout": "recall_holdout", "holdout25": "holdout_v25"}
+_MODULES = {
+    "tune": "test_recall_v12",
+    "holdout": "recall_holdout",
+    "holdout25": "holdout_v25",
+    "holdout26": "holdout_v26",
+}
 _CHILD = """
 import json, sys
 sys.path.insert(0, {tests!r})
@@ -104,7 +109,8 @@ def main() -> int:
         choices=tuple(_MODULES),
         default="tune",
         help="tune: the test's cases; holdout: bench/detection_corpus/recall_holdout.py; "
-        "holdout25: bench/detection_corpus/holdout_v25.py",
+        "holdout25: bench/detection_corpus/holdout_v25.py; "
+        "holdout26: bench/detection_corpus/holdout_v26.py",
     )
     parser.add_argument("--cases", action="store_true", help="also print each case's status")
     options = parser.parse_args()
