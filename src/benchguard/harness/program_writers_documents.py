@@ -280,9 +280,7 @@ def gpg(checker: Checker, name: str, args: Sequence[str]) -> None:
         if arg.startswith("--"):
             option, equals, value = arg[2:].partition("=")
             valued = [
-                o
-                for o in ("output", "homedir", "options")
-                if option == o or abbreviates(option, o)
+                o for o in ("output", "homedir", "options") if option == o or abbreviates(option, o)
             ]
             if abbreviates(option, "use-embedded-filename"):
                 raise WorkspaceCode(
