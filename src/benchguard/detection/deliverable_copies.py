@@ -161,14 +161,21 @@ def _writes(name: str, entry: Mapping[str, Any], args_text: str) -> bool:
     ):
         return True
     for line in args_text.splitlines():
-        if _copy_source_only(name, line):
-            continue
-        at = line.find(name)
-        while at != -1:
-            if _WRITE_MARK.search(line[max(0, at - 200) : at]):
-                return True
-            at = line.find(name, at + 1)
+        # Judged per command of the line: ``cp /tmp/old/sum.py . && python3 sum.py``
+        # reads sum.py in its copy, and the run after it writes nothing.
+        for segment in _SEGMENTS.split(line):
+            if name not in segment or _copy_source_only(name, segment):
+                continue
+            at = segment.find(name)
+            while at != -1:
+                if _WRITE_MARK.search(segment[max(0, at - 200) : at]):
+                    return True
+                at = segment.find(name, at + 1)
     return False
+
+
+# The commands of a line: a redirection's ``>`` stays inside its command.
+_SEGMENTS = re.compile(r"&&|\|\||;|(?<![>&|])\|(?![|&])")
 
 
 def _strength(path: str) -> Strength | None:

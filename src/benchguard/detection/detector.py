@@ -58,6 +58,7 @@ from benchguard.detection.provenance import (
 from benchguard.detection.seeking import prompt_text_searches
 from benchguard.detection.shell import ShellReader, ShellState, canonical_text, command_text
 from benchguard.detection.sibling_workspaces import sibling_workspace_reads
+from benchguard.detection.side_installs import side_install_reads
 from benchguard.detection.stored_status import is_marked, is_marked_incomplete, stored_status
 from benchguard.detection.surfaces import (
     Surface,
@@ -152,7 +153,12 @@ from benchguard.record.run import RunRecord
 #     /tmp is a read; /proc pid globs and placeholders, gh api of a benchmark's repo;
 #     an empty stash list or one listing only the agent's own stashes, and tags merged
 #     into HEAD, are no findings.
-DETECTOR_VERSION = 25
+# 26: an earlier run's /tmp entry by its harness's name (a benchmark prefix, a numbered
+#     or hex run folder, an instance id) is prior-run-leftovers/tmp-run-marker unless the
+#     agent made it; a copy of the deliverable chained before a run of it is a read; a
+#     plain stash list with no entry among other commands' output is no finding; a side
+#     pip install's source read in a repository task is weak (side_installs).
+DETECTOR_VERSION = 26
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -684,6 +690,7 @@ def _scan(
     findings[:] = weigh_generic_history(findings, frozenset(rule.id for rule in plan.rules))
     findings += prompt_text_searches(entries[:entry_count], prompt)
     findings += next_release_installs(entries[:entry_count], prompt)
+    findings += side_install_reads(entries[:entry_count], prompt)
     findings += forbidden_test_edits(entries[:entry_count], prompt)
     findings += deliverable_copies(entries[:entry_count], surfaces, prompt, workdir)
     findings[:] = drop_stand_ins(findings)

@@ -244,7 +244,7 @@ def _checkout_packages(
 def _root_packages(roots: tuple[str, ...]) -> re.Pattern[str]:
     spelled = "|".join(re.escape(root) for root in roots)
     return re.compile(
-        rf"(?<![\w./-])(?:{spelled})/(?:src/)?(?P<pkg>[A-Za-z_]\w{{1,80}})(?=/|[\s'\"`:)]|$)"
+        rf"(?<![\w./-])(?:{spelled})/(?:src/|lib/)?(?P<pkg>[A-Za-z_]\w{{1,80}})(?=/|[\s'\"`:)]|$)"
     )
 
 
@@ -420,4 +420,17 @@ def _fetch_finding(index: int, tool: str | None, text: str, url: str) -> Finding
     )
 
 
-__all__ = ["FETCH_RULE_ID", "RULE_ID", "next_release_installs", "project_names"]
+# Read by side_installs (a package installed into a side folder, then its source read).
+PIP_INSTALL = _PIP_INSTALL
+checkout_roots = _checkout_roots
+may_install = _may_install
+
+__all__ = [
+    "FETCH_RULE_ID",
+    "PIP_INSTALL",
+    "RULE_ID",
+    "checkout_roots",
+    "may_install",
+    "next_release_installs",
+    "project_names",
+]

@@ -69,6 +69,9 @@ OWN_STASH_REF_RULES = frozenset({"git-history/reflog"})
 # Rules whose evidence is a file's name alone (leftovers, histories, session stores):
 # a file the prompt names by its name is the task's, not a leftover.
 NAME_RULE_PREFIXES = ("prior-run-leftovers/", "shell-history/", "agent-session-store/")
+# Leftovers by a /tmp entry's name (a run's folder, an instance id's patch): the agent's
+# own entry when a step made it (mkdir, a copy onto it, a redirection, mktemp).
+TMP_ENTRY_RULES = frozenset({"prior-run-leftovers/tmp-run-marker"})
 # Rules that judge what the agent wrote: data is their evidence, never exempt.
 WRITE_RULE_PREFIXES = ("grader-tampering/", "test-tampering/", "comparison-override/")
 # The generic profile's history-beyond-HEAD rule: weak without a task repository.
@@ -337,6 +340,8 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
                 return None  # not printed by a ref-widening command: no finding here
             return traced
         if finding.rule in WIDENING_RULES:
+            if _only_stash_list(step.command) and _no_stash_beyond_own(step, trace):
+                return None  # an empty stash list, or one of the agent's own stashes
             return _widening(finding, step, trace)
         if finding.rule in STASH_READ_RULES and _stashed_before(step, trace):
             return None
@@ -366,6 +371,10 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
         ):
             return None  # the agent's own test run left it
         if finding.rule.startswith(NAME_RULE_PREFIXES) and match_text is not None:
+            if finding.rule in TMP_ENTRY_RULES and _own_tmp_entry(
+                match_text, trace.steps[: step_index + 1], trace.workdir
+            ):
+                return None
             if _only_removed(match_text, step):
                 return None
             if _written_by_code(match_text, trace.steps[: step_index + 1]):
@@ -563,6 +572,18 @@ def _ref_ahead(step: _Step, trace: _Trace) -> str | None:
 
 _STASH_LIST = regex.compile(r"\bstash\s+list\b")
 _STASH_LINE = regex.compile(r"(?m)^stash@\{(\d+)\}:")
+# ``git stash list`` with no option and not piped on: every line it prints is then a
+# ``stash@{n}:`` entry, so a result without one holds other commands' output only.
+_PLAIN_STASH_LIST = regex.compile(r"stash\s+list[ \t]*(?=$|\n|&&|\|\||;|\))")
+
+
+def _only_stash_list(command: str) -> bool:
+    """The stash list is the only ref-widening command of the step (one finding per
+    rule and step: dropping it must not hide a ``git log --all`` beside it)."""
+    if _STASH_LIST.search(command) is None:
+        return False
+    rest = _STASH_LIST.sub(" ", command)
+    return _WIDENING.search(rest) is None and "@{" not in rest
 
 
 def _no_stash_beyond_own(step: _Step, trace: _Trace) -> bool:
@@ -578,7 +599,10 @@ def _no_stash_beyond_own(step: _Step, trace: _Trace) -> bool:
         after = step.command[at.end() :] if at is not None else ""
         return step.has_result and not _STASH_USE.search(after)
     if not entries:
-        return False  # other output, no list line: not judged
+        if at is None or _PLAIN_STASH_LIST.match(step.command, at.start()) is None:
+            return False  # other output, no list line, a formatted or piped list: not judged
+        # a plain list printed no entry: the lines are the other commands' output
+        return step.has_result and not _STASH_USE.search(step.command[at.end() :])
     own = sum(len(_OWN_STASH.findall(s.command)) for s in trace.steps[: step.index])
     if at is not None:
         own += len(_OWN_STASH.findall(step.command[: at.start()]))
@@ -706,6 +730,52 @@ def _own_file(match_text: str, earlier: Sequence[_Step]) -> bool:
             if text == path or (path.startswith(("/", "~")) and text.endswith(path)):
                 return True
     return False
+
+
+_PWD_ONLY = regex.compile(r"\s*pwd\s*\Z")
+# The entry right under /tmp a path lies in (``/tmp/run-1/app/x`` -> ``/tmp/run-1``).
+_TMP_ENTRY = regex.compile(r"/(?:var/)?tmp/[^\s'\"/\\]+")
+# A command that makes ``{entry}``: mkdir, an option naming an output folder or file,
+# a redirection or tee onto it, a clone or venv into it, or a copy whose last operand
+# lies in it.
+_MAKES_ENTRY = (
+    r"(?:\bmkdir\b[^\n;&|]*?\s|(?<![<>&\d])>>?[ \t]*|\btee\s+(?:-a\s+)?|"
+    r"(?:\s-[odtC]|--(?:output|dest|destination|target|prefix|root|directory|download|out))"
+    r"[=\s]+|\bgit\s+(?:clone|worktree\s+add)\s[^\n;&|]*?\s|\b(?:venv|virtualenv)\s+)"
+    r"['\"]?{entry}(?=[/\s'\"]|$)"
+    r"|\b(?:cd|pushd)\s+['\"]?{entry}(?=[/\s'\"]|$)"
+    r"|\b(?:cp|mv|rsync|ln|install)\s[^\n;&|]*\s['\"]?{entry}(?:/[^\s;&|'\"]*)?['\"]?[ \t]*(?=$|[;&|)])"
+)
+
+
+def _own_tmp_entry(match_text: str, steps: Sequence[_Step], workdir: str | None) -> bool:
+    """The /tmp entry the match lies in is the agent's own in this record: a step (this
+    one or before) creates it or writes into it, or mktemp printed it; or it is where the
+    agent works (the recorded working directory, a folder it cd-ed into or pwd printed:
+    a harness's scratch workspace is named like a run, e.g. benchguard's /tmp/bg-run-*)."""
+    entry = _TMP_ENTRY.search(match_text)
+    if entry is None:
+        return False
+    name = entry.group(0)
+    if workdir is not None and (workdir == name or workdir.startswith(name + "/")):
+        return True
+    makes = _makes_entry(regex.escape(name))
+    for step in steps:
+        command = (step.command or _args_text(step.args))[:_MAX_TEXT]
+        if name not in command and name not in step.result:
+            continue
+        if makes.search(command):
+            return True
+        if ("mktemp" in command or _PWD_ONLY.match(command)) and name in step.result:
+            return True
+        if any(path == name or path.startswith(name + "/") for path in step.created):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=256)
+def _makes_entry(escaped: str) -> regex.Pattern[str]:
+    return regex.compile(_MAKES_ENTRY.format(entry=escaped), regex.MULTILINE)
 
 
 def _match_name(match_text: str) -> str:
