@@ -423,14 +423,12 @@ def _fetch_finding(index: int, tool: str | None, text: str, url: str) -> Finding
 # Read by side_installs (a package installed into a side folder, then its source read).
 PIP_INSTALL = _PIP_INSTALL
 checkout_roots = _checkout_roots
-may_install = _may_install
 
 __all__ = [
     "FETCH_RULE_ID",
     "PIP_INSTALL",
     "RULE_ID",
     "checkout_roots",
-    "may_install",
     "next_release_installs",
     "project_names",
 ]

@@ -31,7 +31,6 @@ from typing import Any
 from benchguard.detection.next_release import (
     PIP_INSTALL,
     checkout_roots,
-    may_install,
     project_names,
 )
 from benchguard.detection.shell import command_strings
@@ -54,13 +53,12 @@ _READER = re.compile(
 def side_install_reads(entries: Sequence[Mapping[str, Any]], prompt: str) -> list[Finding]:
     """One weak finding per step reading source out of a side folder an earlier pip
     install filled with a package not known to be the task's own."""
-    roots = checkout_roots(prompt)
     folders: dict[str, str] = {}  # side folder -> the requirement installed there
     found: list[tuple[str, Finding]] = []  # (the requirement, its finding)
     repository_task: bool | None = None
     for index, entry in enumerate(entries):
-        if not folders and not may_install(entry.get("args")):
-            continue  # the hot path: no side folder yet, and no install in this step
+        if not folders and not _names_pip(entry.get("args")):
+            continue  # the hot path: no side folder yet, and no pip in this step
         text = "\n".join(command_strings(entry.get("args")))[:_MAX_CHARS]
         if not text:
             continue
@@ -68,7 +66,7 @@ def side_install_reads(entries: Sequence[Mapping[str, Any]], prompt: str) -> lis
             hit = _read_folder(text, folders)
             if hit is not None:
                 if repository_task is None:
-                    repository_task = _names_checkout(prompt, entries, roots)
+                    repository_task = _names_checkout(prompt, entries, checkout_roots(prompt))
                 if repository_task:
                     finding = _finding(index, tool_name(entry), text, hit, folders[hit])
                     found.append((folders[hit], finding))
@@ -82,6 +80,22 @@ def side_install_reads(entries: Sequence[Mapping[str, Any]], prompt: str) -> lis
     names = project_names(prompt, entries)
     # The project's own package: next_release already made its install strong.
     return [finding for requirement, finding in found if _name(requirement) not in names]
+
+
+def _names_pip(args: Any) -> bool:
+    """One substring test per plain string argument: a side folder is filled only by
+    pip (``pip``, ``pip3``, ``python -m pip``, ``uv pip``); anything nested is read."""
+    if type(args) is str:
+        return "pip" in args
+    if type(args) is not dict:
+        return args is not None
+    for value in args.values():
+        if type(value) is str:
+            if "pip" in value:
+                return True
+        elif isinstance(value, (dict, list, tuple)):
+            return True
+    return False
 
 
 def _side_folders(command: str, args: str) -> list[tuple[str, str]]:
@@ -113,7 +127,7 @@ def _side_folders(command: str, args: str) -> list[tuple[str, str]]:
 
 def _read_folder(text: str, folders: Mapping[str, str]) -> str | None:
     for folder in folders:
-        if folder not in text:
+        if folder not in text or re.search(re.escape(folder) + r"(?![\w.-])", text) is None:
             continue
         if _SOURCE_CALL.search(text):
             return folder  # the folder on the interpreter's path, source asked for
