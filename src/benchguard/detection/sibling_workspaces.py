@@ -48,29 +48,33 @@ def sibling_workspace_reads(
 ) -> list[Finding]:
     """One finding per step reading inside a listed workspace not the agent's own."""
     listed: set[str] = set()
-    own: set[str] = set()
     source = record.get("source")
     cwd = source.get("cwd") if isinstance(source, Mapping) else None
     own_hints = [cwd] if isinstance(cwd, str) else []
     findings: list[Finding] = []
+    # Steps before the first listing: what they say of the agent's own workspace is
+    # read only once a workspace is listed (most records list none, and these regexes
+    # over every command were a few % of a scan). Hints are only ever tested with
+    # ``any``, so reading them late finds the same.
+    unread: list[tuple[str, Mapping[str, Any]]] = []
     for index, entry in enumerate(entries):
         text = "\n".join(command_strings(entry.get("args")))[:_MAX_CHARS]
         if not text:
             continue
-        own_hints += [m.group("path") for m in _CD.finditer(text)]
-        own_hints += [m.group("path") for m in _WRITE.finditer(text)]
-        write_path = (
-            entry.get("args", {}).get("path") if isinstance(entry.get("args"), Mapping) else None
-        )
-        if isinstance(write_path, str) and _writes(tool_name(entry), entry.get("args")):
-            own_hints.append(write_path)
-        if listed:
+        if not listed:
+            unread.append((text, entry))
+        else:
+            for earlier, step in unread:
+                own_hints += _own_hints(earlier, step)
+            unread.clear()
+            own_hints += _own_hints(text, entry)
             own = {ws for ws in listed if any(_inside(hint, ws) for hint in own_hints)}
             hit = _read_elsewhere(text, listed, own)
             if hit is not None:
                 findings.append(_finding(index, tool_name(entry), text, hit, known=bool(own)))
                 continue
-        prefixes = [m.group("prefix") for m in _LISTING.finditer(text)]
+        # A listing globs with ``*`` (``_LISTING``): a command without one lists nothing.
+        prefixes = [m.group("prefix") for m in _LISTING.finditer(text)] if "*" in text else []
         if prefixes and len(listed) < _MAX_WORKSPACES:
             result = as_text(entry.get("result"))[:_MAX_CHARS]
             for found in _FOLDER.finditer(result):
@@ -80,6 +84,18 @@ def sibling_workspace_reads(
                         name = path[len(prefix) :].split("/", 1)[0]
                         listed.add(prefix + name)
     return findings
+
+
+def _own_hints(text: str, entry: Mapping[str, Any]) -> list[str]:
+    """Paths a step shows the agent working in: a ``cd``, a redirect's target, a file
+    tool's write."""
+    hints = [m.group("path") for m in _CD.finditer(text)]
+    hints += [m.group("path") for m in _WRITE.finditer(text)]
+    args = entry.get("args")
+    write_path = args.get("path") if isinstance(args, Mapping) else None
+    if isinstance(write_path, str) and _writes(tool_name(entry), args):
+        hints.append(write_path)
+    return hints
 
 
 def _writes(tool: str | None, args: Any) -> bool:
