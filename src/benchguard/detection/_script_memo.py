@@ -77,6 +77,9 @@ class ScriptMemo:
             return None
         scripts = state.scripts
         for probes, value in variants:
+            # Most readings looked up no script: nothing to check or replay.
+            if not probes:
+                return value
             if all(scripts.get(path) == found for path, found in probes):
                 if state.probes is not None:
                     state.probes.extend(probes)

@@ -1034,7 +1034,12 @@ def command_strings(args: object) -> Iterable[str]:
         yield args
     elif isinstance(args, dict):
         for value in args.values():
-            yield from command_strings(value)
+            # A plain string value (nearly every argument) without a nested generator:
+            # about 30 callers walk every step's arguments.
+            if type(value) is str:
+                yield value
+            else:
+                yield from command_strings(value)
     elif isinstance(args, list | tuple):
         for value in args:
             yield from command_strings(value)
