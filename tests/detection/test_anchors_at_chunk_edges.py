@@ -18,8 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchguard.detection import detector
+from benchguard.detection._prefilter import Prefilter
 from benchguard.detection.detector import Detector
 from benchguard.detection.models import CheatingReport, Rule
+from benchguard.detection.surfaces import Surface
 from benchguard.record.rules import ScanRulesets, as_ruleset
 
 _RULES = as_ruleset(
@@ -65,9 +67,10 @@ def _scan(record: dict[str, object], *, prefilter: bool) -> CheatingReport:
     if prefilter:
         return Detector().scan(record, rulesets)
 
-    def everywhere(prefilter_: object, surfaces: list[object], clock: object) -> list[frozenset[int]]:
-        every = frozenset(range(len(getattr(prefilter_, "patterns"))))
-        return [every] * len(surfaces)
+    def everywhere(
+        prefilter_: Prefilter, surfaces: list[Surface], *_: object
+    ) -> list[frozenset[int]]:
+        return [frozenset(range(len(prefilter_.patterns)))] * len(surfaces)
 
     with mock.patch.object(detector, "_candidates", everywhere):
         return Detector().scan(record, rulesets)

@@ -20,6 +20,7 @@ from benchguard.detection.decoding import _ENCODER_HINT, encoder_hinted
 from benchguard.detection.detector import _read_args, read_entry
 from benchguard.detection.shell import ShellReader, ShellState
 from benchguard.detection.surfaces import Surface
+from benchguard.record.rules import ScanField
 
 _FRAGMENTS = st.sampled_from(
     ["base64", "BASE64", "B64", "xXd", "hexdump", " od ", "od", "code", "openssl", "HEX",
@@ -168,3 +169,43 @@ def test_a_chunks_narrowed_set_names_what_the_full_sets_name(
         with mock.patch.object(Prefilter, "narrowed", lambda self, ids: None):
             fallback = detector._candidates(prefilter, surfaces, detector._Budget(60.0))
     assert fallback == expected
+
+
+# --- a chunk's candidates looked for only among the patterns a surface's field scans ---
+
+# Per pattern of _NARROW_PATTERNS, the fields its rules scan (none: no rule carries it).
+_NARROW_FIELDS: tuple[frozenset[str], ...] = (
+    frozenset({"args"}),
+    frozenset({"args", "result", "output"}),
+    frozenset({"result", "output"}),
+    frozenset({"result"}),
+    frozenset(),
+    frozenset({"output"}),
+    frozenset({"args"}),
+)
+_FIELD: st.SearchStrategy[ScanField] = st.sampled_from(["args", "result"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_FIELD, _NARROW_TEXT), min_size=2, max_size=14),
+    st.sampled_from([16, 60, 1 << 20]),
+)
+def test_a_surfaces_candidates_keep_every_pattern_its_field_scans(
+    texts: list[tuple[ScanField, str]], chunk_chars: int
+) -> None:
+    """Guards the field-aware narrowing against dropping a pattern that a rule scanning
+    the surface's field carries: among those patterns, the candidates equal the
+    text-by-text reading; it only ever drops patterns no rule asks about there."""
+    prefilter = build_prefilter(_NARROW_PATTERNS)
+    surfaces = [Surface(field, i, "sh", text) for i, (field, text) in enumerate(texts)]
+    surfaces.append(Surface("output", None, None, texts[-1][1]))
+    expected = _reference_candidates(prefilter, surfaces, chunk_chars)
+    with mock.patch.object(detector, "_PREFILTER_CHUNK_CHARS", chunk_chars):
+        fast = detector._candidates(
+            prefilter, surfaces, detector._Budget(60.0), pattern_fields=_NARROW_FIELDS
+        )
+    for surface, got, want in zip(surfaces, fast, expected, strict=True):
+        scanned = frozenset(i for i, f in enumerate(_NARROW_FIELDS) if surface.field in f)
+        assert got & scanned == want & scanned
+        assert got <= want
