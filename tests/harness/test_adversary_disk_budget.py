@@ -62,7 +62,9 @@ def test_a_filler_is_stopped_at_its_budget_and_the_honest_run_beside_it_scores(
     assert filler["error"].startswith("disk budget exceeded: "), filler["error"]
     # The watchdog, not the deadline or the agent's own exit, ended it.
     assert filler["error"].endswith("; the run was stopped"), filler["error"]
-    got = adversary_outcomes(filler)
+    # The watchdog may stop the filler before it prints what it got (how far it came
+    # between two looks depends on the machine's speed): then only the record speaks.
+    got = adversary_outcomes(filler) if filler["output"].strip() else None
     budget = filler["disk_budget"]
     assert budget["bytes"] == BUDGET and budget["exceeded"], budget
     assert filler["scores"].get("OutcomeScore", {}).get("score") != 1.0, filler["scores"]
@@ -70,11 +72,13 @@ def test_a_filler_is_stopped_at_its_budget_and_the_honest_run_beside_it_scores(
         # The kernel's own bound: the scratch never held more than the budget.
         assert "tmpfs" in budget["enforced_by"], budget
         assert budget["peak_bytes"] <= BUDGET, budget
-        assert all(got[place].endswith(("ENOSPC", "EFBIG")) for place in PLACES), got
-        assert sum(int(got[place].split()[0]) for place in PLACES) <= 32, got
+        if got is not None:
+            assert all(got[place].endswith(("ENOSPC", "EFBIG")) for place in PLACES), got
+            assert sum(int(got[place].split()[0]) for place in PLACES) <= 32, got
     else:
         # The per-file limit: each file stops at the budget (SIGXFSZ ignored: EFBIG).
-        assert [got[place] for place in PLACES] == ["32 MiB EFBIG"] * 3, got
+        if got is not None:
+            assert [got[place] for place in PLACES] == ["32 MiB EFBIG"] * 3, got
         assert budget["enforced_by"] == ["rlimit-fsize", "watchdog"], budget
         assert budget["mount_unavailable"], budget
     assert honest["status"] == "success", honest["error"]
