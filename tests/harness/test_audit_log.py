@@ -258,3 +258,38 @@ def test_a_stop_strace_could_not_name_before_its_process_vanished_is_not_an_acce
     log.write_text(LOG + named, "utf-8")
     summary = summarise(log, _protected(tmp_path), start_cwd=Path("/work/ws"))
     assert summary["complete"] is False
+
+
+def test_a_lookup_of_the_process_s_own_descriptor_is_not_resolved_in_the_harness(
+    tmp_path: Path,
+) -> None:
+    """Guards against the -j 2 false positive: ``os.ttyname`` (pty.openpty, ``script``)
+    is ``readlink("/proc/self/fd/N")``, and a lookup resolved by the harness after the run
+    named the harness's own fd N, another run's scratch while the harness removed it,
+    flagging an honest run. Such paths name the caller's descriptors: they are matched
+    as spelled, never resolved or stat'ed in the harness's view."""
+    tasks = tmp_path / "tasks"
+    (tasks / "t1").mkdir(parents=True)
+    (tasks / "t1" / "task.yaml").write_text("expected_output: 137\n", "utf-8")
+    other = tmp_path / "bg-run-other"
+    other.mkdir()
+    protected = protected_set(
+        tasks_dirs=[tasks], results_root=tmp_path / "results", own_scratch=tmp_path / "bg-run-own"
+    )
+    held = [os.open(other, os.O_RDONLY), os.open(tasks / "t1" / "task.yaml", os.O_RDONLY)]
+    try:
+        lines = []
+        for fd in held:
+            lines += [
+                f'100 readlink("/proc/self/fd/{fd}", "/dev/pts/0", 31) = 10',
+                f'100 newfstatat(AT_FDCWD</work/ws>, "/dev/fd/{fd}", {{st_mode=S_IFCHR}}, 0) = 0',
+                f'100 stat("/proc/thread-self/fd/{fd}", {{st_mode=S_IFCHR}}) = 0',
+            ]
+        log = tmp_path / "strace.log"
+        log.write_text("\n".join(lines) + "\n", "utf-8")
+        summary = summarise(log, protected, start_cwd=Path("/work/ws"))
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert summary["complete"] is True
+    assert summary["accesses"] == [], summary["accesses"]

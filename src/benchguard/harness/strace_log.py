@@ -70,6 +70,13 @@ _PROC_ROOT = re.compile(r"^/proc/(?:self|thread-self|\d+(?:/task/\d+)?)/root(?=/
 # held, whose writer is itself in the audited tree, so there is nothing new to match.
 _NOT_A_FILE = re.compile(r"^(?:pipe|socket|anon_inode):")
 _PROC_CWD = re.compile(r"^/proc/(?:self|thread-self|\d+(?:/task/\d+)?)/cwd(?=/|$)")
+# Paths that name the calling process's own state (its descriptors, its pids' view of
+# /proc): resolved by the harness after the run they would name the *harness's*
+# descriptors and processes (``/proc/self/fd/4`` is then whatever the harness holds
+# as fd 4, another run's scratch while it removes it). They are matched as spelled and
+# never resolved or stat'ed in the harness's view; a descriptor behind them was
+# audited when the process made it.
+_PROCESS_VIEW = re.compile(r"^/(?:proc|dev/(?:fd|stdin|stdout|stderr))(?=/|$)")
 
 _OPEN = frozenset({"open", "creat", "openat", "openat2"})
 _EXEC = frozenset({"execve", "execveat"})
@@ -583,14 +590,15 @@ class _Parser:
         reading: bool,
         resolve: bool = False,
     ) -> None:
-        if resolve:
+        own_view = _PROCESS_VIEW.match(path) is not None
+        if resolve and not own_view:
             # A spelled path: also what it resolves to now (a symlink in the workspace).
             real = _realpath(path)
             if real != path and self._record(real, operation, result, writing, reading):
                 return
         if self._record(path, operation, result, writing, reading):
             return
-        if result == "ok":
+        if result == "ok" and not own_view:
             self.unmatched.setdefault(path, (operation, writing, reading))
 
     def _record(self, path: str, operation: str, result: str, writing: bool, reading: bool) -> bool:
