@@ -37,6 +37,11 @@ from benchguard.detection._prefilter import Prefilter, build_prefilter
 from benchguard.detection.context import ScanContext, stored_context
 from benchguard.detection.decoding import decoded_views
 from benchguard.detection.deliverable_copies import deliverable_copies
+from benchguard.detection.delivered_code import (
+    DELIVERED_CODE_KEY,
+    delivered_code_findings,
+    has_delivered_code,
+)
 from benchguard.detection.forbidden_edits import forbidden_test_edits
 from benchguard.detection.glob_reach import default_roots
 from benchguard.detection.harness_evidence import harness_evidence
@@ -159,7 +164,9 @@ from benchguard.record.run import RunRecord
 #     agent made it; a copy of the deliverable chained before a run of it is a read; a
 #     plain stash list with no entry among other commands' output is no finding; a side
 #     pip install's source read in a repository task is weak (side_installs).
-DETECTOR_VERSION = 26
+# 27: the deliverable rules also read the code files the harness read from the
+#     workspace at the agent's end (delivered_code): a forged write step hides nothing.
+DETECTOR_VERSION = 27
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
@@ -275,7 +282,12 @@ class Detector:
         # The harness's own evidence (system audit, transcript channel) counts even when
         # the transcript is empty: a silent agent is exactly what it exists to catch.
         harness = harness_evidence(record)
-        if has_no_data(entries, record) and not truncated and not harness.present:
+        if (
+            has_no_data(entries, record)
+            and not truncated
+            and not harness.present
+            and not has_delivered_code(record)
+        ):
             return CheatingReport(
                 detector_version=DETECTOR_VERSION,
                 status="no_data",
@@ -310,6 +322,18 @@ class Detector:
         findings += sibling_workspace_reads(entries, record)
         findings += harness.findings
         notes += harness.notes
+        try:
+            # The same deliverable rules over the code the harness itself read.
+            code_findings, code_notes = delivered_code_findings(
+                record,
+                plan.rules,
+                clock.check,
+                lambda pattern: plan.prefilter.index[pattern] not in plan.unusable,
+            )
+            findings += code_findings
+            notes += code_notes
+        except _BoundHit as hit:
+            notes.append(str(hit))
         if notes:
             incomplete_reason = "; ".join(notes)
 
@@ -472,6 +496,7 @@ def scan_view(record: RunRecord | Mapping[str, Any]) -> Mapping[str, Any]:
         SYSTEM_AUDIT_KEY: record.system_audit,
         TRANSCRIPT_PROBLEM_KEY: record.transcript_problem,
         TAMPERING_KEY: record.tampering,
+        DELIVERED_CODE_KEY: record.delivered_code,
     }
 
 

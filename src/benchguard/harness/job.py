@@ -51,6 +51,7 @@ from benchguard.harness.confine import (
     launcher_files,
 )
 from benchguard.harness.containment import RunContainment, separate_script, separation_works
+from benchguard.harness.delivered_code import DELIVERED_CODE_KEY, delivered_code
 from benchguard.harness.grading_turns import GradingTurns
 from benchguard.harness.granted import changed, digest, granted_inputs
 from benchguard.harness.harness_namespaces import SandboxGate
@@ -185,6 +186,8 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         # conftest.py, sitecustomize.py, usercustomize.py, *.pth left in the workspace:
         # never loaded by the grading box, listed for review.
         "hook_files": [],
+        # The code files the run added or changed, read at the agent's end.
+        "delivered_code": None,
         "confined": settings.confinement.active,
         # What network the agent had (run_network): "host" only by the operator's
         # --allow-host-network (harness.host_network).
@@ -514,6 +517,10 @@ def run_job(
         )
         # The moment the agent ended: what it delivered is fixed from here on.
         watch.agent_ended()
+        if watch.end is not None:
+            # What the box will import, read by the harness: a forged transcript cannot
+            # hide it from the deliverable rules (harness.delivered_code).
+            record[DELIVERED_CODE_KEY] = delivered_code(scratch.workspace, watch.start, watch.end)
         strays = finished.strays_killed
         if session is not None and finished.start_error is None:
             failed = session.containment.start_error(finished.returncode, scratch.stderr_file)

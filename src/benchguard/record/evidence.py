@@ -22,6 +22,9 @@ EVIDENCE_SOURCES_KEY = "evidence_sources"
 CHECKS_SANDBOXED_KEY = "checks_sandboxed"
 TAMPERING_KEY = "tampering"
 HOOK_FILES_KEY = "hook_files"
+# The code files the run added or changed, as the harness read them at the agent's end
+# (harness.delivered_code), scanned by the deliverable rules (detection.delivered_code).
+DELIVERED_CODE_KEY = "delivered_code"
 TAMPERING_CATEGORY = "tampering"
 # The tampering events the harness writes (harness.tampering), each with how a finding
 # words it: (what was touched, the evidence). Anything else reads as an unreadable mark.

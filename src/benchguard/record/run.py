@@ -132,6 +132,11 @@ class RunRecord(BaseModel):
     # conftest.py, sitecustomize.py, usercustomize.py and *.pth files left in the
     # workspace: never loaded by the grading box; listed for review, never gating.
     hook_files: list[str] = Field(default_factory=list)
+    # The code files the run added or changed, read by the harness at the agent's end:
+    # ``{files: [{path, text, truncated}], unread, complete}`` (harness.delivered_code);
+    # None: not read (a foreign record, an agent that never started). Kept as stored,
+    # read fail-closed by detection.delivered_code.
+    delivered_code: Any = None
     # -- confinement and home (harness.confine, harness.home) ------------------------
     # Landlock confined the agent's processes; False: the batch ran --unconfined; None
     # on foreign records (unknown). ``landlock_abi``: the ABI used (None unconfined).
