@@ -231,6 +231,16 @@ def total_tasks(
     return tasks
 
 
+def readable_by_harness(harness: Harness, root: Path) -> Path:
+    """Make the tree at ``root`` readable (and, for an unprivileged harness, owned) by
+    the harness's identity; ``root``."""
+    for path in [root, *root.rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        if harness.identity == "user":
+            os.chown(path, UNPRIVILEGED, UNPRIVILEGED, follow_symlinks=False)
+    return root
+
+
 def adversary_outcomes(record: dict[str, Any]) -> dict[str, str]:
     """What an adversary printed as its last line: a JSON object of attempt -> result."""
     loaded: dict[str, str] = json.loads(record["output"].strip().splitlines()[-1])

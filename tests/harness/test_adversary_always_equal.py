@@ -14,7 +14,6 @@ hide. Checked: with the detector's delivered-code findings dropped the cheat sco
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -22,9 +21,9 @@ import pytest
 
 from harness.privileges import (
     ADVERSARIES,
-    UNPRIVILEGED,
     Harness,
     adversary_outcomes,
+    readable_by_harness,
     records,
     write_agent,
 )
@@ -59,11 +58,7 @@ def _tasks(harness: Harness) -> Path:
         (tasks / folder / "task.yaml").write_text(TASK.format(lead=lead), "utf-8")
         (tasks / folder / "workspace" / "stats.py").write_text(BUGGY, "utf-8")
         (tasks / folder / "tests" / "test_stats.py").write_text(TESTS, "utf-8")
-    for path in [tasks, *tasks.rglob("*")]:
-        os.chmod(path, 0o755 if path.is_dir() else 0o644)
-        if harness.identity == "user":
-            os.chown(path, UNPRIVILEGED, UNPRIVILEGED, follow_symlinks=False)
-    return tasks
+    return readable_by_harness(harness, tasks)
 
 
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])

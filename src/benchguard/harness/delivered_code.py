@@ -21,11 +21,10 @@ counted on the mark, and the detector says so (a weak finding: review, never cle
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
-from benchguard.harness.tampering import TreeState
+from benchguard.harness.tampering import TreeState, open_regular
 from benchguard.record.evidence import DELIVERED_CODE_KEY
 
 __all__ = ["DELIVERED_CODE_KEY", "delivered_code"]
@@ -99,13 +98,10 @@ def delivered_code(workspace: Path, start: TreeState, end: TreeState) -> dict[st
 def _read_text(path: Path, limit: int) -> tuple[str, bool] | None:
     """Up to ``limit`` characters of a regular text file (not following a final
     symlink), and whether it held more; None for a binary or unreadable one."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    handle = open_regular(path)
+    if handle is None:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
+    with handle:
         # Four bytes per character at most: enough bytes for ``limit`` characters.
         data = handle.read(4 * limit + 1)
     if b"\x00" in data[:_SNIFF_BYTES]:

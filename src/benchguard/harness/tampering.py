@@ -54,7 +54,7 @@ import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from benchguard.harness.audit import ProtectedSet, tree_identities
 from benchguard.harness.check_programs import GradingPaths, normalise
@@ -141,15 +141,26 @@ def _content(path: str, info: os.stat_result) -> str | None:
     return None
 
 
-def file_digest(path: Path) -> str | None:
-    """SHA-256 of a regular file reached without following a final symlink; None else."""
+def open_regular(path: Path) -> BinaryIO | None:
+    """``path`` opened for reading when it is a regular file reached without following
+    a final symlink (and without blocking on a FIFO); None otherwise."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
+    handle = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        handle.close()
+        return None
+    return handle
+
+
+def file_digest(path: Path) -> str | None:
+    """SHA-256 of a regular file reached without following a final symlink; None else."""
+    handle = open_regular(path)
+    if handle is None:
+        return None
+    with handle:
         digest = hashlib.sha256()
         remaining = MAX_DIGEST_BYTES
         while remaining > 0:
