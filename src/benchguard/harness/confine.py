@@ -105,6 +105,8 @@ class Policy:
     confine: bool = True
     # The launcher installs harness/seccomp.py's filter last (always, confined or not).
     seccomp: bool = True
+    # RLIMIT_FSIZE for the agent, in bytes (the run's disk budget); None: none set.
+    fsize: int | None = None
 
     def to_args(self) -> list[str]:
         """The launcher's policy arguments (``KEY=VALUE``, see :mod:`confine_exec`)."""
@@ -114,6 +116,8 @@ class Policy:
         args.extend(f"home.{key}={value}" for key, value in self.home)
         args.append(f"confine={int(self.confine)}")
         args.append(f"seccomp={int(self.seccomp)}")
+        if self.fsize is not None:
+            args.append(f"fsize={self.fsize}")
         return args
 
 
@@ -244,6 +248,7 @@ def agent_policy(
     home_spec: dict[str, str] | None = None,
     confine: bool = True,
     own_cgroup: Path | None = None,
+    fsize: int | None = None,
 ) -> Policy:
     """The allow-list for one run (see the module doc); ``agent_paths`` is the agent's
     declared install (program tree, agent directory, install paths, skills, scripts);
@@ -258,6 +263,7 @@ def agent_policy(
         devices=DEVICES,
         home=tuple(sorted((home_spec or {}).items())),
         confine=confine,
+        fsize=fsize,
     )
 
 

@@ -42,6 +42,7 @@
 #include <sys/sysmacros.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -849,6 +850,8 @@ int main(int argc, char **argv)
     if (entries == NULL) fail("out of memory", NULL);
     int count = 0, confine = 1, seccomp = 1;
     const char *target = NULL, *upper = NULL, *work = NULL, *copy = NULL, *program = NULL;
+    rlim_t fsize = 0;
+    int has_fsize = 0;
     for (int i = 1; i < split; i++) {
         char *eq = strchr(argv[i], '=');
         if (eq == NULL) fail("policy entry without '='", argv[i]);
@@ -869,6 +872,14 @@ int main(int argc, char **argv)
         else if (KEY("home.work")) work = value;
         else if (KEY("home.copy")) copy = value;
         else if (KEY("seccomp.program")) program = value;
+        else if (KEY("fsize") && value[0] >= '0' && value[0] <= '9') {
+            char *end = NULL;
+            errno = 0;
+            unsigned long long bytes = strtoull(value, &end, 10);
+            if (errno != 0 || end == NULL || *end != '\0') fail("bad fsize entry", value);
+            fsize = (rlim_t)bytes;
+            has_fsize = 1;
+        }
         else if ((KEY("confine") || KEY("seccomp")) && (!strcmp(value, "0") || !strcmp(value, "1"))) {
             if (KEY("confine")) confine = value[0] == '1';
             else seccomp = value[0] == '1';
@@ -887,6 +898,12 @@ int main(int argc, char **argv)
     }
     if (confine) restrict_self(entries, count);
     drop_capabilities();
+    if (has_fsize) {
+        /* The run's disk budget per file (harness/disk_budget.py): soft and hard, after
+         * the capability drop, so the agent cannot raise it; inherited by all it starts. */
+        struct rlimit limit = {fsize, fsize};
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0) fail_errno("setrlimit RLIMIT_FSIZE");
+    }
     if (seccomp) install_seccomp(program); /* last: just before exec */
     execvp(argv[split + 1], argv + split + 1);
     dprintf(2, "%s cannot run '%s': %s\n", PREFIX, argv[split + 1], strerror(errno));

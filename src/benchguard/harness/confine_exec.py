@@ -426,7 +426,7 @@ def parse_policy(
 ) -> tuple[dict[str, list[str]], dict[str, str], dict[str, bool]]:
     """The policy entries before ``--``: the path lists, the home spec, and the switches
     (``confine``, ``seccomp``). Raises :class:`ConfineError` for an entry it does not
-    know."""
+    know. ``fsize=BYTES`` is read by :func:`file_size_limit`."""
     paths: dict[str, list[str]] = {kind: [] for kind in POLICY_KINDS}
     home: dict[str, str] = {}
     switches = {"confine": True, "seccomp": True}
@@ -440,9 +440,25 @@ def parse_policy(
             home[key[5:]] = value
         elif key in switches and value in ("0", "1"):
             switches[key] = value == "1"
+        elif key == "fsize" and value.isdigit():
+            pass
         else:
             raise ConfineError(f"unknown policy entry {key!r}")
     return paths, home, switches
+
+
+def file_size_limit(entries: Sequence[str]) -> int | None:
+    """The ``fsize=BYTES`` entry: the run's disk budget as RLIMIT_FSIZE (None: none)."""
+    found = [entry[len("fsize=") :] for entry in entries if entry.startswith("fsize=")]
+    return int(found[-1]) if found else None
+
+
+def limit_file_size(limit: int) -> None:
+    """RLIMIT_FSIZE soft and hard at ``limit``: after the capability drop, the agent
+    cannot raise it (CAP_SYS_RESOURCE), and every process it starts inherits it."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
 
 def main(argv: Sequence[str]) -> int:
@@ -458,6 +474,9 @@ def main(argv: Sequence[str]) -> int:
         if switches["confine"]:
             restrict(paths)
         drop_capabilities()
+        fsize = file_size_limit(argv[:split])
+        if fsize is not None:
+            limit_file_size(fsize)
         if seccomp is not None:
             # Last: after Landlock and the capability drop, just before exec.
             seccomp.install()

@@ -70,6 +70,23 @@ class Exit:
     # Processes of this run still alive after the agent ended, killed by the token sweep
     # (the runner adds its own -j 1 orphan sweep and records the sum).
     strays_killed: int = 0
+    # Why the watchdog stopped the run before it ended (its disk budget); None: it did not.
+    stopped: str | None = None
+
+
+# Asked while a run's process lives: a reason to stop it now, or None.
+Watch = Callable[[], str | None]
+# How long a watched wait sleeps between asks (the watch itself decides when it
+# measures; this only bounds how late its answer is acted on).
+_WATCH_STEP_S = 0.05
+
+
+class Stopped(Exception):
+    """The watch gave a reason to stop the run."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def kill_group(process: subprocess.Popen[bytes], *, grace_s: float = TERM_GRACE_S) -> None:
@@ -117,6 +134,7 @@ def run_process(
     stdout_file: Path,
     stderr_file: Path,
     trace_log: Path | None = None,
+    watch: Watch | None = None,
 ) -> Exit:
     """Run ``argv`` to completion or until ``timeout_s``; output lands in the two files.
 
@@ -128,6 +146,10 @@ def run_process(
     line), not the tracer, which would wait for every process the agent left behind;
     those are then killed by what names them exactly, whatever they did to their
     environment or session: the tracer.
+
+    ``watch``: asked while the process runs (it decides how often it measures); a
+    reason from it stops the run at once, as its deadline would, and is the ``stopped``
+    of the result (the run's disk budget, harness.disk_budget).
     """
     if trace_log is not None:
         return _run_traced(
@@ -138,6 +160,7 @@ def run_process(
             out=stdout_file,
             err=stderr_file,
             log=trace_log,
+            watch=watch,
         )
     become_subreaper()
     token = new_run_token()
@@ -146,8 +169,9 @@ def run_process(
         process = _start(argv, cwd=cwd, env=env, token=token, stdout=out, stderr=err)
         if isinstance(process, str):
             return Exit(None, False, time.monotonic() - start, process)
+        stopped: str | None = None
         try:
-            code: int | None = wait_exit(process, timeout_s)
+            code: int | None = wait_exit(process, timeout_s, watch)
             timed_out = False
             # A background child the agent left behind dies with its run.
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -155,17 +179,24 @@ def run_process(
         except subprocess.TimeoutExpired:
             stop_at_deadline(process)
             code, timed_out = None, True
+        except Stopped as stop:
+            stop_at_deadline(process)
+            code, timed_out, stopped = None, False, stop.reason
     strays = kill_run(token)
     if strays:
         log.warning("killed %d process(es) %s left running after its run", strays, argv[0])
-    return Exit(code, timed_out, time.monotonic() - start, strays_killed=strays)
+    return Exit(code, timed_out, time.monotonic() - start, strays_killed=strays, stopped=stopped)
 
 
-def wait_exit(process: subprocess.Popen[bytes], timeout_s: float) -> int:
+def wait_exit(
+    process: subprocess.Popen[bytes], timeout_s: float, watch: Watch | None = None
+) -> int:
     """``process.wait(timeout=timeout_s)`` without its polling: Popen's timed wait
     sleeps in doubling steps up to 50 ms, so a run that ends at 35 ms was seen at about
     63. Here the kernel wakes us when the process exits (a pidfd turns readable), then
-    it is reaped by ``wait``. Raises ``subprocess.TimeoutExpired`` like ``wait``."""
+    it is reaped by ``wait``. Raises ``subprocess.TimeoutExpired`` like ``wait``, and
+    :class:`Stopped` when ``watch`` gives a reason (asked between waits of at most
+    :data:`_WATCH_STEP_S`; an exit still wakes the wait at once)."""
     try:
         fd = os.pidfd_open(process.pid)
     except OSError:  # no pidfd (or already reaped by another waiter): Popen's own wait
@@ -174,9 +205,13 @@ def wait_exit(process: subprocess.Popen[bytes], timeout_s: float) -> int:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         deadline = time.monotonic() + timeout_s
-        while not poller.poll(max(0.0, deadline - time.monotonic()) * 1000):
+        step = _WATCH_STEP_S if watch is not None else timeout_s
+        while not poller.poll(max(0.0, min(step, deadline - time.monotonic())) * 1000):
             if time.monotonic() >= deadline:
                 raise subprocess.TimeoutExpired(process.args, timeout_s)
+            reason = watch() if watch is not None else None
+            if reason is not None:
+                raise Stopped(reason)
     finally:
         os.close(fd)
     return process.wait()
@@ -220,6 +255,7 @@ def _run_traced(
     out: Path,
     err: Path,
     log: Path,
+    watch: Watch | None = None,
 ) -> Exit:
     become_subreaper()
     token = new_run_token()
@@ -230,6 +266,7 @@ def _run_traced(
         if isinstance(tracer, str):
             return Exit(None, False, time.monotonic() - start, tracer)
         timed_out = False
+        stopped: str | None = None
         leader: ProcessInfo | None = None
         while True:
             if tracer.poll() is not None:
@@ -240,6 +277,9 @@ def _run_traced(
                 break
             if time.monotonic() > deadline:
                 timed_out = True
+                break
+            stopped = watch() if watch is not None else None
+            if stopped is not None:
                 break
             time.sleep(_POLL_S)
         # Everything the tracer still traces is this run's: stop and kill it all, then
@@ -252,16 +292,22 @@ def _run_traced(
         except subprocess.TimeoutExpired:
             kill_group(tracer)
             code = None
-        if timed_out and strays:
-            strays -= 1  # the agent itself, killed on timeout, is no stray
+        if (timed_out or stopped is not None) and strays:
+            strays -= 1  # the agent itself, killed on timeout or by the watch, is no stray
     strays += kill_run(token)
-    if timed_out:
+    if timed_out or stopped is not None:
         code = None
     failed = _exec_failure(log)
     if failed is not None:
         # The tracer started, the agent did not: the same "could not start" as untraced.
         return Exit(None, False, time.monotonic() - start, f"exec failed: {failed}")
-    return Exit(code, timed_out, time.monotonic() - start, strays_killed=max(0, strays))
+    return Exit(
+        code,
+        timed_out,
+        time.monotonic() - start,
+        strays_killed=max(0, strays),
+        stopped=stopped,
+    )
 
 
 _EXEC_FAILED = re.compile(rb"^\d+ +execve\(.*\) = -1 E[A-Z0-9]+ \((.*)\)\s*$")
