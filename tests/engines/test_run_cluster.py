@@ -35,6 +35,9 @@ VOLATILE = {
     *("events", "log_bytes"),  # the audit counts syscalls, which vary run to run
     "cgroup",  # the run's own cgroup: a place, named per harness process
     "marks",  # the mounts the fanotify audit watched: places
+    # The harness's own mounts the audit left unwatched: each run's scratch is a tmpfs
+    # of its own (harness.disk_budget), so the count holds whichever runs were live.
+    "ignored_harness_mounts",
     # How many events of other processes on those mounts the audit dropped: two workers
     # on one machine read the same file system at once; a count, like events.
     "attributed_by",

@@ -154,6 +154,15 @@ def run(
             "(kept by default under the run directory's home-writes/).",
         ),
     ] = False,
+    disk_budget: Annotated[
+        str,
+        typer.Option(
+            "--disk-budget",
+            help="What each run's writable space (workspace, home, tmp, agent state) may "
+            "hold, e.g. 2GiB or 512MiB; a run that reaches it is stopped and errors "
+            "(docs/harness.md, 'Disk budget').",
+        ),
+    ] = "2GiB",
     allow_host_network: Annotated[
         bool,
         typer.Option(

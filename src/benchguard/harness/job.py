@@ -52,6 +52,7 @@ from benchguard.harness.confine import (
 )
 from benchguard.harness.containment import RunContainment, separate_script, separation_works
 from benchguard.harness.delivered_code import DELIVERED_CODE_KEY, delivered_code
+from benchguard.harness.disk_budget import DEFAULT_DISK_BUDGET, size_text, xfsz_exit
 from benchguard.harness.grading_turns import GradingTurns
 from benchguard.harness.granted import changed, digest, granted_inputs
 from benchguard.harness.harness_namespaces import SandboxGate
@@ -64,7 +65,7 @@ from benchguard.harness.home import (
 )
 from benchguard.harness.identity import AgentIdentity, hand_over
 from benchguard.harness.model_proxy import ModelProxy, bridge_script, model_endpoint
-from benchguard.harness.process import ChildBaseline, run_process
+from benchguard.harness.process import ChildBaseline, Exit, run_process
 from benchguard.harness.prompt_delivery import (
     PROMPT_DELIVERY_KEY,
     add_model_request,
@@ -132,6 +133,8 @@ class BatchSettings:
     # The operator's --allow-host-network: a task or agent asking for network: true
     # gets the host's network (harness.host_network); pre-flight refuses it otherwise.
     allow_host_network: bool = False
+    # What each run's writable space may hold, in bytes (harness.disk_budget).
+    disk_budget: int = DEFAULT_DISK_BUDGET
 
     @property
     def evidence_sources(self) -> tuple[str, ...]:
@@ -198,6 +201,9 @@ def seed_record(job: Job, settings: BatchSettings) -> dict[str, Any]:
         "seccomp": seccomp_record(),
         "home_mode": settings.home_settings.mode,
         "home_writes": None,
+        # The run's disk budget and how it was enforced (harness.disk_budget): replaced
+        # by what was measured once its scratch exists.
+        "disk_budget": {"bytes": settings.disk_budget},
         # What the agent was handed as its prompt beside the task's (prompt_delivery.py);
         # None: the agent never started.
         PROMPT_DELIVERY_KEY: None,
@@ -364,6 +370,8 @@ def _confined(
         home_spec=home.launcher_spec() if home is not None else None,
         confine=settings.confinement.active,
         own_cgroup=own_cgroup,
+        # Per file, by the kernel, for the agent and all it starts (harness.disk_budget).
+        fsize=settings.disk_budget,
     )
     return launcher_argv(policy, argv)
 
@@ -453,12 +461,12 @@ def run_job(
     # its last process is dead, or by the finally below on a harness fault.
     agent_turn = contextlib.ExitStack()
     try:
-        scratch = make_scratch(job.task)
+        scratch = make_scratch(job.task, settings.disk_budget)
         run_home = make_run_home(settings.home_settings, settings.home, scratch.root)
         if knowledge is not None:
             record[SCAN_CONTEXT_KEY] = _scan_context(knowledge, scratch.workspace)
         if settings.agent.trajectory == "jsonl":
-            channel = TranscriptChannel(scratch.trajectory_file)
+            channel = TranscriptChannel(scratch.trajectory_file, limit=settings.disk_budget)
         granted = granted_inputs(job.task, settings.home)
         record["granted_inputs"] = [str(path) for path in granted]
         if settings.sandbox == "bwrap" and settings.audit.mode == "fanotify":
@@ -514,6 +522,7 @@ def run_job(
             stdout_file=scratch.stdout_file,
             stderr_file=scratch.stderr_file,
             trace_log=session.trace_log if session is not None else None,
+            watch=scratch.disk.watch if scratch.disk is not None else None,
         )
         # The moment the agent ended: what it delivered is fixed from here on.
         watch.agent_ended()
@@ -566,12 +575,23 @@ def run_job(
             strays_killed=strays,
         )
         launcher_error = _launcher_failure(finished.returncode, scratch)
+        over_budget = _over_budget(finished, scratch, settings.disk_budget)
+        if over_budget is None and channel is not None and channel.overflowed:
+            over_budget = (
+                "disk budget exceeded: the transcript passed the disk budget of "
+                f"{size_text(settings.disk_budget)} (the rest was dropped)"
+            )
+        if scratch.disk is not None:
+            record["disk_budget"] = scratch.disk.facts()
         if stop is not None and stop.is_set():
             record.update(status="interrupted", error="interrupted: the batch was stopped")
         elif finished.start_error is not None:
             record.update(status="error", error=f"agent could not start: {finished.start_error}")
         elif launcher_error is not None:
             record.update(status="error", error=f"agent could not start: {launcher_error}")
+        elif over_budget is not None:
+            # Never clean, never graded: what it delivered was cut off by the budget.
+            record.update(status="error", error=over_budget)
         elif finished.timed_out:
             record.update(
                 status="timeout",
@@ -587,7 +607,7 @@ def run_job(
         else:
             record["status"] = "success"
         started = finished.start_error is None and launcher_error is None
-        if record["status"] not in ("interrupted",) and started:
+        if record["status"] not in ("interrupted",) and started and over_budget is None:
             box_turn = turns.box(stop) if turns is not None else contextlib.nullcontext()
             with box_turn:
                 graded = _grade(job, settings, scratch, run_home, home_files, watch)
@@ -669,6 +689,25 @@ def _model_request(record: dict[str, Any], prompt: str, proxy: ModelProxy) -> No
     add_model_request(delivery, prompt, proxy.tap.user_message)
     if proxy.tap.user_message is None:
         delivery["model_request_note"] = proxy.tap.note or "no model request passed the proxy"
+
+
+def _over_budget(finished: Exit, scratch: Scratch, budget: int) -> str | None:
+    """The record's error when the run reached its disk budget: the watchdog stopped it,
+    a file passed the per-file limit (SIGXFSZ), or its scratch is full as it ended
+    (an agent that met ENOSPC and exited 0 anyway); None otherwise."""
+    prefix = "disk budget exceeded: "
+    if finished.stopped is not None:
+        return f"{prefix}{finished.stopped}; the run was stopped"
+    if xfsz_exit(finished.returncode):
+        return (
+            f"{prefix}a file passed the per-file limit of {size_text(budget)} "
+            "(the agent was killed by SIGXFSZ)"
+        )
+    if scratch.disk is not None:
+        reason = scratch.disk.look()
+        if reason is not None:
+            return f"{prefix}{reason} as the agent ended"
+    return None
 
 
 def _launcher_failure(returncode: int | None, scratch: Scratch) -> str | None:

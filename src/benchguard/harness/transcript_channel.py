@@ -44,8 +44,13 @@ _WAIT_S = 1.0
 class TranscriptChannel:
     """One run's channel at ``path``; :attr:`stored` is the harness's copy."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, limit: int | None = None) -> None:
         self.path = path
+        # The run's disk budget: the harness's copy lies outside the run's scratch, on
+        # the host's disk, so past ``limit`` bytes the rest is read and dropped.
+        self.limit = limit
+        self.stored_bytes = 0
+        self.overflowed = False
         self._dir = Path(tempfile.mkdtemp(prefix=RECORD_DIR_PREFIX)).resolve()
         self.stored = self._dir / "trajectory.jsonl"
         path.unlink(missing_ok=True)
@@ -81,6 +86,10 @@ class TranscriptChannel:
             return False
         if not data:
             return False
+        if self.limit is not None and self.stored_bytes + len(data) > self.limit:
+            self.overflowed = True
+            data = data[: max(0, self.limit - self.stored_bytes)]
+        self.stored_bytes += len(data)
         out.write(data)  # type: ignore[attr-defined]
         return True
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchguard.errors import BadInputError
+from benchguard.harness.disk_budget import RunDisk
 from benchguard.harness.tasks import Task
 
 DEFAULT_AGENT_HOME = Path("~/.benchguard/agent-home")
@@ -33,10 +34,14 @@ class Scratch:
     trajectory_file: Path
     stdout_file: Path
     stderr_file: Path
+    # The run's disk budget over this tree (harness.disk_budget); None: unbounded.
+    disk: RunDisk | None = None
 
     def remove(self) -> list[str]:
-        """Remove the scratch tree; what could not be removed (empty when all went)."""
-        return remove_tree(self.root)
+        """Remove the scratch tree (its size-limited mount first); what could not be
+        removed (empty when all went)."""
+        problem = self.disk.release() if self.disk is not None else None
+        return [*([problem] if problem else []), *remove_tree(self.root)]
 
 
 # Problems reported per removal; past this they are only counted.
@@ -149,22 +154,33 @@ def _open_subdirectory(fd: int, name: str) -> int:
         return os.open(name, _DIR_FLAGS, dir_fd=fd)
 
 
-def make_scratch(task: Task) -> Scratch:
-    """A fresh scratch directory with the task's seed files copied into its workspace."""
+def make_scratch(task: Task, disk_budget: int | None = None) -> Scratch:
+    """A fresh scratch directory with the task's seed files copied into its workspace;
+    with ``disk_budget``, first made a size-limited mount where the harness can
+    (harness.disk_budget), so the seed counts against the run's budget too."""
     root = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX)).resolve()
+    disk = RunDisk.make(root, disk_budget) if disk_budget is not None else None
     workspace = root / "workspace"
     seed = task.seed_dir()
-    if seed is not None:
-        # symlinks=True: a seed link is copied as a link, never followed out of the task.
-        shutil.copytree(seed, workspace, symlinks=True)
-    else:
-        workspace.mkdir()
+    try:
+        if seed is not None:
+            # symlinks=True: a seed link is copied as a link, never followed out of the
+            # task.
+            shutil.copytree(seed, workspace, symlinks=True)
+        else:
+            workspace.mkdir()
+    except OSError:
+        if disk is not None:
+            disk.release()
+        remove_tree(root)
+        raise
     scratch = Scratch(
         root=root,
         workspace=workspace,
         trajectory_file=root / "trajectory.jsonl",
         stdout_file=root / "stdout.txt",
         stderr_file=root / "stderr.txt",
+        disk=disk,
     )
     scratch.trajectory_file.touch()
     return scratch

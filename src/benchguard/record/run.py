@@ -151,6 +151,9 @@ class RunRecord(BaseModel):
     # deleted, listed_complete, complete, problems}`` (names as FileName text; ``kept``
     # relative to the batch directory, None when discarded). None otherwise.
     home_writes: Any = None
+    # The run's disk budget (harness.disk_budget): ``{bytes, enforced_by,
+    # mount_unavailable, peak_bytes, exceeded}``; None on foreign records (unknown).
+    disk_budget: Any = None
     # -- harness integrity (harness.prompt_delivery) ------------------------------------
     # What the agent was handed as its prompt: ``{task: {sha256, bytes}, delivered:
     # [{channel, index, sha256, bytes}], model_request: {sha256, bytes} | None, status:

@@ -58,6 +58,8 @@ class StoredCommand(BaseModel):
     discard_home_writes: bool = False
     # The operator's grant of network: true (harness.host_network).
     allow_host_network: bool = False
+    # --disk-budget as given (harness.disk_budget); None in commands stored before it.
+    disk_budget: str | None = None
 
 
 def _absolute(path: Path | str | None) -> str | None:

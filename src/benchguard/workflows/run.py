@@ -12,6 +12,7 @@ problem that stops the batch before any agent runs is a
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +29,10 @@ from benchguard.harness.audit import AuditSettings
 from benchguard.harness.batch import BatchResult, run_batch
 from benchguard.harness.confine import MIN_ABI, Confinement, batch_confinement
 from benchguard.harness.confine import exposure_problems as install_exposure
+from benchguard.harness.disk_budget import DEFAULT_DISK_BUDGET, free_space_problem, size_text
 from benchguard.harness.grant_scan import grant_fields
 from benchguard.harness.home import HomeMode, HomeSettings, home_settings_for
+from benchguard.harness.home import measure as measure_home
 from benchguard.harness.host_network import host_network_refusal
 from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.job import BatchSettings, Job, SandboxMode, sandbox_read_only
@@ -87,6 +90,8 @@ class RunRequest:
     keep_home_writes: bool = True
     # Grant network: true to a task or agent asking for it (harness.host_network).
     allow_host_network: bool = False
+    # What each run's writable space may hold, in bytes (harness.disk_budget).
+    disk_budget: int = DEFAULT_DISK_BUDGET
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,14 @@ def prepare_run(
         ensure_directory(request.out)
     except WorkspaceError as exc:
         raise BadInputError(f"--out {exc}") from None
+    if cluster is None:
+        # The runs' scratch and the harness's own records must both fit: a run that
+        # fills its budget must never be what leaves no room for another's record.
+        short = free_space_problem(
+            [request.out, Path(tempfile.gettempdir())], request.disk_budget, request.jobs
+        )
+        if short is not None:
+            raise BadInputError(f"pre-flight refused the batch: {short}")
     integrity.check_roots_against_home(settings_integrity.inventory_roots, home_dir)
     # A cluster's agents run on its workers: each applies Landlock (and probes how it can
     # make fresh homes) with its own kernel; here only the operator's choice is kept.
@@ -168,6 +181,17 @@ def prepare_run(
         if cluster is None
         else HomeSettings(mode=request.home_mode, keep_writes=request.keep_home_writes)
     )
+    if home_settings.fresh and cluster is None:
+        # The launcher copies the home into the run's scratch where it cannot overlay
+        # it: a home that takes most of the budget leaves the agent no room.
+        home_bytes, _entries = measure_home(home_dir)
+        if home_bytes * 2 > request.disk_budget:
+            raise BadInputError(
+                f"pre-flight refused the batch: {home_source} {home_dir} holds "
+                f"{size_text(home_bytes)}, more than half the disk budget of "
+                f"{size_text(request.disk_budget)} (a run's copy of it counts against the "
+                "budget); raise --disk-budget or trim the home"
+            )
     if not confinement.active:
         notify(
             "warning",
@@ -253,6 +277,7 @@ def prepare_run(
         confinement=confinement,
         home_settings=home_settings,
         allow_host_network=request.allow_host_network,
+        disk_budget=request.disk_budget,
     )
     return PreparedRun(
         loaded.tasks,

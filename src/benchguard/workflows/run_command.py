@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from benchguard.errors import BadInputError, BenchguardError
 from benchguard.harness.audit import AUDIT_MODES, AuditSettings, AuditUnavailable, probe_strace
 from benchguard.harness.batch import BatchResult
+from benchguard.harness.disk_budget import DEFAULT_DISK_BUDGET, parse_budget
 from benchguard.harness.fanotify import require_fanotify
 from benchguard.harness.job import Job
 from benchguard.records import RunRecord
@@ -71,6 +72,7 @@ class RunOptions:
     home_mode: str = "fresh"
     discard_home_writes: bool = False
     allow_host_network: bool = False
+    disk_budget: str = "2GiB"
     resume: Path | None = None
 
 
@@ -160,6 +162,8 @@ def run_request(fields: Mapping[str, Any]) -> tuple[RunRequest, str | None]:
         home_mode="fresh" if home_mode == "fresh" else "persistent",
         keep_home_writes=not fields.get("discard_home_writes", False),
         allow_host_network=bool(fields.get("allow_host_network", False)),
+        # A command stored before the option had none: the default budget.
+        disk_budget=parse_budget(fields.get("disk_budget") or DEFAULT_DISK_BUDGET),
     )
     return request, profile
 

@@ -9,8 +9,9 @@ the link and every read below):
 - opens one unprotected file of its own (``noise.txt``) NOISE_OPENS times and lists
   its workspace as often (both should end up ignored: the observer's event count
   stays below the opens);
-- hard-links the task's task.yaml into ``links/alias.yaml`` and opens the alias
-  ALIAS_OPENS times, pausing between opens;
+- hard-links the task's task.yaml into ``links/alias.yaml`` (beside the tasks folder
+  when the workspace is on another file system: a root harness's run scratch is a
+  tmpfs of its own) and opens the alias ALIAS_OPENS times, pausing between opens;
 - then lists the tasks directory and reads task.yaml through a second spelling
   (``//`` + its path), and writes the expected output as its answer.
 
@@ -20,6 +21,7 @@ its own name, the tasks directory's listing.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sys
@@ -59,16 +61,27 @@ def main() -> int:
             read("noise.txt")
             os.listdir(".")
         time.sleep(PAUSE_S)
+    alias = os.path.join("links", "alias.yaml")
     os.makedirs("links", exist_ok=True)
-    os.link(target, os.path.join("links", "alias.yaml"))
+    try:
+        os.link(target, alias)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        # The run's scratch is a file system of its own (a root harness's size-limited
+        # tmpfs): link beside the tasks folder instead, on the task's own file system.
+        links = os.path.join(os.path.dirname(os.path.realpath(root)), "links")
+        os.makedirs(links, exist_ok=True)
+        alias = os.path.join(links, "alias.yaml")
+        os.link(target, alias)
     # Long enough for an observer that wrongly marked the alias's inode to have done so
     # before the protected name is opened.
     for _ in range(ALIAS_OPENS):
-        read(os.path.join("links", "alias.yaml"))
+        read(alias)
         time.sleep(ALIAS_PAUSE_S)
     os.listdir("/" + root)
     data = read("/" + target)
-    os.unlink(os.path.join("links", "alias.yaml"))
+    os.unlink(alias)
     found = EXPECTED.findall(data)
     answer = found[0].decode() if found else "0"
     with open("answer.txt", "w", encoding="utf-8") as handle:
