@@ -499,3 +499,29 @@ def test_the_local_cluster_runs_the_batch_and_refuses_a_client_without_its_key(
     records, _, manifest = results(run_dir_of(done))
     assert manifest["cluster"]["scheduler"] == "local"
     assert all(r["worker"]["address"].startswith("tls://127.0.0.1:") for r in records)
+
+
+def test_the_client_s_disk_budget_reaches_the_workers(tmp_path: Path) -> None:
+    """Guards against a cluster batch running at the default 2 GiB whatever
+    --disk-budget said: each worker enforces the client's budget on its runs (their
+    records say 64 MiB), and refuses the batch at pre-flight, naming its own free space,
+    when its disks cannot hold the client's budget."""
+    tree = make_tree(tmp_path / "op", tasks=2)
+    with running_cluster(tmp_path / "cluster", workers=1) as cluster:
+        done = benchguard(
+            *run_args(tree, "--engine", "dask", "--disk-budget", "64MiB"),
+            "--scheduler",
+            cluster.address,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        records, _, _ = results(run_dir_of(done))
+        assert [r["disk_budget"]["bytes"] for r in records] == [64 << 20] * 2
+        refused = benchguard(
+            *run_args(tree, "--engine", "dask", "--disk-budget", "1000TiB"),
+            "--scheduler",
+            cluster.address,
+        )
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "no worker of the cluster passed pre-flight" in refused.stderr
+    assert "1000 TiB" in refused.stderr and "free" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr

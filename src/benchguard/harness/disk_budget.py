@@ -279,6 +279,19 @@ def xfsz_exit(returncode: int | None) -> bool:
     return returncode in (-SIGXFSZ, 128 + SIGXFSZ)
 
 
+def home_share_problem(home: Path, home_bytes: int, budget: int, source: str) -> str | None:
+    """Why a fresh home of ``home_bytes`` leaves a run too little of ``budget``: the
+    launcher copies the home into the run's scratch where it cannot overlay it, and that
+    copy counts against the budget. None when at most half the budget."""
+    if home_bytes * 2 <= budget:
+        return None
+    return (
+        f"{source} {home} holds {size_text(home_bytes)}, more than half the disk budget of "
+        f"{size_text(budget)} (a run's copy of it counts against the budget); raise "
+        "--disk-budget or trim the home"
+    )
+
+
 def free_space_problem(paths: list[Path], budget: int, jobs: int) -> str | None:
     """Why the file systems holding ``paths`` (the results, the scratch's parent)
     cannot take ``jobs`` runs at ``budget`` each plus the harness's margin; None when

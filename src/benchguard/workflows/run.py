@@ -29,7 +29,11 @@ from benchguard.harness.audit import AuditSettings
 from benchguard.harness.batch import BatchResult, run_batch
 from benchguard.harness.confine import MIN_ABI, Confinement, batch_confinement
 from benchguard.harness.confine import exposure_problems as install_exposure
-from benchguard.harness.disk_budget import DEFAULT_DISK_BUDGET, free_space_problem, size_text
+from benchguard.harness.disk_budget import (
+    DEFAULT_DISK_BUDGET,
+    free_space_problem,
+    home_share_problem,
+)
 from benchguard.harness.grant_scan import grant_fields
 from benchguard.harness.home import HomeMode, HomeSettings, home_settings_for
 from benchguard.harness.home import measure as measure_home
@@ -185,13 +189,9 @@ def prepare_run(
         # The launcher copies the home into the run's scratch where it cannot overlay
         # it: a home that takes most of the budget leaves the agent no room.
         home_bytes, _entries = measure_home(home_dir)
-        if home_bytes * 2 > request.disk_budget:
-            raise BadInputError(
-                f"pre-flight refused the batch: {home_source} {home_dir} holds "
-                f"{size_text(home_bytes)}, more than half the disk budget of "
-                f"{size_text(request.disk_budget)} (a run's copy of it counts against the "
-                "budget); raise --disk-budget or trim the home"
-            )
+        large = home_share_problem(home_dir, home_bytes, request.disk_budget, home_source)
+        if large is not None:
+            raise BadInputError(f"pre-flight refused the batch: {large}")
     if not confinement.active:
         notify(
             "warning",

@@ -70,8 +70,14 @@ from benchguard.harness.cluster_inputs import (
     unpack_inputs,
 )
 from benchguard.harness.confine import batch_confinement
+from benchguard.harness.disk_budget import (
+    DEFAULT_DISK_BUDGET,
+    free_space_problem,
+    home_share_problem,
+)
 from benchguard.harness.fanotify import require_fanotify
 from benchguard.harness.home import HomeMode, evidence_dir, home_settings_for
+from benchguard.harness.home import measure as measure_home
 from benchguard.harness.identity import agent_identity, hand_over
 from benchguard.harness.journal import Journal
 from benchguard.harness.preflight import preflight
@@ -125,6 +131,9 @@ class WorkerBatch:
     keep_home_writes: bool = True
     # The client's --allow-host-network (harness.host_network), checked there.
     allow_host_network: bool = False
+    # The client's --disk-budget in bytes (harness.disk_budget): each worker checks its
+    # own free space against it and enforces it on every run it makes.
+    disk_budget: int = DEFAULT_DISK_BUDGET
 
 
 @dataclass
@@ -175,6 +184,16 @@ class BatchOnWorker(WorkerPlugin):  # type: ignore[misc, unused-ignore]
             self.state.stop.set()
             self.state.orphans.sweep_new()
             shutil.rmtree(self.state.root, ignore_errors=True)
+
+
+def _check_disk(root: Path, home: Path, budget: int, threads: int, *, fresh: bool) -> None:
+    """The client's pre-flight of the disk budget, with this worker's own disks: its
+    runs' scratch and records must fit, and a fresh home must leave a run room."""
+    short = free_space_problem([root, Path(tempfile.gettempdir())], budget, threads)
+    if short is None and fresh:
+        short = home_share_problem(home, measure_home(home)[0], budget, "the batch's home")
+    if short is not None:
+        raise BadInputError(f"pre-flight refused the batch on this worker: {short}")
 
 
 def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState:
@@ -231,6 +250,7 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
         confinement=confinement,
         home_settings=home_settings,
     )
+    _check_disk(root, home, batch.disk_budget, threads, fresh=home_settings.fresh)
     out_dir = root / "results"
     out_dir.mkdir()
     settings = BatchSettings(
@@ -248,6 +268,7 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
         confinement=confinement,
         home_settings=home_settings,
         allow_host_network=batch.allow_host_network,
+        disk_budget=batch.disk_budget,
     )
     snapshots = integrity.HomeSnapshots(
         home,
@@ -457,6 +478,7 @@ def run_batch_on_cluster(
         home_mode=settings.home_settings.mode,
         keep_home_writes=settings.home_settings.keep_writes,
         allow_host_network=settings.allow_host_network,
+        disk_budget=settings.disk_budget,
     )
     # Opened once a worker passed pre-flight: a batch no worker can run leaves no
     # run directory behind.
