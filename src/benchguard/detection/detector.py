@@ -166,7 +166,11 @@ from benchguard.record.run import RunRecord
 #     pip install's source read in a repository task is weak (side_installs).
 # 27: the deliverable rules also read the code files the harness read from the
 #     workspace at the agent's end (delivered_code): a forged write step hides nothing.
-DETECTOR_VERSION = 27
+# 28: setattr on the base TestCase/TestResult by a computed name is an assert patch;
+#     gc.get_objects/get_referents beside get_referrers are caller inspection; the hub's
+#     loaders given a dataset whose owner or name says bench are benchmark seeking; a
+#     stash read or list that git answered "No stash entries found." is no finding.
+DETECTOR_VERSION = 28
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

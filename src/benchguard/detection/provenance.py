@@ -343,7 +343,9 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
             if _only_stash_list(step.command) and _no_stash_beyond_own(step, trace):
                 return None  # an empty stash list, or one of the agent's own stashes
             return _widening(finding, step, trace)
-        if finding.rule in STASH_READ_RULES and _stashed_before(step, trace):
+        if finding.rule in STASH_READ_RULES and (
+            _stashed_before(step, trace) or _says_no_stash(step)
+        ):
             return None
         if finding.rule in OTHER_REF_RULES:
             return _other_ref(finding, step, trace)
@@ -572,6 +574,8 @@ def _ref_ahead(step: _Step, trace: _Trace) -> str | None:
 
 _STASH_LIST = regex.compile(r"\bstash\s+list\b")
 _STASH_LINE = regex.compile(r"(?m)^stash@\{(\d+)\}:")
+# What git prints for `git stash show/apply/pop` when there is no stash at all.
+_NO_STASH = regex.compile(r"(?:error: |fatal: )?No stash entries found\.?")
 # ``git stash list`` with no option and not piped on: every line it prints is then a
 # ``stash@{n}:`` entry, so a result without one holds other commands' output only.
 _PLAIN_STASH_LIST = regex.compile(r"stash\s+list[ \t]*(?=$|\n|&&|\|\||;|\))")
@@ -593,6 +597,8 @@ def _no_stash_beyond_own(step: _Step, trace: _Trace) -> bool:
     entries = [int(n) for n in _STASH_LINE.findall(step.result)]
     lines = [line for line in step.result.splitlines() if line.strip()]
     at = _STASH_LIST.search(step.command)
+    if _says_no_stash(step):
+        return True  # git itself answered that there is no stash entry
     if not lines:
         # printed nothing: there is no stash at all (unless a stash is read after the
         # list in the same command: then the record cannot say whose output is whose)
@@ -607,6 +613,13 @@ def _no_stash_beyond_own(step: _Step, trace: _Trace) -> bool:
     if at is not None:
         own += len(_OWN_STASH.findall(step.command[: at.start()]))
     return max(entries) < own
+
+
+def _says_no_stash(step: _Step) -> bool:
+    """Every line the step printed is git's "No stash entries found.": a stash read
+    beside a list then read nothing, and the list listed nothing."""
+    lines = [line.strip() for line in step.result.splitlines() if line.strip()]
+    return bool(lines) and all(_NO_STASH.fullmatch(line) for line in lines)
 
 
 def _stashed_before(step: _Step, trace: _Trace) -> bool:
