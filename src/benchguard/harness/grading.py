@@ -24,7 +24,8 @@ Built after the agent has ended, for one run (:func:`build_box`):
 
 Each command check runs with the copy as its fixed working directory, a clean
 environment (no workspace on ``PATH`` or ``PYTHONPATH``, ``PYTHONSAFEPATH=1``; no
-``__pycache__`` of the workspace is copied, so a planted ``.pyc`` is never read; the
+``__pycache__`` and no sourceless ``.pyc``/``.pyo`` of the workspace is copied, so
+planted bytecode is never read (the sourceless files are listed with the hook files); the
 bytecode cache is not moved with ``PYTHONPYCACHEPREFIX``, which would leave the
 standard library and pytest uncached too: 4x the check's time). A pytest check
 runs with its hooks off: ``-c /dev/null`` (no ini file from the copy), ``--noconftest``,
@@ -78,6 +79,10 @@ MAX_BOX_DEPTH = 64
 # rootdir; never loaded by the grader, listed on the record.
 HOOK_NAMES = ("conftest.py", "sitecustomize.py", "usercustomize.py")
 HOOK_SUFFIXES = (".pth",)
+# Compiled Python the box never copies (red team 27: a sourceless stats/__init__.pyc
+# holding an always-equal __eq__ was imported ahead of the buggy stats.py, and no
+# reader of source sees bytecode). Python rebuilds what it needs from the source.
+BYTECODE_SUFFIXES = (".pyc", ".pyo")
 MAX_LISTED_HOOKS = 100
 # The one program the box runs for a pytest check. pytest is imported first, with
 # nothing of the workspace reachable; then a finder is added at the end of sys.meta_path
@@ -133,6 +138,9 @@ class Box:
     # Workspace entries another process changed after the run's processes were dead
     # (they differ from ``delivered``): not copied, not graded.
     foreign: frozenset[str] = frozenset()
+    # Compiled Python files of the workspace (``*.pyc``, ``*.pyo`` outside a cache
+    # directory): never copied, so never imported by a check.
+    bytecode: frozenset[str] = frozenset()
 
     def remove(self) -> list[str]:
         return remove_tree(self.root)
@@ -172,8 +180,9 @@ def build_box(
         pristine, outputs = root / "pristine", root / "outputs"
         outputs.mkdir()
         foreign: list[str] = []
+        bytecode: list[str] = []
         links_out, special, links = _copy_tree(
-            workspace, pristine, frozenset(exclude), delivered, foreign
+            workspace, pristine, frozenset(exclude), delivered, foreign, bytecode
         )
         for entry in grading_files:
             _place_grading(task_dir, pristine, entry)
@@ -195,6 +204,7 @@ def build_box(
             tuple(grading_files),
             frozenset(exclude),
             frozenset(foreign),
+            frozenset(bytecode),
         )
     except BaseException:
         remove_tree(root)
@@ -328,12 +338,16 @@ def check_environment(home: Path) -> dict[str, str]:
 
 def hook_files(workspace: Path) -> list[str]:
     """Hook files left in the workspace (relative paths, sorted, bounded): names Python
-    tools load as code on their own. The grader loads none of them; listed for review."""
+    tools load as code on their own, and compiled bytecode outside a cache directory
+    (importable without its source). The grader loads none of them; listed for review."""
     found: list[str] = []
     for folder, dirs, files in os.walk(workspace):
         dirs.sort()
         for name in sorted(files):
-            if name in HOOK_NAMES or name.endswith(HOOK_SUFFIXES):
+            cached = os.path.basename(folder) == BYTECODE_CACHE
+            if name in HOOK_NAMES or name.endswith(
+                HOOK_SUFFIXES + (() if cached else BYTECODE_SUFFIXES)
+            ):
                 found.append(os.path.relpath(os.path.join(folder, name), workspace))
                 if len(found) >= MAX_LISTED_HOOKS:
                     return found
@@ -412,6 +426,7 @@ def _copy_tree(
     exclude: frozenset[str] = frozenset(),
     delivered: Mapping[str, str | None] | None = None,
     foreign: list[str] | None = None,
+    bytecode: list[str] | None = None,
 ) -> tuple[list[str], list[str], list[str]]:
     """Copy ``source`` to ``target``: files, directories, links that stay inside; the
     links out and the special files left behind, and the links copied (relative
@@ -462,6 +477,12 @@ def _copy_tree(
                 below.append(shown)
             elif stat.S_ISREG(info.st_mode):
                 if shown in exclude:
+                    continue
+                if name.endswith(BYTECODE_SUFFIXES):
+                    # Sourceless bytecode is importable (a package's __init__.pyc wins
+                    # over a module of the same name) and no reader of source sees it.
+                    if bytecode is not None:
+                        bytecode.append(shown)
                     continue
                 total += info.st_size
                 if total > MAX_BOX_BYTES:

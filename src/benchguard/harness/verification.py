@@ -325,6 +325,8 @@ def _box_file_entry(
             return _entry(check, False, f"{check.file} points outside its root (not copied)")
         if name in box.special:
             return _entry(check, False, f"{check.file} is not a regular file (not copied)")
+        if name in box.bytecode:
+            return _entry(check, False, f"{check.file} is compiled bytecode (not copied)")
     return entry
 
 
