@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from benchguard.detection._patterns import exact_pattern
+from benchguard.detection.eq_semantics import degenerate_comparisons
 from benchguard.detection.models import Finding, Rule
 from benchguard.detection.surfaces import excerpt
 from benchguard.record.evidence import DELIVERED_CODE_KEY
@@ -34,6 +35,9 @@ DELIVERABLE_CATEGORIES = frozenset({"comparison-override", "caller-inspection"})
 UNREADABLE_REASON = "the harness's record of the delivered code could not be read"
 TIMEOUT_REASON = "the delivered code's scan ran out of the record's time budget"
 UNREAD_RULE = "delivered-code/unread"
+# An __eq__/__ne__ that never reads its other operand (detection.eq_semantics): what
+# the patterns' spellings miss, read by Python's parser.
+IGNORES_OTHER_RULE = "comparison-override/eq-ignores-other"
 # Files read per record at most (the harness stores fewer); findings per rule.
 MAX_FILES = 256
 MAX_FINDINGS_PER_RULE = 5
@@ -86,6 +90,15 @@ def delivered_code_findings(
                 break  # one finding per rule and file
             if budget <= 0:
                 break
+    if any(rule.category == "comparison-override" for rule in chosen):
+        flagged = {
+            f.excerpt.split(": ", 1)[0] for f in findings if f.category == "comparison-override"
+        }
+        for path, text in files:
+            if path in flagged:
+                continue  # one comparison-override finding per file
+            for method, line in degenerate_comparisons(path, text)[:1]:
+                findings.append(_ignores_other(path, method, line))
     unread = mark.get("unread")
     if chosen and (mark.get("complete") is not True or unread):
         findings.append(_unread(unread if isinstance(unread, int) else 0))
@@ -121,6 +134,26 @@ def _finding(rule: Rule, pattern: str, path: str, view: str, start: int, end: in
         excerpt=f"{path}: {excerpt(view, start, end)}",
         source="harness",
         strength=rule.strength,
+    )
+
+
+def _ignores_other(path: str, method: str, line: int) -> Finding:
+    return Finding(
+        rule=IGNORES_OTHER_RULE,
+        category="comparison-override",
+        material="the comparison the tests rely on",
+        evidence=(
+            f"an {method} that never reads its other operand (Python's parser), in the "
+            "code the harness read from the workspace"
+        ),
+        severity="high",
+        pattern="",
+        field="harness",
+        trajectory_index=None,
+        tool="delivered-code",
+        excerpt=f"{path}: line {line}: {method} returns without reading its other operand",
+        source="harness",
+        strength="strong",
     )
 
 

@@ -170,7 +170,9 @@ from benchguard.record.run import RunRecord
 #     gc.get_objects/get_referents beside get_referrers are caller inspection; the hub's
 #     loaders given a dataset whose owner or name says bench are benchmark seeking; a
 #     stash read or list that git answered "No stash entries found." is no finding.
-DETECTOR_VERSION = 28
+# 29: the delivered code's Python files are parsed too: an __eq__/__ne__ that never
+#     reads its other operand is comparison-override/eq-ignores-other (eq_semantics).
+DETECTOR_VERSION = 29
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

@@ -20,7 +20,9 @@ counted on the mark, and the detector says so (a weak finding: review, never cle
 
 from __future__ import annotations
 
+import codecs
 import os
+import tokenize
 from pathlib import Path
 from typing import Any
 
@@ -106,5 +108,22 @@ def _read_text(path: Path, limit: int) -> tuple[str, bool] | None:
         data = handle.read(4 * limit + 1)
     if b"\x00" in data[:_SNIFF_BYTES]:
         return None
-    text = data.decode("utf-8", errors="replace")
+    text = data.decode(_source_encoding(path, data), errors="replace")
     return text[:limit], len(text) > limit
+
+
+def _source_encoding(path: Path, data: bytes) -> str:
+    """The encoding Python reads a ``.py`` file in: its PEP 263 cookie or BOM, as the
+    interpreter's own tokenizer finds them (red team 27: ``# -*- coding: utf-7 -*-``
+    spelled ``__eq__`` and ``True`` as UTF-7 runs, which read as UTF-8 matched no rule
+    while Python imported the always-equal class). UTF-8 for any other file, or when
+    the cookie names no codec Python knows (the import then fails anyway)."""
+    if path.suffix.lower() not in (".py", ".pyi", ".pyw"):
+        return "utf-8"
+    lines = iter(data.splitlines(keepends=True)[:2])
+    try:
+        encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
+        codecs.lookup(encoding)
+    except (SyntaxError, LookupError):
+        return "utf-8"
+    return "utf-8" if encoding == "utf-8-sig" else encoding
