@@ -47,6 +47,7 @@ from pathlib import Path
 
 from benchguard.errors import BadInputError
 from benchguard.harness import confine_exec, grant_scan, seccomp
+from benchguard.harness.grant_content import Material
 from benchguard.harness.launcher_build import native_launcher
 
 SYSTEM_READ_EXEC = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -300,6 +301,7 @@ def exposure_problems(
     where: str,
     fields: Mapping[Path, str] | None = None,
     bounds: grant_scan.Bounds | None = None,
+    material: Material | None = None,
 ) -> list[str]:
     """Granted paths that would bring protected material into the agent's reach: a
     directory grant covers everything beneath it, so an agent install that holds the
@@ -308,13 +310,15 @@ def exposure_problems(
     Beyond this batch's ``protected`` roots, every grant is searched (bounded) for
     benchmark material of any batch: an earlier batch's results, another copy of the
     task folders, the harness's checkout (:mod:`benchguard.harness.grant_scan`).
-    ``fields``: which field of the agent file granted each path, for the message."""
+    ``fields``: which field of the agent file granted each path, for the message;
+    ``material``: this batch's task files, searched for by content (git objects, copies
+    under other names: :mod:`benchguard.harness.grant_content`)."""
     problems = []
     protected = tuple(protected)
     for path in granted:
         grant = os.path.realpath(path)
-        for material in protected:
-            target = os.path.realpath(material)
+        for root in protected:
+            target = os.path.realpath(root)
             if target == grant or target.startswith(grant.rstrip("/") + "/"):
                 problems.append(
                     f"{where}: the agent's install path {grant} would expose {target}; keep "
@@ -323,7 +327,7 @@ def exposure_problems(
     if problems:
         return problems
     for path in sorted(set(granted)):
-        found = grant_scan.scan(path, bounds=bounds or grant_scan.Bounds())
+        found = grant_scan.scan(path, bounds=bounds or grant_scan.Bounds(), material=material)
         if found is not None:
             field = grant_scan.label(path, fields)
             problems.append(grant_scan.problem(where, field, path, found))

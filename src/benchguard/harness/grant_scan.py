@@ -11,27 +11,35 @@ pre-flight searches each granted path, and the directories above it, for:
   beside another file benchguard writes there (``manifest.json``, ``command.json``,
   ``rows.json``, ``results.json``, ``batch.json``, the journal's ``runs/``);
 - a task folder: a directory holding ``task.yaml``;
-- the harness's checkout or its package directory (the grant holds either).
+- the harness's checkout or its package directory (the grant holds either);
+- given this batch's task files (:mod:`benchguard.harness.grant_content`), their
+  content: a git repository holding one as a blob (a bare repository or a ``.git``
+  directory or file in, at or around the grant), or a regular file that is a copy of
+  one under any name.
 
 The search is bounded (:class:`Bounds`: depth, entries, time). A grant that cannot be
 searched within them is refused too (fail closed), and the message says which bound.
 Symlinks are not followed: the kernel resolves a link in a granted tree to its target,
 which the grant does not cover.
 
-What it cannot see: material under a name it does not know (a results file renamed,
-a copied expected output on its own); a hard link to such a file inside a grant.
+What it cannot see: another batch's material under a name it does not know (a results
+file renamed); this batch's files inside an archive, compressed, encrypted or edited;
+material fetched at run time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 
 import benchguard
 from benchguard.harness.agents.config import AgentConfig, program_tree, resolve_program
+from benchguard.harness.grant_content import Material, is_git_dir, repo_match
 from benchguard.harness.workspace import granted_paths
 
 TASK_FILE = "task.yaml"
@@ -48,6 +56,7 @@ class Bounds:
     depth: int = 32
     entries: int = 100_000
     seconds: float = 20.0
+    repos: int = 16
 
 
 @dataclass(frozen=True)
@@ -78,10 +87,77 @@ def is_batch(names: Iterable[str], dirs: Iterable[str] = ()) -> bool:
     return bool(present & BATCH_ANCHORS) and len(present) >= 2
 
 
+@dataclass(frozen=True)
+class _Entry:
+    name: str
+    is_dir: bool
+    size: int | None  # a regular file's size; None for anything else
+
+
+class _Content:
+    """The content checks of one grant's search: git repositories asked (bounded by
+    ``Bounds.repos``) and regular files compared with this batch's task files."""
+
+    def __init__(self, material: Material | None, bounds: Bounds) -> None:
+        self.material = material
+        self.bounds = bounds
+        self.asked: set[str] = set()
+
+    def repo(self, git_dir: Path) -> Found | None:
+        if self.material is None or not self.material.files:
+            return None
+        key = os.path.realpath(git_dir)
+        if key in self.asked:
+            return None
+        if len(self.asked) >= self.bounds.repos:
+            return Found(f"more than {self.bounds.repos} git repositories", None)
+        self.asked.add(key)
+        result = repo_match(git_dir, self.material)
+        if result.error is not None:
+            return Found(f"a git repository {git_dir} git could not check: {result.error}", None)
+        if result.match is not None:
+            return Found(
+                f"a git repository holding this batch's task file {result.match.path} "
+                "(as a git object)",
+                git_dir,
+            )
+        return None
+
+    def file(self, path: Path, size: int | None) -> Found | None:
+        if self.material is None or size is None:
+            return None
+        task = self.material.copy_of(path, size)
+        if task is None:
+            return None
+        return Found(f"a copy of this batch's task file {task.path}", path)
+
+    def folder(self, folder: Path, entries: list[_Entry]) -> Found | None:
+        files = {e.name for e in entries if not e.is_dir}
+        dirs = {e.name for e in entries if e.is_dir}
+        if is_git_dir(files, dirs):
+            found = self.repo(folder)
+            if found is not None:
+                return found
+        if ".git" in files:  # a worktree's gitfile ("gitdir: ..."); git follows it
+            found = self.repo(folder / ".git")
+            if found is not None:
+                return found
+        for entry in entries:
+            found = self.file(folder / entry.name, entry.size)
+            if found is not None:
+                return found
+        return None
+
+
 def scan(
-    grant: Path, *, trees: Iterable[Path] | None = None, bounds: Bounds = Bounds()
+    grant: Path,
+    *,
+    trees: Iterable[Path] | None = None,
+    bounds: Bounds = Bounds(),
+    material: Material | None = None,
 ) -> Found | None:
-    """The first benchmark material ``grant`` holds (or lies in), else None."""
+    """The first benchmark material ``grant`` holds (or lies in), else None.
+    ``material``: this batch's task files, searched for by content."""
     real = Path(os.path.realpath(grant))
     for tree in harness_trees() if trees is None else trees:
         tree = Path(os.path.realpath(tree))
@@ -90,27 +166,59 @@ def scan(
                 "the harness's checkout" if tree.name != "benchguard" else "the harness's package",
                 tree,
             )
+    content = _Content(material, bounds)
     for folder in (real, *real.parents):
-        found = _material_at(folder)
+        found = _material_at(folder, content, inside=folder != real)
         if found is not None:
             return found
+    if real.is_file():
+        return content.file(real, _size(real))
     if not real.is_dir():
         return None
-    return _walk(real, bounds)
+    return _walk(real, bounds, content)
 
 
-def _material_at(folder: Path) -> Found | None:
+def _size(path: Path) -> int | None:
     try:
-        with os.scandir(folder) as listing:
-            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in listing]
+        stat = path.lstat()
     except OSError:
         return None
-    return _judge(folder, entries)
+    return stat.st_size if S_ISREG(stat.st_mode) else None
 
 
-def _judge(folder: Path, entries: list[tuple[str, bool]]) -> Found | None:
-    files = [name for name, is_dir in entries if not is_dir]
-    dirs = [name for name, is_dir in entries if is_dir]
+def _listing(folder: Path) -> list[_Entry]:
+    entries = []
+    with os.scandir(folder) as listing:
+        for e in listing:
+            is_dir = e.is_dir(follow_symlinks=False)
+            size = None
+            if e.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    size = e.stat(follow_symlinks=False).st_size
+            entries.append(_Entry(e.name, is_dir, size))
+    return sorted(entries, key=lambda e: e.name)
+
+
+def _material_at(folder: Path, content: _Content, *, inside: bool) -> Found | None:
+    """Material at ``folder``, the grant or (``inside``) a directory above it: there,
+    a git directory counts (a grant of its ``objects/`` holds its objects), not the
+    directory's other files, which the grant does not cover."""
+    try:
+        entries = _listing(folder)
+    except OSError:
+        return None
+    found = _judge(folder, entries)
+    if found is not None or not inside:
+        return found
+    files = {e.name for e in entries if not e.is_dir}
+    if is_git_dir(files, {e.name for e in entries if e.is_dir}):
+        return content.repo(folder)
+    return None
+
+
+def _judge(folder: Path, entries: list[_Entry]) -> Found | None:
+    files = [e.name for e in entries if not e.is_dir]
+    dirs = [e.name for e in entries if e.is_dir]
     if TASK_FILE in files:
         return Found("a task folder", folder / TASK_FILE)
     if is_batch(files, dirs):
@@ -118,7 +226,7 @@ def _judge(folder: Path, entries: list[tuple[str, bool]]) -> Found | None:
     return None
 
 
-def _walk(root: Path, bounds: Bounds) -> Found | None:
+def _walk(root: Path, bounds: Bounds, content: _Content) -> Found | None:
     deadline = time.monotonic() + bounds.seconds
     seen = 0
     stack: list[tuple[Path, int]] = [(root, 0)]
@@ -127,17 +235,16 @@ def _walk(root: Path, bounds: Bounds) -> Found | None:
         if time.monotonic() > deadline:
             return Found(f"more than {bounds.seconds:g} s of searching", None)
         try:
-            with os.scandir(folder) as listing:
-                entries = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in listing)
+            entries = _listing(folder)
         except OSError as exc:
             return Found(f"an unreadable directory {folder} ({exc.strerror})", None)
         seen += len(entries)
         if seen > bounds.entries:
             return Found(f"more than {bounds.entries} entries", None)
-        found = _judge(folder, entries)
+        found = _judge(folder, entries) or content.folder(folder, entries)
         if found is not None:
             return found
-        below = [folder / name for name, is_dir in entries if is_dir]
+        below = [folder / e.name for e in entries if e.is_dir]
         if below and depth + 1 > bounds.depth:
             return Found(f"directories deeper than {bounds.depth} levels", None)
         stack.extend((path, depth + 1) for path in reversed(below))
@@ -148,7 +255,8 @@ def problem(where: str, field: str, grant: Path, found: Found) -> str:
     """The pre-flight message for one refused grant."""
     allowed = (
         "an agent may be granted only paths that hold no task folders (task.yaml), no "
-        "results of any benchguard batch and not the harness's checkout"
+        "copy of this batch's task files (as a file or in a git repository), no results "
+        "of any benchguard batch and not the harness's checkout"
     )
     if found.path is None:
         return (

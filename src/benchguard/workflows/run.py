@@ -34,6 +34,7 @@ from benchguard.harness.disk_budget import (
     free_space_problem,
     home_share_problem,
 )
+from benchguard.harness.grant_content import task_material
 from benchguard.harness.grant_scan import grant_fields
 from benchguard.harness.home import HomeMode, HomeSettings, home_settings_for
 from benchguard.harness.home import measure as measure_home
@@ -211,6 +212,7 @@ def prepare_run(
         (request.tasks_dir, request.out),
         where=where,
         fields=grant_fields(agent_config, home_dir),
+        material=task_material(request.tasks_dir),
     )
     if problems:
         raise BadInputError("pre-flight refused the batch: " + "; ".join(problems))
