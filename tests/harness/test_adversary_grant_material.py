@@ -24,6 +24,7 @@ import pytest
 from benchguard.harness import grant_scan
 from benchguard.harness.agents.config import resolve_agent
 from benchguard.harness.confine import exposure_problems
+from benchguard.harness.grant_content import task_material
 from benchguard.harness.job import sandbox_read_only
 from harness.helpers import EXAMPLES, REPO
 from harness.privileges import ADVERSARIES, Harness, records
@@ -156,4 +157,6 @@ def test_the_example_agents_grants_hold_no_material(name: str, tmp_path: Path) -
         granted = sandbox_read_only(agent, tmp_path)
     finally:
         os.environ["PATH"] = env_path
-    assert exposure_problems(granted, [], where=name) == []
+    # Matched by content too: no copy of the example tasks' files, no repository of them.
+    material = task_material(EXAMPLES / "tasks")
+    assert exposure_problems(granted, [], where=name, material=material) == []
