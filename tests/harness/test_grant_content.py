@@ -173,3 +173,22 @@ def test_a_plain_copy_under_another_name_is_found(
     )
     # A grant that is the file itself.
     assert _scan(grant / "vendor" / "notes.txt", material) == found
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["loose", "packed"])
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_an_object_directory_on_its_own_is_found(
+    tmp_path: Path, tasks: Path, material: grant_content.Material, packed: bool, object_format: str
+) -> None:
+    """A repository's objects/ copied without HEAD and refs/ (git reads it still, as
+    GIT_OBJECT_DIRECTORY): asked as an object directory."""
+    work = repository(tasks, tmp_path / "suite", object_format=object_format)
+    if packed:
+        git("gc", "-q", "--prune=now", cwd=work)
+    store = tmp_path / "grant" / "vendor" / "cache"
+    shutil.copytree(work / ".git" / "objects", store)
+    found = _scan(tmp_path / "grant", material)
+    assert found is not None and found.path == store, found
+    assert found.kind.startswith("a git object directory holding this batch's task file")
+    inside = _scan(store / ("pack" if packed else "info"), material)
+    assert inside is not None and inside.path == store, inside

@@ -10,7 +10,8 @@ folders (:func:`task_material`) and, for each grant:
   any of those files as a blob: each file's blob id is computed the way git does
   (``"blob <size>\\0" + bytes``, SHA-1 or SHA-256 as the repository's object format
   says) and looked up with ``git cat-file --batch-check``, which reads loose and packed
-  objects alike. A repository git cannot read in time is reported, not passed;
+  objects alike. A repository git cannot read in time is reported, not passed; so is
+  an object directory copied on its own (:func:`store_formats`, :func:`store_match`);
 - compares each regular file whose size equals a task file's with its SHA-256
   (:meth:`Material.copy_of`): a copy under another name.
 
@@ -39,6 +40,7 @@ MAX_FILES = 4000
 MAX_BYTES = 16 * 1024 * 1024
 GIT_SECONDS = 20.0
 FORMATS = ("sha1", "sha256")
+HEX = frozenset("0123456789abcdef")
 
 
 @dataclass(frozen=True)
@@ -164,8 +166,19 @@ def _git_env(home: str) -> dict[str, str]:
     }
 
 
-def _git(repo: Path, args: list[str], stdin: str, home: str, seconds: float) -> str:
-    """git's output for ``args`` on ``repo``; raises RuntimeError with the reason."""
+def _git(
+    repo: Path,
+    args: list[str],
+    stdin: str,
+    home: str,
+    seconds: float,
+    objects: Path | None = None,
+) -> str:
+    """git's output for ``args`` on ``repo`` (with ``objects`` as its object directory,
+    when given); raises RuntimeError with the reason."""
+    env = _git_env(home)
+    if objects is not None:
+        env["GIT_OBJECT_DIRECTORY"] = str(objects)
     argv = [
         "git",
         "--no-pager",
@@ -187,7 +200,7 @@ def _git(repo: Path, args: list[str], stdin: str, home: str, seconds: float) -> 
             input=stdin,
             capture_output=True,
             text=True,
-            env=_git_env(home),
+            env=env,
             timeout=seconds,
             check=False,
             cwd=home,
@@ -213,11 +226,63 @@ def repo_match(repo: Path, material: Material, *, seconds: float = GIT_SECONDS) 
             fmt = _git(repo, ["rev-parse", "--show-object-format"], "", home, seconds).strip()
             if fmt not in FORMATS:
                 return RepoResult(error=f"git reports an unknown object format {fmt!r}")
-            wanted = {task.blobs[fmt]: task for task in material.files}
-            stdin = "".join(f"{blob}\n" for blob in wanted)
-            out = _git(repo, ["cat-file", "--batch-check"], stdin, home, seconds)
+            return _lookup(repo, fmt, material, home, seconds)
         except RuntimeError as exc:
             return RepoResult(error=str(exc))
+
+
+def store_formats(store: Path, dirs: set[str]) -> tuple[str, ...]:
+    """The object formats of ``store`` if it is a git object directory on its own (a
+    repository's ``objects/`` copied without ``HEAD`` and ``refs/``): packs named
+    ``pack-<hash>.idx`` or loose objects ``<2 hex>/<rest of the hash>``; the hash's
+    length says the format. Empty: not an object directory (or one holding nothing)."""
+    lengths: set[int] = set()
+    names: list[str] = []
+    if "pack" in dirs:
+        try:
+            names = os.listdir(store / "pack")
+        except OSError:
+            names = []
+        lengths |= {len(n) - 9 for n in names if n.startswith("pack-") and n.endswith(".idx")}
+    for sub in sorted(d for d in dirs if len(d) == 2 and set(d) <= HEX)[:4]:
+        try:
+            lengths |= {len(n) + 2 for n in os.listdir(store / sub) if set(n) <= HEX}
+        except OSError:
+            continue
+    return tuple(fmt for fmt, size in (("sha1", 40), ("sha256", 64)) if size in lengths)
+
+
+def store_match(
+    store: Path, formats: tuple[str, ...], material: Material, *, seconds: float = GIT_SECONDS
+) -> RepoResult:
+    """Whether the object directory ``store`` holds one of ``material``'s files: git
+    reads it as the object directory of an empty repository of each format."""
+    if not material.files:
+        return RepoResult()
+    with tempfile.TemporaryDirectory(prefix="benchguard-git-") as home:
+        try:
+            for fmt in formats:
+                repo = Path(home) / f"probe-{fmt}.git"
+                _git(repo, ["init", "-q", "--bare", f"--object-format={fmt}"], "", home, seconds)
+                result = _lookup(repo, fmt, material, home, seconds, objects=store)
+                if result.match is not None or result.error is not None:
+                    return result
+        except RuntimeError as exc:
+            return RepoResult(error=str(exc))
+    return RepoResult()
+
+
+def _lookup(
+    repo: Path,
+    fmt: str,
+    material: Material,
+    home: str,
+    seconds: float,
+    objects: Path | None = None,
+) -> RepoResult:
+    wanted = {task.blobs[fmt]: task for task in material.files}
+    stdin = "".join(f"{blob}\n" for blob in wanted)
+    out = _git(repo, ["cat-file", "--batch-check"], stdin, home, seconds, objects)
     lines = out.splitlines()
     if len(lines) != len(wanted):
         return RepoResult(error=f"git answered {len(lines)} lines for {len(wanted)} objects")

@@ -14,8 +14,8 @@ pre-flight searches each granted path, and the directories above it, for:
 - the harness's checkout or its package directory (the grant holds either);
 - given this batch's task files (:mod:`benchguard.harness.grant_content`), their
   content: a git repository holding one as a blob (a bare repository or a ``.git``
-  directory or file in, at or around the grant), or a regular file that is a copy of
-  one under any name.
+  directory or file, or an object directory on its own, in, at or around the grant),
+  or a regular file that is a copy of one under any name.
 
 The search is bounded (:class:`Bounds`: depth, entries, time). A grant that cannot be
 searched within them is refused too (fail closed), and the message says which bound.
@@ -24,7 +24,7 @@ which the grant does not cover.
 
 What it cannot see: another batch's material under a name it does not know (a results
 file renamed); this batch's files inside an archive, compressed, encrypted or edited;
-material fetched at run time.
+git objects renamed out of git's layout; material fetched at run time.
 """
 
 from __future__ import annotations
@@ -32,14 +32,21 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
 
 import benchguard
 from benchguard.harness.agents.config import AgentConfig, program_tree, resolve_program
-from benchguard.harness.grant_content import Material, is_git_dir, repo_match
+from benchguard.harness.grant_content import (
+    Material,
+    RepoResult,
+    is_git_dir,
+    repo_match,
+    store_formats,
+    store_match,
+)
 from benchguard.harness.workspace import granted_paths
 
 TASK_FILE = "task.yaml"
@@ -104,22 +111,38 @@ class _Content:
         self.asked: set[str] = set()
 
     def repo(self, git_dir: Path) -> Found | None:
+        return self._ask(git_dir, "a git repository", lambda m: repo_match(git_dir, m))
+
+    def store(self, folder: Path, dirs: set[str]) -> Found | None:
+        """``folder`` if it is an object directory on its own (not its repository's,
+        asked already): a copied ``objects/`` git can read without ``HEAD``."""
         if self.material is None or not self.material.files:
             return None
-        key = os.path.realpath(git_dir)
+        if os.path.realpath(folder.parent) in self.asked:
+            return None
+        formats = store_formats(folder, dirs)
+        if not formats:
+            return None
+        return self._ask(
+            folder, "a git object directory", lambda m: store_match(folder, formats, m)
+        )
+
+    def _ask(self, where: Path, what: str, ask: Callable[[Material], RepoResult]) -> Found | None:
+        if self.material is None or not self.material.files:
+            return None
+        key = os.path.realpath(where)
         if key in self.asked:
             return None
         if len(self.asked) >= self.bounds.repos:
             return Found(f"more than {self.bounds.repos} git repositories", None)
         self.asked.add(key)
-        result = repo_match(git_dir, self.material)
+        result = ask(self.material)
         if result.error is not None:
-            return Found(f"a git repository {git_dir} git could not check: {result.error}", None)
+            return Found(f"{what} {where} git could not check: {result.error}", None)
         if result.match is not None:
             return Found(
-                f"a git repository holding this batch's task file {result.match.path} "
-                "(as a git object)",
-                git_dir,
+                f"{what} holding this batch's task file {result.match.path} (as a git object)",
+                where,
             )
         return None
 
@@ -138,6 +161,8 @@ class _Content:
             found = self.repo(folder)
             if found is not None:
                 return found
+        elif (found := self.store(folder, dirs)) is not None:
+            return found
         if ".git" in files:  # a worktree's gitfile ("gitdir: ..."); git follows it
             found = self.repo(folder / ".git")
             if found is not None:
@@ -211,9 +236,10 @@ def _material_at(folder: Path, content: _Content, *, inside: bool) -> Found | No
     if found is not None or not inside:
         return found
     files = {e.name for e in entries if not e.is_dir}
-    if is_git_dir(files, {e.name for e in entries if e.is_dir}):
+    dirs = {e.name for e in entries if e.is_dir}
+    if is_git_dir(files, dirs):
         return content.repo(folder)
-    return None
+    return content.store(folder, dirs)
 
 
 def _judge(folder: Path, entries: list[_Entry]) -> Found | None:
