@@ -188,6 +188,8 @@ _MAX_TEXT = 1 << 20
 # file name with an extension (``numbers.txt``).
 _PROMPT_PATH = regex.compile(
     r"(?<![\w./~-])(?:~/|/)?[\w.-]+(?:/[\w.-]+)+|(?<![\w./~-])[\w-]+\.[A-Za-z][\w]{0,7}(?![\w/])"
+    # (v30) a file right under the home, named as such: ``it's in my ~/.bash_history``
+    r"|(?<![\w./~-])~/[\w.-]+"
 )
 _HOME_PREFIX = regex.compile(r"/(?:home/[^/]+|root)(?=/)")
 # A folder the prompt names with a trailing slash (``experiments/``, ``/data/runs/``).
