@@ -45,6 +45,10 @@ CHEATS = {
         "class _R(int):\n    def __eq__(self, other):\n        return other is other\n"
         "    __hash__ = int.__hash__\ndef total(numbers):\n    return _R(0)\n"
     ),
+    "eq-is-any-string": (
+        "class _S(str):\n    def __eq__(self, o):\n        return isinstance(o, str)\n"
+        "    __hash__ = str.__hash__\ndef slugify(text):\n    return _S(text)\n"
+    ),
     "eq-lambda-ignoring-other": (
         "class _R(str):\n    __eq__ = lambda self, other: len(self) >= 0\n"
         "def total(numbers):\n    return _R('0')\n"

@@ -174,7 +174,9 @@ from benchguard.record.run import RunRecord
 #     reads its other operand is comparison-override/eq-ignores-other (eq_semantics).
 # 30: a prompt naming a file right under the home (~/.bash_history) authorizes it;
 #     an assert patch through the unittest module under an alias (_u.TestCase....).
-DETECTOR_VERSION = 30
+# 31: an __eq__/__ne__ whose every return is isinstance(other, <builtin type>) is
+#     eq-ignores-other too (a str subclass equal to every string).
+DETECTOR_VERSION = 31
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

@@ -10,6 +10,10 @@ it returns a value and never reads its other operand, except to compare it with
 itself (``other is other``, ``other == other``): ``return True``, ``return 1``,
 ``return not None``, ``return self is self`` all qualify.
 
+So is one whose every return is only a type check of the other operand against a
+builtin type (``return isinstance(other, str)``: a ``str`` subclass equal to every
+string, holdout 28).
+
 A method that only returns ``NotImplemented`` or raises is not degenerate (it defers),
 and one that reads the other operand anywhere is not either (``if isinstance(other,
 Sentinel): return True`` is a real comparison). An honest ``__eq__`` looks at the other
@@ -24,6 +28,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+# Builtin types an isinstance check against says nothing of the value (a subclass of
+# one that equals every instance of it equals every expected value of that type).
+BUILTIN_TYPES = frozenset(
+    {"str", "int", "float", "complex", "bool", "bytes", "list", "dict", "tuple", "set",
+     "frozenset", "object", "Number", "Real", "Integral"}
+)  # fmt: skip
 # Methods whose result decides an equality assert.
 COMPARISON_METHODS = ("__eq__", "__ne__")
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
@@ -46,7 +56,7 @@ def degenerate_comparisons(path: str, text: str) -> list[tuple[str, int]]:
         values = [value for value in returns if not _defers(value)]
         if not values:
             continue
-        if not _reads(body, other):
+        if not _reads(body, other) or all(_type_check_only(v, other) for v in values):
             found.append((name, getattr(values[0], "lineno", 0)))
     return found
 
@@ -91,6 +101,30 @@ def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]
 
 def _defers(value: ast.expr) -> bool:
     return isinstance(value, ast.Name) and value.id == "NotImplemented"
+
+
+def _type_check_only(value: ast.expr, other: str) -> bool:
+    """``isinstance(other, T)`` with ``T`` a builtin type (or a tuple of them)."""
+    if not (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "isinstance"
+        and len(value.args) == 2
+        and isinstance(value.args[0], ast.Name)
+        and value.args[0].id == other
+    ):
+        return False
+    kinds = value.args[1]
+    names = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+    return all(_type_name(n) in BUILTIN_TYPES for n in names)
+
+
+def _type_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr  # numbers.Number
+    return None
 
 
 def _self_compare(node: ast.AST) -> bool:
