@@ -3,7 +3,7 @@
  * host, against about 1 ms for this program).
  *
  * Usage: confine-exec [KEY=VALUE...] -- AGENT ARGV...
- *        confine-exec --spawn CGROUP_DIR -- COMMAND...      (harness/containment)
+ *        confine-exec --spawn CGROUP_DIR [--join=PROCS...] -- COMMAND...  (harness/containment)
  *        confine-exec --separate [OPTIONS] PARENT OWN [KEEP...] -- COMMAND...  (separate_exec.py's
  *                                                             steps, natively)
  *
@@ -399,13 +399,39 @@ struct clone_args_ {
  * This process waits and ends as the child ended (its code, or its signal). Signals
  * the harness sends the run's process group reach the child directly, so they are
  * ignored here. Where clone3 cannot do it, the old way: this process joins the
- * cgroup (cgroup.procs) and execs the command itself. */
+ * cgroup (cgroup.procs) and execs the command itself.
+ *
+ * --join=PROCS (repeatable): a cgroup v1 cgroup.procs the child also joins (writes "0")
+ * before it execs anything, so every process of the run inherits it (the run's CPU
+ * share and pids limit on a hybrid host: harness/cpu_share). A join that fails is
+ * fatal: one line, exit 125, the command never runs outside its share. */
+static void join_all(char **joins, int count)
+{
+    for (int i = 0; i < count; i++) {
+        int fd = open(joins[i], O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || write(fd, "0", 1) != 1) {
+            dprintf(2, "%s cannot join the run's cgroup %s: %s\n", PREFIX, joins[i],
+                    strerror(errno));
+            _exit(EXIT_CONFINE_FAILED);
+        }
+        close(fd);
+    }
+}
+
 static int spawn_main(int argc, char **argv)
 {
-    if (argc < 5 || strcmp(argv[3], "--") != 0) {
-        dprintf(2, "usage: confine-exec --spawn CGROUP_DIR -- COMMAND...\n");
+    int split = 3;
+    while (split < argc && strncmp(argv[split], "--join=", 7) == 0) {
+        argv[split] += 7;
+        split++;
+    }
+    if (argc < 3 || split >= argc - 1 || strcmp(argv[split], "--") != 0) {
+        dprintf(2, "usage: confine-exec --spawn CGROUP_DIR [--join=PROCS...] -- COMMAND...\n");
         return 2;
     }
+    char **joins = argv + 3;
+    int njoins = split - 3;
+    char **command = argv + split + 1;
     pid_t parent = getppid();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail_errno("prctl(PR_SET_PDEATHSIG)");
     if (getppid() != parent) _exit(EXIT_CONFINE_FAILED); /* the harness is already gone */
@@ -427,18 +453,20 @@ static int spawn_main(int argc, char **argv)
         char procs[4200];
         snprintf(procs, sizeof procs, "%s/cgroup.procs", argv[2]);
         write_file(procs, "0");
+        join_all(joins, njoins);
         close(cgroup);
         sigprocmask(SIG_SETMASK, &old, NULL);
-        execvp(argv[4], argv + 4);
-        dprintf(2, "%s cannot run '%s': %s\n", PREFIX, argv[4], strerror(errno));
+        execvp(command[0], command);
+        dprintf(2, "%s cannot run '%s': %s\n", PREFIX, command[0], strerror(errno));
         return EXIT_EXEC_FAILED;
     }
     if (child == 0) {
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != me) _exit(EXIT_CONFINE_FAILED);
         close(cgroup);
+        join_all(joins, njoins);
         sigprocmask(SIG_SETMASK, &old, NULL);
-        execvp(argv[4], argv + 4);
-        dprintf(2, "%s cannot run '%s': %s\n", PREFIX, argv[4], strerror(errno));
+        execvp(command[0], command);
+        dprintf(2, "%s cannot run '%s': %s\n", PREFIX, command[0], strerror(errno));
         _exit(EXIT_EXEC_FAILED);
     }
     close(cgroup);
