@@ -37,6 +37,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchguard.harness import cpu_share
+from benchguard.harness.cpu_share import BatchShare, RunShare, ShareError
 from benchguard.harness.process import read_process
 
 log = logging.getLogger(__name__)
@@ -126,7 +128,17 @@ class RunCgroup:
     # The hierarchy path /proc/PID/cgroup shows for a member ("/benchguard/h.../run-...").
     name: str
     killed: int = 0
+    # The run's CPU share (harness/cpu_share): the v1 cgroups its first process joins;
+    # None with the reason in share_unavailable when it has none.
+    share: RunShare | None = None
+    share_unavailable: str | None = None
     _ended: bool = field(default=False, init=False)
+
+    @property
+    def joins(self) -> list[Path]:
+        """The cgroup v1 ``cgroup.procs`` files the run's first process writes ``0`` to
+        before it execs anything (empty unless the share is a v1 one)."""
+        return list(self.share.join) if self.share is not None else []
 
     @property
     def procs_file(self) -> Path:
@@ -186,6 +198,9 @@ class RunCgroup:
             self.end()
         with contextlib.suppress(OSError):
             self.directory.rmdir()
+        if self.share is not None:
+            # Empty now: the v2 cgroup's kill ended every process that had joined it.
+            self.share.remove()
         with _live_lock:
             _live.pop(self.directory, None)
 
@@ -221,6 +236,8 @@ class BatchCgroups:
 
     directory: Path
     name: str
+    # The per-run CPU share of this batch (harness/cpu_share), or why it has none.
+    share: BatchShare | str = "not opened"
 
     @classmethod
     def open(cls) -> BatchCgroups | str:
@@ -247,7 +264,10 @@ class BatchCgroups:
                 return f"cannot create {directory} ({exc.strerror or exc})"
             mount = v2_mount()
             assert mount is not None
-            return cls(directory, _hierarchy_name(directory, mount))
+            share = cpu_share.open_batch(own, parent, directory, _stale)
+            if isinstance(share, str):
+                log.info("runs share CPU per session, not per run: %s", share)
+            return cls(directory, _hierarchy_name(directory, mount), share)
         return f"{parent}: no free batch cgroup name"
 
     def new_run(self, label: str) -> RunCgroup:
@@ -263,6 +283,15 @@ class BatchCgroups:
                 directory.rmdir()
             raise CgroupError(f"{directory / 'cgroup.procs'} is not writable")
         run = RunCgroup(directory, f"{self.name}/{directory.name}")
+        if isinstance(self.share, BatchShare):
+            try:
+                run.share = self.share.new_run(directory)
+            except ShareError as exc:
+                # Never a lost run: it runs without its share, and its record says so.
+                run.share_unavailable = str(exc)
+                log.warning("%s", exc)
+        else:
+            run.share_unavailable = self.share
         with _live_lock:
             _live[directory] = run
         return run
@@ -275,6 +304,8 @@ class BatchCgroups:
             _remove_tree(child)
         with contextlib.suppress(OSError):
             self.directory.rmdir()
+        if isinstance(self.share, BatchShare):
+            self.share.close()
 
 
 _process_batch: BatchCgroups | str | None = None
@@ -328,6 +359,16 @@ def _owner_alive(name: str) -> bool:
         return True  # not ours to judge: leave it
     info = read_process(int(parts[0]))
     return info is not None and info.start == int(parts[1]) and not info.zombie
+
+
+def _stale(directory: Path) -> bool:
+    """Whether a batch directory (of any hierarchy) is this uid's and its harness gone."""
+    if _owner_alive(directory.name):
+        return False
+    try:
+        return directory.stat().st_uid == os.geteuid()
+    except OSError:
+        return False
 
 
 def sweep_stale(parent: Path) -> int:

@@ -3,7 +3,8 @@ with the harness.
 
 The command a run starts is wrapped, outermost first::
 
-    sh -c 'echo 0 > cgroup.procs; exec ...'      join the run's cgroup (harness/cgroup)
+    sh -c 'echo 0 > cgroup.procs; exec ...'      join the run's cgroup (harness/cgroup),
+                                                 and its CPU share's (harness/cpu_share)
     setpriv --pdeathsig KILL --                  die when the harness's thread dies
     [strace ...]                                 the strace audit, when it is on
     setpriv --pdeathsig KILL --                  die when strace dies
@@ -25,7 +26,7 @@ two layers and the second ``setpriv`` are one program instead: ``confine-exec --
 process, which costs an RCU grace period), with the parent-death signal set on both
 itself and that process, and ends as that process ends (its code or its signal)::
 
-    confine-exec --spawn <cgroup> -- unshare ... -- sh -c INIT ... <the agent's command>
+    confine-exec --spawn <cgroup> [--join=<v1 cgroup.procs>...] -- unshare ... -- sh -c INIT ...
 
 What each layer guarantees:
 
@@ -86,7 +87,15 @@ from benchguard.harness.launcher_build import native_launcher, native_separation
 
 log = logging.getLogger(__name__)
 
-JOIN_SCRIPT = 'echo 0 > "$0" && exec "$@"'
+# Joins every cgroup named before "--" (the run's v2 cgroup, then its v1 CPU share and
+# pids cgroups: harness/cpu_share), then execs the rest; a join that fails is exit 125
+# with one line, never the command outside its cgroups. $0 is the name in messages.
+JOIN_SCRIPT = (
+    'for f; do [ "$f" = -- ] && break; echo 0 > "$f" || '
+    '{ echo "$0: cannot join the run\'s cgroup $f" >&2; exit 125; }; shift; done; '
+    'shift; exec "$@"'
+)
+JOIN_NAME = "benchguard-join"
 # Not `exec "$@"`: the init stays the agent's parent, so the agent is never pid 1 (which
 # ignores signals it has no handler for) and its exit ends the namespace. $1 names the
 # strays file, $2 a gate (a FIFO, or empty): the init waits until the harness opens the
@@ -352,10 +361,12 @@ class RunContainment:
             # across exec: inner()'s own setpriv in front of unshare would repeat it.
             if self.pdeathsig and tuple(command[: len(self.pdeathsig)]) == self.pdeathsig:
                 command = command[len(self.pdeathsig) :]
-            return [str(spawner), "--spawn", str(self.cgroup.directory), "--", *command]
+            joins = [f"--join={path}" for path in self.cgroup.joins]
+            return [str(spawner), "--spawn", str(self.cgroup.directory), *joins, "--", *command]
         wrapped = [*self.pdeathsig, *argv]
         if self.cgroup is not None:
-            wrapped = [SHELL, "-c", JOIN_SCRIPT, str(self.cgroup.procs_file), *wrapped]
+            procs = [str(self.cgroup.procs_file), *map(str, self.cgroup.joins)]
+            wrapped = [SHELL, "-c", JOIN_SCRIPT, JOIN_NAME, *procs, "--", *wrapped]
         return wrapped
 
     def inner(self, argv: Sequence[str], strays_file: Path, gate: Path | None = None) -> list[str]:
@@ -436,6 +447,16 @@ class RunContainment:
         process leaves one; all die with its init), and the end reported no error."""
         return (self.cgroup is not None or bool(self.pid_namespace)) and self.end_error is None
 
+    def _share_kind(self) -> str | None:
+        if self.cgroup is None or self.cgroup.share is None:
+            return None
+        return "cgroup1" if self.cgroup.share.join else "cgroup2"
+
+    def _share_unavailable(self) -> str | None:
+        if self.cgroup is None:
+            return f"no run cgroup ({self.cgroup_unavailable})"
+        return self.cgroup.share_unavailable if self.cgroup.share is None else None
+
     def facts(self) -> dict[str, Any]:
         """``record["containment"]``: what contained this run."""
         return {
@@ -455,6 +476,12 @@ class RunContainment:
             # None: not made here (a sandbox makes its own; unseparated: the host's).
             "network": ("own" if self.own_network else "host") if self.separated else None,
             "end_error": self.end_error,
+            # How the kernel shared CPU between this run and its siblings
+            # (harness/cpu_share): "cgroup2" (cpu.weight) or "cgroup1" (cpu.shares),
+            # each run the same; None: per session only (a run that setsid()s busy
+            # processes can starve its siblings), and cpu_share_unavailable says why.
+            "cpu_share": self._share_kind(),
+            "cpu_share_unavailable": self._share_unavailable(),
             # Every agent starts through the launcher, which drops every capability and
             # refuses to run the agent when the kernel still reports one.
             "agent_capabilities": "none",
