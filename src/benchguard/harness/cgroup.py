@@ -23,6 +23,9 @@ still lives in them.
 Unavailable (no v2 mount, no write access: an unprivileged harness without delegation,
 a read-only ``/sys``): :meth:`BatchCgroups.open` says why, and the run falls back to a
 pid namespace (``harness.containment``), whose init takes everything with it.
+
+A run cgroup contains; each run's CPU share (and pids limit) is ``harness.cpu_share``'s,
+opened with the batch and removed with each run.
 """
 
 from __future__ import annotations
