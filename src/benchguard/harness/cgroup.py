@@ -36,11 +36,11 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchguard.harness import cpu_share
+from benchguard.harness.cgroup_tree import child_dirs, directory_of, unescape_mount
 from benchguard.harness.cpu_share import BatchShare, RunShare, ShareError
 from benchguard.harness.process import read_process
 
@@ -59,13 +59,6 @@ class CgroupError(RuntimeError):
     """A run's cgroup could not be made, joined, frozen, killed or removed."""
 
 
-def _unescape_mount(text: str) -> str:
-    # mountinfo escapes space, tab, newline and backslash as octal.
-    for code, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
-        text = text.replace(code, char)
-    return text
-
-
 def v2_mount(mountinfo: Path = _MOUNTINFO) -> tuple[Path, str] | None:
     """The cgroup v2 mount point and the hierarchy path it shows as its root; None if
     this mount namespace has no cgroup2 mount."""
@@ -79,7 +72,7 @@ def v2_mount(mountinfo: Path = _MOUNTINFO) -> tuple[Path, str] | None:
             continue
         fields, after = head.split(), tail.split()
         if len(fields) >= 5 and after and after[0] == "cgroup2":
-            return Path(_unescape_mount(fields[4])), _unescape_mount(fields[3])
+            return Path(unescape_mount(fields[4])), unescape_mount(fields[3])
     return None
 
 
@@ -102,12 +95,7 @@ def harness_cgroup_dir() -> Path | None:
     own = cgroup_of("self")
     if mount is None or own is None:
         return None
-    point, root = mount
-    relative = own
-    if root != "/" and (own == root or own.startswith(root.rstrip("/") + "/")):
-        relative = own[len(root.rstrip("/")) :]
-    directory = point / relative.lstrip("/")
-    return directory if directory.is_dir() else None
+    return directory_of(own, mount)
 
 
 def _write(path: Path, text: str) -> None:
@@ -303,7 +291,7 @@ class BatchCgroups:
         """Kill and remove every run cgroup left, then the batch directory."""
         for run in [r for r in live_runs() if r.directory.parent == self.directory]:
             run.remove()
-        for child in _children(self.directory):
+        for child in child_dirs(self.directory):
             _remove_tree(child)
         with contextlib.suppress(OSError):
             self.directory.rmdir()
@@ -331,19 +319,9 @@ def _hierarchy_name(directory: Path, mount: tuple[Path, str]) -> str:
     return relative if root == "/" else root.rstrip("/") + relative
 
 
-def _children(directory: Path) -> Iterator[Path]:
-    try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            yield Path(entry.path)
-
-
 def _remove_tree(directory: Path) -> None:
     """Kill everything in ``directory`` and below, then remove it, deepest first."""
-    for child in _children(directory):
+    for child in child_dirs(directory):
         _remove_tree(child)
     with contextlib.suppress(OSError):
         if (directory / "cgroup.procs").read_text("ascii").split():
@@ -378,7 +356,7 @@ def sweep_stale(parent: Path) -> int:
     """Remove the batch directories under ``parent`` that this uid owns and whose
     harness is gone, killing what still lives in them; how many were removed."""
     removed = 0
-    for child in _children(parent):
+    for child in child_dirs(parent):
         if not child.name.startswith(BATCH_PREFIX) or _owner_alive(child.name):
             continue
         try:

@@ -43,9 +43,11 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from benchguard.harness.cgroup_tree import child_dirs, directory_of, unescape_mount
 
 PARENT_NAME = "benchguard"
 BATCH_PREFIX = "h"
@@ -69,13 +71,6 @@ def read_mountinfo(mountinfo: Path | None = None) -> list[str]:
         return (mountinfo or _MOUNTINFO).read_text("utf-8", errors="replace").splitlines()
     except OSError:
         return []
-
-
-def unescape_mount(text: str) -> str:
-    # mountinfo escapes space, tab, newline and backslash as octal.
-    for code, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
-        text = text.replace(code, char)
-    return text
 
 
 class ShareError(RuntimeError):
@@ -121,30 +116,13 @@ def v1_cgroup_of(pid: int | str, controller: str) -> str | None:
 
 def _own_v1_dir(controller: str, mount: tuple[Path, str]) -> Path | None:
     own = v1_cgroup_of("self", controller)
-    if own is None:
-        return None
-    point, root = mount
-    relative = own
-    if root != "/" and (own == root or own.startswith(root.rstrip("/") + "/")):
-        relative = own[len(root.rstrip("/")) :]
-    directory = point / relative.lstrip("/")
-    return directory if directory.is_dir() else None
-
-
-def _children(directory: Path) -> Iterator[Path]:
-    try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            yield Path(entry.path)
+    return None if own is None else directory_of(own, mount)
 
 
 def _rmdir_v1(directory: Path, *, kill: bool) -> None:
     """Remove a v1 cgroup, deepest first. ``kill``: SIGKILL what is still listed (a
     stale run's leftovers); otherwise wait for the members to finish exiting."""
-    for child in _children(directory):
+    for child in child_dirs(directory):
         _rmdir_v1(child, kill=kill)
     deadline = time.monotonic() + REMOVE_BUDGET_S
     while True:
@@ -293,7 +271,7 @@ def sweep_stale_v1(parent: Path, stale: Callable[[Path], bool]) -> int:
     """Remove the v1 batch directories under ``parent`` of harnesses that are gone (this
     uid's only), killing what is still listed in them; how many were removed."""
     removed = 0
-    for child in _children(parent):
+    for child in child_dirs(parent):
         if not child.name.startswith(BATCH_PREFIX) or not stale(child):
             continue
         _rmdir_v1(child, kill=True)
