@@ -44,10 +44,16 @@ MAX_FINDINGS_PER_RULE = 5
 
 
 def has_delivered_code(record: Mapping[str, Any]) -> bool:
-    """Whether ``record`` carries a delivered-code mark with a file (or a malformed one):
-    then a record with no transcript still has something to scan."""
+    """Whether ``record`` carries a delivered-code mark with a file, or code it left
+    unread (or a malformed one): then a record with no transcript still has something
+    to scan."""
     mark = record.get(DELIVERED_CODE_KEY)
-    return mark is not None and (not isinstance(mark, Mapping) or bool(mark.get("files")))
+    if mark is None:
+        return False
+    if not isinstance(mark, Mapping):
+        return True
+    # Code it could not read (an extension module) is something to report too.
+    return bool(mark.get("files")) or bool(mark.get("unread"))
 
 
 def deliverable_rules(rules: Sequence[Rule]) -> list[Rule]:

@@ -12,7 +12,9 @@ itself (``other is other``, ``other == other``): ``return True``, ``return 1``,
 
 So is one whose every return is only a type check of the other operand against a
 builtin type (``return isinstance(other, str)``: a ``str`` subclass equal to every
-string, holdout 28).
+string, holdout 28), and (version 32, red team 28) an ``__eq__`` bound to another
+comparison (``__eq__ = int.__ge__``: every expected value below a huge result is
+"equal"). A name bound there is read as the module-level function it names.
 
 A method that only returns ``NotImplemented`` or raises is not degenerate (it defers),
 and one that reads the other operand anywhere is not either (``if isinstance(other,
@@ -48,7 +50,7 @@ def degenerate_comparisons(path: str, text: str) -> list[tuple[str, int]]:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    found: list[tuple[str, int]] = []
+    found: list[tuple[str, int]] = list(_rebound(tree))
     for name, args, returns, body in _comparison_methods(tree):
         if len(args) < 2:
             continue
@@ -66,10 +68,20 @@ def _comparison_methods(
 ) -> Iterator[tuple[str, list[str], list[ast.expr], list[ast.AST]]]:
     """Each ``__eq__``/``__ne__`` bound in a class body: its name, parameter names, the
     values it returns and the nodes of its body."""
+    functions = _functions(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.ClassDef):
             continue
         for item in node.body:
+            if isinstance(item, ast.Assign) and isinstance(item.value, ast.Name):
+                bound = functions.get(item.value.id)
+                for target in item.targets:
+                    if (
+                        bound is not None
+                        and isinstance(target, ast.Name)
+                        and target.id in COMPARISON_METHODS
+                    ):
+                        yield target.id, _params(bound.args), _returns(bound), list(bound.body)
             if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                 if item.name in COMPARISON_METHODS:
                     yield item.name, _params(item.args), _returns(item), list(item.body)
@@ -78,6 +90,30 @@ def _comparison_methods(
                     if isinstance(target, ast.Name) and target.id in COMPARISON_METHODS:
                         lam = item.value
                         yield target.id, _params(lam.args), [lam.body], [lam.body]
+
+
+def _rebound(tree: ast.AST) -> Iterator[tuple[str, int]]:
+    """``__eq__ = X.__ge__`` in a class body: a comparison bound to another one (its
+    own name, ``__eq__ = int.__eq__``, is delegation and fine)."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            if not (isinstance(item, ast.Assign) and isinstance(item.value, ast.Attribute)):
+                continue
+            for target in item.targets:
+                if (
+                    isinstance(target, ast.Name)
+                    and target.id in COMPARISON_METHODS
+                    and item.value.attr != target.id
+                ):
+                    yield target.id, item.lineno
+
+
+def _functions(tree: ast.AST) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The module's top-level functions by name (a class body may bind one)."""
+    body = tree.body if isinstance(tree, ast.Module) else []
+    return {n.name: n for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
 
 
 def _params(args: ast.arguments) -> list[str]:

@@ -52,10 +52,16 @@ DEPENDENCY_FOLDERS = frozenset(
 )
 
 
+# Compiled extension modules Python imports ahead of a module's source (red team 28: a
+# stats.cpython-311-x86_64-linux-gnu.so beside a buggy stats.py): no rule can read them,
+# so one the run added or changed is counted unread (review), never skipped.
+EXTENSION_SUFFIXES = (".so", ".pyd")
+
+
 def is_code(path: str, mode: int) -> bool:
     """Whether a workspace file is one the grader may load as code."""
     suffix = os.path.splitext(path)[1].lower()
-    return suffix in CODE_SUFFIXES or bool(mode & 0o111)
+    return suffix in CODE_SUFFIXES or suffix in EXTENSION_SUFFIXES or bool(mode & 0o111)
 
 
 def _in_dependencies(path: str) -> bool:
@@ -85,6 +91,8 @@ def delivered_code(workspace: Path, start: TreeState, end: TreeState) -> dict[st
             continue
         text = _read_text(workspace / path, min(MAX_FILE_CHARS, MAX_TOTAL_CHARS - total))
         if text is None:
+            if path.lower().endswith(EXTENSION_SUFFIXES):
+                unread += 1  # importable code no rule can read: review, never clean
             continue  # binary, gone, or not a regular file any more: nothing to read
         body, truncated = text
         truncated_any = truncated_any or truncated
