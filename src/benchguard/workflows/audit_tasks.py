@@ -472,6 +472,8 @@ def _run_exploit(
         # grader: a task asking for network: true gets it, as in a batch the operator
         # runs with --allow-host-network (harness.host_network), not refused.
         allow_host_network=any(task.network for task in loaded.tasks),
+        # The reference probe carries the task's own solution in its directory.
+        harness_agent=True,
     )
     prepared = prepare_run(run, notify, tasks=loaded)
     result = run_prepared(prepared)

@@ -97,6 +97,10 @@ class RunRequest:
     allow_host_network: bool = False
     # What each run's writable space may hold, in bytes (harness.disk_budget).
     disk_budget: int = DEFAULT_DISK_BUDGET
+    # The agent is benchguard's own (audit-tasks' probes): its directory holds task
+    # files on purpose (the reference solution it replays), so pre-flight does not
+    # search its grants for them by content (harness.grant_content); by name it does.
+    harness_agent: bool = False
 
 
 @dataclass(frozen=True)
@@ -212,7 +216,7 @@ def prepare_run(
         (request.tasks_dir, request.out),
         where=where,
         fields=grant_fields(agent_config, home_dir),
-        material=task_material(request.tasks_dir),
+        material=None if request.harness_agent else task_material(request.tasks_dir),
     )
     if problems:
         raise BadInputError("pre-flight refused the batch: " + "; ".join(problems))
