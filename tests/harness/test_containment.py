@@ -187,6 +187,9 @@ def test_stale_run_cgroups_of_a_dead_harness_are_swept() -> None:
     stale = parent / f"h{os.getpid()}-1-0"
     stale_run = stale / "run-0-dead"
     stale_run.mkdir(parents=True)
+    # And one named as today's harnesses name theirs, with this pid namespace.
+    tagged = parent / f"h{os.getpid()}-1-1{cgroup._NAMESPACE_TAG}"
+    tagged.mkdir()
     sleeper = subprocess.Popen(
         ["/bin/sh", "-c", 'echo 0 > "$0" && exec sleep 300', str(stale_run / "cgroup.procs")]
     )
@@ -195,8 +198,8 @@ def test_stale_run_cgroups_of_a_dead_harness_are_swept() -> None:
         while not RunCgroup(stale_run, "").pids():
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        assert sweep_stale(parent) == 1
-        assert not stale.exists()
+        assert sweep_stale(parent) == 2
+        assert not stale.exists() and not tagged.exists()
         assert sleeper.wait(timeout=10) == -signal.SIGKILL
         # The live batch (this process's) is kept.
         assert batch.directory.is_dir()
@@ -207,6 +210,56 @@ def test_stale_run_cgroups_of_a_dead_harness_are_swept() -> None:
         batch.close()
     assert not batch.directory.exists()
     assert cgroup.live_runs() == []
+
+
+_HARNESS_IN_ANOTHER_PID_NAMESPACE = """
+import sys
+from benchguard.harness.cgroup import BatchCgroups
+batch = BatchCgroups.open()
+assert isinstance(batch, BatchCgroups), batch
+print(batch.directory, flush=True)
+sys.stdin.readline()
+batch.close()
+"""
+
+
+def test_a_live_harness_in_another_pid_namespace_is_never_swept() -> None:
+    """Guards against a sweep killing another harness's live runs: a harness in its own
+    pid namespace (a container sharing this cgroup, ``unshare --pid``) names its batch
+    by a pid this namespace cannot look up, so judged by pid and start time here it
+    would look gone. The batch name carries the owner's pid namespace, and a sweep
+    judges only its own namespace's batches."""
+    if os.geteuid() != 0:
+        pytest.skip("creating cgroups and pid namespaces needs root here")
+    inner = subprocess.Popen(
+        [
+            "unshare",
+            "--pid",
+            "--fork",
+            "--mount-proc",
+            sys.executable,
+            "-c",
+            _HARNESS_IN_ANOTHER_PID_NAMESPACE,
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+    )
+    try:
+        assert inner.stdout is not None and inner.stdin is not None
+        theirs = Path(inner.stdout.readline().strip())
+        assert theirs.is_dir(), theirs
+        sweep_stale(theirs.parent)
+        assert theirs.is_dir(), "a live harness's batch was swept"
+        inner.stdin.write("\n")
+        inner.stdin.flush()
+        assert inner.wait(timeout=30) == 0
+        assert not theirs.exists()
+    finally:
+        if inner.poll() is None:
+            inner.kill()
+            inner.wait()
 
 
 def test_the_v2_hierarchy_is_found_wherever_it_is_mounted(tmp_path: Path) -> None:

@@ -13,12 +13,15 @@ Where the hierarchy is: the v2 mount read from ``/proc/self/mountinfo`` (filesys
 ``/sys/fs/cgroup/unified`` on a hybrid one); never assumed. Run cgroups are created
 below the harness's own v2 cgroup::
 
-    <v2 mount>/<harness cgroup>/benchguard/h<pid>-<start>-<n>/run-<position>-<token>
+    <v2 mount>/<harness cgroup>/benchguard/h<pid>-<start>-<n>-ns<pidns>/run-<position>-<token>
 
 ``h<pid>-<start>`` names the harness process that owns the batch (pid and start time,
-so a recycled pid is never mistaken for it). :func:`sweep_stale` removes the batch
+so a recycled pid is never mistaken for it), ``ns<pidns>`` the pid namespace those are
+read in (the inode of ``/proc/self/ns/pid``). :func:`sweep_stale` removes the batch
 directories whose owner is gone (a harness killed outright), after killing whatever
-still lives in them.
+still lives in them. It judges only its own pid namespace's batches: another
+namespace's pid cannot be looked up here, so a live harness in a container sharing
+this cgroup would look gone. (A name without ``ns`` is an older harness's, judged here.)
 
 Unavailable (no v2 mount, no write access: an unprivileged harness without delegation,
 a read-only ``/sys``): :meth:`BatchCgroups.open` says why, and the run falls back to a
@@ -246,7 +249,7 @@ class BatchCgroups:
         me = read_process(os.getpid())
         start = me.start if me is not None else 0
         for attempt in range(1000):
-            directory = parent / f"{BATCH_PREFIX}{os.getpid()}-{start}-{attempt}"
+            directory = parent / f"{BATCH_PREFIX}{os.getpid()}-{start}-{attempt}{_NAMESPACE_TAG}"
             try:
                 directory.mkdir(mode=0o755)
             except FileExistsError:
@@ -333,11 +336,27 @@ def _remove_tree(directory: Path) -> None:
         directory.rmdir()
 
 
+def _pid_namespace_tag() -> str:
+    """``-ns<inode>`` of this process's pid namespace; empty where it cannot be read
+    (the batch is then named, and judged, as an older harness's)."""
+    try:
+        return f"-ns{os.stat('/proc/self/ns/pid').st_ino}"
+    except OSError:
+        return ""
+
+
+_NAMESPACE_TAG = _pid_namespace_tag()
+
+
 def _owner_alive(name: str) -> bool:
-    """Whether the harness a batch directory names (``h<pid>-<start>-<n>``) still runs."""
+    """Whether the harness a batch directory names (``h<pid>-<start>-<n>[-ns<pidns>]``)
+    still runs; one in another pid namespace is never judged gone from here."""
     parts = name[len(BATCH_PREFIX) :].split("-")
     if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
         return True  # not ours to judge: leave it
+    namespace = next((part for part in parts[2:] if part.startswith("ns")), None)
+    if namespace is not None and f"-{namespace}" != _NAMESPACE_TAG:
+        return True  # its pid means nothing in this namespace: leave it
     info = read_process(int(parts[0]))
     return info is not None and info.start == int(parts[1]) and not info.zombie
 

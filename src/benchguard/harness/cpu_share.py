@@ -18,7 +18,7 @@ Where the cpu controller comes from, first that works:
   non-root cgroup of its own then has no share, and the record says why.
 - ``cgroup1``: a hybrid host (v1 controllers under ``/sys/fs/cgroup/<controller>``, the
   v2 hierarchy without controllers), as root: a per-run cgroup under the harness's own
-  v1 ``cpu`` cgroup, ``.../benchguard/h<pid>-<start>-<n>/run-...`` (the same names as
+  v1 ``cpu`` cgroup, ``.../benchguard/h<pid>-<start>-<n>-ns<pidns>/run-...`` (the same names as
   the v2 ones), with ``cpu.shares`` :data:`SHARES`, and likewise in the ``pids``
   hierarchy with ``pids.max`` :data:`PIDS_MAX`. The run's first process joins them
   (writes ``0`` to their ``cgroup.procs``) before it execs anything
