@@ -146,6 +146,12 @@ class _Content:
             )
         return None
 
+    @property
+    def wants_sizes(self) -> bool:
+        """Whether a listing needs its files' sizes: only to compare them with task
+        files, so never when there are none (one stat per file saved)."""
+        return self.material is not None and bool(self.material.files)
+
     def file(self, path: Path, size: int | None) -> Found | None:
         if self.material is None or size is None:
             return None
@@ -211,13 +217,15 @@ def _size(path: Path) -> int | None:
     return stat.st_size if S_ISREG(stat.st_mode) else None
 
 
-def _listing(folder: Path) -> list[_Entry]:
+def _listing(folder: Path, *, sizes: bool) -> list[_Entry]:
+    """``folder``'s entries by name; regular files' sizes only if ``sizes`` (a stat
+    each, which the directories above a grant and a search without task files skip)."""
     entries = []
     with os.scandir(folder) as listing:
         for e in listing:
             is_dir = e.is_dir(follow_symlinks=False)
             size = None
-            if e.is_file(follow_symlinks=False):
+            if sizes and e.is_file(follow_symlinks=False):
                 with contextlib.suppress(OSError):
                     size = e.stat(follow_symlinks=False).st_size
             entries.append(_Entry(e.name, is_dir, size))
@@ -229,7 +237,7 @@ def _material_at(folder: Path, content: _Content, *, inside: bool) -> Found | No
     a git directory counts (a grant of its ``objects/`` holds its objects), not the
     directory's other files, which the grant does not cover."""
     try:
-        entries = _listing(folder)
+        entries = _listing(folder, sizes=False)  # above the grant only git counts
     except OSError:
         return None
     found = _judge(folder, entries)
@@ -261,7 +269,7 @@ def _walk(root: Path, bounds: Bounds, content: _Content) -> Found | None:
         if time.monotonic() > deadline:
             return Found(f"more than {bounds.seconds:g} s of searching", None)
         try:
-            entries = _listing(folder)
+            entries = _listing(folder, sizes=content.wants_sizes)
         except OSError as exc:
             return Found(f"an unreadable directory {folder} ({exc.strerror})", None)
         seen += len(entries)
