@@ -65,8 +65,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchguard.harness.box_disk import open_corner
 from benchguard.harness.check_programs import GradingPaths, PytestRun, normalise
 from benchguard.harness.deliverable_imports import imported_names
+from benchguard.harness.disk_budget import RunDisk
 from benchguard.harness.workspace import remove_tree
 
 BOX_PREFIX = "bg-grade-"
@@ -154,6 +156,12 @@ class CheckRun:
     work: Path
     reports: Path
     home: Path
+    # The corner's disk budget (harness.box_disk): a tmpfs, or the watchdog's measure.
+    disk: RunDisk | None = None
+
+    def release(self) -> str | None:
+        """Unmount the corner's tmpfs (if any) once the check is done; why not, or None."""
+        return None if self.disk is None else self.disk.release()
 
     @property
     def junit(self) -> Path:
@@ -211,18 +219,26 @@ def build_box(
         raise
 
 
-def new_check_run(box: Box, index: int) -> CheckRun:
-    """A fresh copy of the box's pristine tree for command check ``index``."""
+def new_check_run(box: Box, index: int, disk_budget: int | None = None) -> CheckRun:
+    """A fresh copy of the box's pristine tree for command check ``index``; with
+    ``disk_budget``, in a corner bounded to the copy plus that budget (harness.box_disk).
+    The caller releases it (:meth:`CheckRun.release`) once the check is done."""
     root = box.root / f"run-{index}"
     root.mkdir()
-    work = root / "work"
-    _, _, links = _copy_tree(box.pristine, work)
-    # The copy has the pristine tree's shape, so its links resolve as there; resolved
-    # again all the same, so the rule holds for the tree the command really runs in.
-    drop_links(work, links, grading_identities(work, box.grading_files), box.grading_files)
-    run = CheckRun(root, work, root / "reports", root / "home")
-    for path in (run.reports, run.home):
-        path.mkdir()
+    disk = None if disk_budget is None else open_corner(root, box.pristine, disk_budget)
+    run = CheckRun(root, root / "work", root / "reports", root / "home", disk)
+    try:
+        _, _, links = _copy_tree(box.pristine, run.work)
+        # The copy has the pristine tree's shape, so its links resolve as there; resolved
+        # again all the same, so the rule holds for the tree the command really runs in.
+        drop_links(
+            run.work, links, grading_identities(run.work, box.grading_files), box.grading_files
+        )
+        for path in (run.reports, run.home):
+            path.mkdir()
+    except BaseException:
+        run.release()
+        raise
     return run
 
 

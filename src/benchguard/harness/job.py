@@ -677,6 +677,8 @@ def _grade(
         delivered=watch.delivered(),
         # What the run could fill: its scratch, and a persistent home.
         own_trees=(scratch.root,) if run_home is not None else (scratch.root, settings.home),
+        # What each check may write beyond its copy: the run's own budget.
+        disk_budget=settings.disk_budget,
     )
 
 

@@ -48,10 +48,11 @@ from typing import Any
 
 import re2
 
-from benchguard.harness import box_seccomp, grading
+from benchguard.harness import box_disk, box_seccomp, grading
 from benchguard.harness.beneath import open_beneath
 from benchguard.harness.box_shortage import infrastructure_shortage
 from benchguard.harness.check_programs import GradingPaths, PytestRun, normalise, pytest_run
+from benchguard.harness.disk_budget import DEFAULT_DISK_BUDGET
 from benchguard.harness.glob_names import option_names
 from benchguard.harness.grading import CHECK_PATH, Box, BoxError, CheckRun
 from benchguard.harness.harness_namespaces import SandboxGate
@@ -198,12 +199,14 @@ def grade(
     exclude: Sequence[str] = (),
     delivered: Mapping[str, str | None] | None = None,
     own_trees: Sequence[Path] = (),
+    disk_budget: int | None = DEFAULT_DISK_BUDGET,
 ) -> Grading:
     """Build the grading box from ``workspace`` and run every check of ``task`` there;
     ``exclude``: workspace files never copied into it (protected files, hard-linked).
     ``own_trees``: everything the run could write (its scratch, a persistent home; the
     workspace when empty), to tell a full filesystem the run filled from one a
-    neighbour did."""
+    neighbour did. ``disk_budget``: what each check may write beyond its copy of the
+    workspace (harness.box_disk; None: unbounded)."""
     hooks = grading.hook_files(workspace)
     try:
         box = grading.build_box(
@@ -232,7 +235,7 @@ def grade(
             {"path": path, "what": GRADING_LINK, "detail": "removed from the grading box"}
             for path in sorted(box.grading_links)
         ]
-        report = _run_in_box(task, box, home, sandbox, home_files, forged)
+        report = _run_in_box(task, box, home, sandbox, home_files, forged, disk_budget)
         return Grading(report, hooks, forged, sorted(box.foreign))
     finally:
         problems = box.remove()
@@ -247,6 +250,7 @@ def _run_in_box(
     sandbox: CheckSandbox | None,
     home_files: HomeFiles | None,
     forged: list[dict[str, str]],
+    disk_budget: int | None,
 ) -> list[dict[str, Any]]:
     outputs = GradingPaths(task.grader_outputs)
     entries: dict[int, dict[str, Any]] = {}
@@ -257,14 +261,19 @@ def _run_in_box(
             entries[index] = _box_file_entry(check, box, home, home_files, forged)
     for index, check in checks:
         if isinstance(check, CommandCheck):
-            run = grading.new_check_run(box, index)
-            dashed = option_names(check.command, run.work)
-            if dashed:
-                # A name the agent chose would reach the check as an option: not run.
-                entries[index] = _glob_refusal(check, dashed, forged)
-                continue
-            entries[index] = _run_command(check, run, box, sandbox, forged, task.grader_outputs)
-            grading.harvest_outputs(run, box, task.grader_outputs)
+            run = grading.new_check_run(box, index, disk_budget)
+            try:
+                dashed = option_names(check.command, run.work)
+                if dashed:
+                    # A name the agent chose would reach the check as an option: not run.
+                    entries[index] = _glob_refusal(check, dashed, forged)
+                    continue
+                entries[index] = _run_command(check, run, box, sandbox, forged, task.grader_outputs)
+                grading.harvest_outputs(run, box, task.grader_outputs)
+            finally:
+                problem = run.release()
+                if problem is not None:
+                    log.warning("grading box: %s", problem)
     # What the grader wrote, once every command has run.
     for index, check in checks:
         if isinstance(check, FileCheck) and outputs.covers(check.file):
@@ -403,7 +412,11 @@ def _run_command(
     else:
         argv = box_seccomp.wrapped(argv)
     try:
-        return _run_gated(check, argv, env, run, box, gate, pytest, forged, seccomp_fds)
+        entry = _run_gated(check, argv, env, run, box, gate, pytest, forged, seccomp_fds)
+        note = box_disk.full_note(run.disk) if entry["passed"] is not True else None
+        if note is not None:
+            entry["reason"] = f"{entry['reason']}; {note}"
+        return entry
     finally:
         for fd in seccomp_fds:
             with contextlib.suppress(OSError):
@@ -461,12 +474,18 @@ def _run_gated(
     if reader is not None:
         reader.start()
     try:
-        code = process.wait(timeout=check.timeout)
+        code = box_disk.wait(process, check.timeout, run.disk)
     except subprocess.TimeoutExpired:
         kill_group(process)
         if reader is not None:
             reader.finish(0)
         return _entry(check, None, f"command timed out after {check.timeout:g}s")
+    except box_disk.OverBudget as exc:
+        # The thing under test filled its corner: its failure, never the grader's.
+        kill_group(process)
+        if reader is not None:
+            reader.finish(0)
+        return _entry(check, False, str(exc))
     if pytest is None or reader is None:
         if code == check.exit_code:
             return _entry(check, True, f"exit code {code} as expected")
