@@ -69,3 +69,35 @@ def test_written_files_are_readable_by_others(tmp_path: Path) -> None:
     write_files_atomic({target: "[]\n"})
     assert target.read_text(encoding="utf-8") == "[]\n"
     assert target.stat().st_mode & 0o044 == 0o044
+
+
+def test_a_fifo_or_device_target_is_written_into_never_replaced(tmp_path: Path) -> None:
+    """Guards against ``-o /dev/null`` as root turning the machine's /dev/null into a
+    regular file (the rename of a staged file over it): a target that is no regular
+    file is written into, and stays what it was. A FIFO stands in for the device."""
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text("utf-8")))
+    reader.start()
+    write_files_atomic({fifo: "[]\n", tmp_path / "beside.json": "{}\n"})
+    reader.join(timeout=30)
+    assert received == ["[]\n"]
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert (tmp_path / "beside.json").read_text("utf-8") == "{}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["beside.json", "out.fifo"]
+
+
+def test_a_symlinked_target_keeps_its_link(tmp_path: Path) -> None:
+    """A results path that is a symbolic link is written at the link's target."""
+    real = tmp_path / "real.json"
+    real.write_text("old\n", "utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    write_files_atomic({link: "new\n"})
+    assert link.is_symlink()
+    assert real.read_text("utf-8") == "new\n"

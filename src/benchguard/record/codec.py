@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -281,16 +282,36 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_files_atomic({path: text})
 
 
+def _placement(target: Path) -> tuple[Path, bool]:
+    """Where ``target``'s text goes, and whether it is written in place: through a
+    symbolic link, its target is renamed over (the link stays a link); a target that
+    exists and is no regular file (``/dev/null``, ``/dev/stdout``, a FIFO) is written
+    into, never renamed over: a rename would replace the device with a file (as root,
+    ``-o /dev/null`` turned the machine's /dev/null into a regular file)."""
+    real = Path(os.path.realpath(target)) if target.is_symlink() else target
+    try:
+        mode = real.stat().st_mode
+    except FileNotFoundError:
+        return real, False
+    if stat.S_ISDIR(mode):  # would fail only at rename time, after other files moved
+        raise IsADirectoryError(21, "is a directory", str(target))
+    return real, not stat.S_ISREG(mode)
+
+
 def write_files_atomic(files: Mapping[Path, str]) -> None:
-    """Stage every file next to its target, then rename them all into place.
+    """Stage every file next to its target, then rename them all into place; a target
+    that is a device or a FIFO is written into directly, after the others are staged.
 
     If staging any file fails, no target is touched and the temporary files are removed.
     """
     staged: list[tuple[Path, Path]] = []
+    direct: list[tuple[Path, str]] = []
     try:
-        for target, text in files.items():
-            if target.is_dir():  # would fail only at rename time, after other files moved
-                raise IsADirectoryError(21, "is a directory", str(target))
+        for named, text in files.items():
+            target, in_place = _placement(named)
+            if in_place:
+                direct.append((target, text))
+                continue
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, temp_name = tempfile.mkstemp(
                 dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
@@ -308,3 +329,6 @@ def write_files_atomic(files: Mapping[Path, str]) -> None:
         raise
     for temp, target in staged:
         os.replace(temp, target)
+    for target, text in direct:
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text)
