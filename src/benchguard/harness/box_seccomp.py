@@ -7,7 +7,9 @@ leave world-viewable keys in that uid's persistent user keyring: every later run
 host reads their descriptions in ``/proc/keys`` (red team 6 carried a task's hidden
 tests to later batches that way). So every command check runs under the same filter the
 launcher gives agents (:mod:`benchguard.harness.seccomp`: keyrings, extended attributes,
-io_uring, inode-flag ioctls, page-cache residency queries):
+io_uring, inode-flag ioctls, page-cache residency queries), and no process may reach
+into another (``ptrace``, ``process_vm_readv``/``writev``, ``pidfd_getfd``: red team 29's
+deliverable attached to the pytest that ran it and forged its verdict):
 
 - in the check sandbox, bubblewrap loads the compiled program (``--seccomp FD``, read
   from a sealed memfd) just before it executes the command;
@@ -36,7 +38,7 @@ EXEC_STEP = (
     "s = u.spec_from_file_location('_bg_seccomp', sys.argv[1])\n"
     "m = u.module_from_spec(s)\n"
     "s.loader.exec_module(m)\n"
-    "m.install()\n"
+    "m.install(box=True)\n"
     "os.execvp(sys.argv[2], sys.argv[2:])\n"
 )
 
@@ -45,7 +47,7 @@ def program_fd() -> int:
     """A read-only descriptor (at least :data:`MIN_FD`, close-on-exec) positioned at the
     start of the compiled filter, for bubblewrap's ``--seccomp``. The caller passes it
     to bubblewrap and closes it."""
-    code = seccomp.program()
+    code = seccomp.program(box=True)
     fd = os.memfd_create("bg-box-seccomp", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     try:
         os.write(fd, code)

@@ -69,6 +69,7 @@ from benchguard.harness.box_disk import open_corner
 from benchguard.harness.check_programs import GradingPaths, PytestRun, normalise
 from benchguard.harness.deliverable_imports import imported_names
 from benchguard.harness.disk_budget import RunDisk
+from benchguard.harness.grader_privacy import NONDUMPABLE
 from benchguard.harness.workspace import remove_tree
 
 BOX_PREFIX = "bg-grade-"
@@ -91,7 +92,11 @@ MAX_LISTED_HOOKS = 100
 # (installed modules win) that serves from the box's copy only the top-level names the
 # tests import (harness.deliverable_imports): a module there that something merely
 # probes for (pickle probes for Jython's ``org``) is never found, so it never runs.
-PYTEST_BOOTSTRAP = """\
+# First of all it makes itself non-dumpable (harness.grader_privacy), so a deliverable
+# the tests run as a child cannot read or write pytest's memory, environment or fds.
+PYTEST_BOOTSTRAP = (
+    NONDUMPABLE
+    + """\
 import sys
 root, names, args = sys.argv[1], frozenset(sys.argv[2].split(",")) - {""}, sys.argv[3:]
 import importlib.machinery
@@ -105,6 +110,7 @@ class Deliverables:
 sys.meta_path.append(Deliverables)
 sys.exit(pytest.main(args))
 """
+)
 JUNIT_FILE = "junit.xml"
 STREAM_PLUGIN = "benchguard.harness.pytest_stream"
 BYTECODE_CACHE = "__pycache__"

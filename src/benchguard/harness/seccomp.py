@@ -107,6 +107,20 @@ CACHE_ERRNO = errno.EPERM
 # unprivileged caller of the privileged mode is answered.
 WATCH_SYSCALLS: dict[str, tuple[int, int]] = {"fanotify_init": (300, 338)}
 WATCH_ERRNO = errno.EPERM
+# The grading box only (``program(box=True)``): one process reaching into another. The
+# box runs the deliverable, as the thing under test, beside the grader that judges it,
+# with the same uid and no Landlock domain between them, so a deliverable the grader
+# runs as a subprocess could attach to its parent and forge its verdict (red team 29's
+# ptrace-grader: it wrote pytest's result stream from inside pytest and made it exit
+# 0). EPERM, what a process without the right to trace is answered. Agents keep these
+# calls: Landlock already confines their tracing to their own domain (a debugger works).
+TRACE_SYSCALLS: dict[str, tuple[int, int]] = {
+    "ptrace": (101, 26),
+    "process_vm_readv": (310, 347),
+    "process_vm_writev": (311, 348),
+    "pidfd_getfd": (438, 438),
+}
+TRACE_ERRNO = errno.EPERM
 # The same question asked by a read: preadv2 with RWF_NOWAIT answers EAGAIN for a page
 # that is not cached (any uid, any readable file). Refused with EOPNOTSUPP, what the
 # kernel answers for a file that cannot read without blocking, so a caller falls back
@@ -144,13 +158,16 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def _denials(column: int) -> list[tuple[int, int]]:
-    """(syscall number, seccomp return) for one architecture's column."""
+def _denials(column: int, box: bool) -> list[tuple[int, int]]:
+    """(syscall number, seccomp return) for one architecture's column; ``box``: the
+    grading box's program (:data:`TRACE_SYSCALLS` too)."""
     rules = [(nrs[column], SECCOMP_RET_ERRNO | XATTR_ERRNO) for nrs in XATTR_SYSCALLS.values()]
     rules += [(nrs[column], SECCOMP_RET_ERRNO | RING_ERRNO) for nrs in RING_SYSCALLS.values()]
     rules += [(nrs[column], SECCOMP_RET_ERRNO | KEY_ERRNO) for nrs in KEY_SYSCALLS.values()]
     rules += [(nrs[column], SECCOMP_RET_ERRNO | CACHE_ERRNO) for nrs in CACHE_SYSCALLS.values()]
     rules += [(nrs[column], SECCOMP_RET_ERRNO | WATCH_ERRNO) for nrs in WATCH_SYSCALLS.values()]
+    if box:
+        rules += [(nrs[column], SECCOMP_RET_ERRNO | TRACE_ERRNO) for nrs in TRACE_SYSCALLS.values()]
     return sorted(rules)
 
 
@@ -185,14 +202,14 @@ def _nowait_block(column: int) -> list[bytes]:
     return [*tests, *body]
 
 
-def _arch_block(*, mask_x32: bool, column: int) -> list[bytes]:
+def _arch_block(*, mask_x32: bool, column: int, box: bool) -> list[bytes]:
     """Load the number, deny each listed call, allow the rest."""
     block = [_insn(BPF_LD_W_ABS, 0, 0, _NR_OFFSET)]
     if mask_x32:
         block.append(_insn(BPF_AND_K, 0, 0, 0xFFFFFFFF & ~X32_SYSCALL_BIT))
     block += _ioctl_block(column)
     block += _nowait_block(column)
-    for number, verdict in _denials(column):
+    for number, verdict in _denials(column, box):
         # Equal: fall through to the verdict; else skip it.
         block.append(_insn(BPF_JEQ_K, 0, 1, number))
         block.append(_insn(BPF_RET_K, 0, 0, verdict))
@@ -200,10 +217,11 @@ def _arch_block(*, mask_x32: bool, column: int) -> list[bytes]:
     return block
 
 
-def program() -> bytes:
-    """The filter as an array of ``struct sock_filter`` (8 bytes each)."""
-    x86_64 = _arch_block(mask_x32=True, column=0)
-    i386 = _arch_block(mask_x32=False, column=1)
+def program(*, box: bool = False) -> bytes:
+    """The filter as an array of ``struct sock_filter`` (8 bytes each); ``box``: the
+    grading box's, which also denies :data:`TRACE_SYSCALLS`."""
+    x86_64 = _arch_block(mask_x32=True, column=0, box=box)
+    i386 = _arch_block(mask_x32=False, column=1, box=box)
     insns = [_insn(BPF_LD_W_ABS, 0, 0, _ARCH_OFFSET)]
     insns.append(_insn(BPF_JEQ_K, 0, len(x86_64), AUDIT_ARCH_X86_64))
     insns += x86_64
@@ -226,8 +244,9 @@ def denied() -> list[str]:
     )
 
 
-def install() -> None:
-    """Install the filter on this process (inherited by ``exec`` and every child).
+def install(*, box: bool = False) -> None:
+    """Install the filter (``box``: the grading box's) on this process (inherited by
+    ``exec`` and every child).
 
     Sets ``no_new_privs`` itself (the kernel requires it without ``CAP_SYS_ADMIN``).
     Raises :class:`SeccompError` when any step fails or the kernel does not then report
@@ -239,7 +258,7 @@ def install() -> None:
     libc.syscall.restype = ctypes.c_long
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise SeccompError(f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(ctypes.get_errno())}")
-    code = program()
+    code = program(box=box)
     buffer = ctypes.create_string_buffer(code, len(code))
     fprog = _SockFprog(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p).value)
     done = libc.syscall(

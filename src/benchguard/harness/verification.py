@@ -54,6 +54,7 @@ from benchguard.harness.box_shortage import infrastructure_shortage
 from benchguard.harness.check_programs import GradingPaths, PytestRun, normalise, pytest_run
 from benchguard.harness.disk_budget import DEFAULT_DISK_BUDGET
 from benchguard.harness.glob_names import option_names
+from benchguard.harness.grader_privacy import verifier_argv
 from benchguard.harness.grading import CHECK_PATH, Box, BoxError, CheckRun
 from benchguard.harness.harness_namespaces import SandboxGate
 from benchguard.harness.identity import AgentIdentity, hand_over
@@ -376,7 +377,8 @@ def _run_command(
     grader_outputs: Sequence[str] = (),
 ) -> dict[str, Any]:
     env = grading.check_environment(run.home)
-    argv = list(check.command)
+    # A Python verifier starts non-dumpable: out of the deliverable's reach.
+    argv = verifier_argv(check.command)
     pytest = pytest_run(check.command)
     read_only: tuple[Path, ...] = ()
     gate: SandboxGate | None = None
