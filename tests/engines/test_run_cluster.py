@@ -525,3 +525,25 @@ def test_the_client_s_disk_budget_reaches_the_workers(tmp_path: Path) -> None:
     assert "no worker of the cluster passed pre-flight" in refused.stderr
     assert "1000 TiB" in refused.stderr and "free" in refused.stderr, refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_the_client_s_memory_budget_reaches_the_workers(tmp_path: Path) -> None:
+    """Guards against a cluster batch whose workers limit each run to their own default
+    whatever --memory-budget said (harness.memory_limit): a worker that can limit its
+    runs limits them to the client's 256 MiB; one that cannot says why."""
+    tree = make_tree(tmp_path / "op", tasks=1)
+    with running_cluster(tmp_path / "cluster", workers=1) as cluster:
+        done = benchguard(
+            *run_args(tree, "--engine", "dask", "--memory-budget", "256M"),
+            "--scheduler",
+            cluster.address,
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    records, _, _ = results(run_dir_of(done))
+    assert records
+    for record in records:
+        facts = record["containment"]
+        if facts["memory_limit_unavailable"] is None:
+            assert facts["memory_limit"] == 256 << 20, facts
+        else:
+            assert facts["memory_limit"] is None, facts

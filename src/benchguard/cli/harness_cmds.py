@@ -163,6 +163,17 @@ def run(
             "(docs/harness.md, 'Disk budget').",
         ),
     ] = "2GiB",
+    memory_budget: Annotated[
+        str | None,
+        typer.Option(
+            "--memory-budget",
+            help="What each run's processes may hold in memory, e.g. 512M or 4G; the "
+            "kernel OOM-kills within the run at its limit, and the run errors. Default: "
+            "three quarters of the machine's memory divided by -j "
+            "(docs/harness.md, 'Memory limit per run').",
+            show_default=False,
+        ),
+    ] = None,
     allow_host_network: Annotated[
         bool,
         typer.Option(

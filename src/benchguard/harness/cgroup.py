@@ -28,7 +28,8 @@ a read-only ``/sys``): :meth:`BatchCgroups.open` says why, and the run falls bac
 pid namespace (``harness.containment``), whose init takes everything with it.
 
 A run cgroup contains; each run's CPU share (and pids limit) is ``harness.cpu_share``'s,
-opened with the batch and removed with each run.
+its memory limit ``harness.memory_limit``'s, both opened with the batch and removed with
+each run.
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchguard.harness import cpu_share
+from benchguard.harness import cpu_share, memory_limit
 from benchguard.harness.cgroup_tree import child_dirs, directory_of, unescape_mount
 from benchguard.harness.cpu_share import BatchShare, RunShare, ShareError
+from benchguard.harness.memory_limit import BatchMemory, MemoryLimitError, RunMemory
 from benchguard.harness.process import read_process
 
 log = logging.getLogger(__name__)
@@ -126,13 +128,19 @@ class RunCgroup:
     # None with the reason in share_unavailable when it has none.
     share: RunShare | None = None
     share_unavailable: str | None = None
+    # The run's memory limit (harness/memory_limit); None with the reason in
+    # memory_unavailable when it has none.
+    memory: RunMemory | None = None
+    memory_unavailable: str | None = None
     _ended: bool = field(default=False, init=False)
 
     @property
     def joins(self) -> list[Path]:
         """The cgroup v1 ``cgroup.procs`` files the run's first process writes ``0`` to
-        before it execs anything (empty unless the share is a v1 one)."""
-        return list(self.share.join) if self.share is not None else []
+        before it execs anything (empty unless the share or the memory limit is a v1
+        one)."""
+        share = list(self.share.join) if self.share is not None else []
+        return share + (list(self.memory.join) if self.memory is not None else [])
 
     @property
     def procs_file(self) -> Path:
@@ -195,6 +203,8 @@ class RunCgroup:
         if self.share is not None:
             # Empty now: the v2 cgroup's kill ended every process that had joined it.
             self.share.remove()
+        if self.memory is not None:
+            self.memory.remove()
         with _live_lock:
             _live.pop(self.directory, None)
 
@@ -232,6 +242,8 @@ class BatchCgroups:
     name: str
     # The per-run CPU share of this batch (harness/cpu_share), or why it has none.
     share: BatchShare | str = "not opened"
+    # The per-run memory limits of this batch (harness/memory_limit), or why none.
+    memory: BatchMemory | str = "not opened"
 
     @classmethod
     def open(cls) -> BatchCgroups | str:
@@ -261,12 +273,16 @@ class BatchCgroups:
             share = cpu_share.open_batch(own, parent, directory, _stale)
             if isinstance(share, str):
                 log.info("runs share CPU per session, not per run: %s", share)
-            return cls(directory, _hierarchy_name(directory, mount), share)
+            memory = memory_limit.open_batch(own, parent, directory, _stale)
+            if isinstance(memory, str):
+                log.info("runs have no memory limit: %s", memory)
+            return cls(directory, _hierarchy_name(directory, mount), share, memory)
         return f"{parent}: no free batch cgroup name"
 
-    def new_run(self, label: str) -> RunCgroup:
-        """A fresh cgroup for one run; :class:`CgroupError` if it cannot be made or
-        its ``cgroup.procs`` cannot be written (the run could not join it)."""
+    def new_run(self, label: str, memory: int | None = None) -> RunCgroup:
+        """A fresh cgroup for one run, limited to ``memory`` bytes (None: no limit);
+        :class:`CgroupError` if it cannot be made or its ``cgroup.procs`` cannot be
+        written (the run could not join it)."""
         directory = self.directory / f"{RUN_PREFIX}{label}-{secrets.token_hex(4)}"
         try:
             directory.mkdir(mode=0o755)
@@ -286,6 +302,17 @@ class BatchCgroups:
                 log.warning("%s", exc)
         else:
             run.share_unavailable = self.share
+        if memory is None:
+            run.memory_unavailable = "no memory budget was given for this run"
+        elif isinstance(self.memory, BatchMemory):
+            try:
+                run.memory = self.memory.new_run(directory, memory)
+            except MemoryLimitError as exc:
+                # As the share: never a lost run; it runs unlimited and its record says so.
+                run.memory_unavailable = str(exc)
+                log.warning("%s", exc)
+        else:
+            run.memory_unavailable = self.memory
         with _live_lock:
             _live[directory] = run
         return run
@@ -300,6 +327,8 @@ class BatchCgroups:
             self.directory.rmdir()
         if isinstance(self.share, BatchShare):
             self.share.close()
+        if isinstance(self.memory, BatchMemory):
+            self.memory.close()
 
 
 _process_batch: BatchCgroups | str | None = None

@@ -313,20 +313,22 @@ class RunContainment:
         *,
         separate: Path | None = None,
         host_network: bool = True,
+        memory: int | None = None,
     ) -> RunContainment:
         """A run's containment in ``batch`` (a reason string when the batch has no
         cgroups: the pid namespace then contains the run alone). ``separate``: the run's
         scratch, to be the only run's scratch its namespace sees (a confined run without
         a sandbox; the sandbox makes its own /tmp). ``host_network``: False gives a
         separated run a network namespace of its own (its task and agent ask for no
-        host network)."""
+        host network). ``memory``: the run's memory limit in bytes
+        (harness/memory_limit; None: none)."""
         # Before any agent starts: the harness's memory and root are not for the agent.
         protect_harness()
         cgroup: RunCgroup | None = None
         reason: str | None = batch if isinstance(batch, str) else None
         if isinstance(batch, BatchCgroups):
             try:
-                cgroup = batch.new_run(label)
+                cgroup = batch.new_run(label, memory)
             except CgroupError as exc:
                 reason = str(exc)
         unavailable = separation_works() if separate is not None else None
@@ -457,8 +459,23 @@ class RunContainment:
             return f"no run cgroup ({self.cgroup_unavailable})"
         return self.cgroup.share_unavailable if self.cgroup.share is None else None
 
+    def _memory_unavailable(self) -> str | None:
+        if self.cgroup is None:
+            return f"no run cgroup ({self.cgroup_unavailable})"
+        return self.cgroup.memory_unavailable if self.cgroup.memory is None else None
+
+    def oom_kills(self) -> int | None:
+        """How many of the run's processes the kernel killed at its memory limit (its
+        memory cgroup's ``oom_kill``); None without a limit or when unreadable. Read
+        before the run's cgroups are removed."""
+        if self.cgroup is None or self.cgroup.memory is None:
+            return None
+        return self.cgroup.memory.oom_kills()
+
     def facts(self) -> dict[str, Any]:
         """``record["containment"]``: what contained this run."""
+        memory = self.cgroup.memory if self.cgroup is not None else None
+        kills = self.oom_kills()
         return {
             # Whether it had one (its name is random per run: kept off the record).
             "cgroup": self.cgroup is not None,
@@ -482,6 +499,15 @@ class RunContainment:
             # processes can starve its siblings), and cpu_share_unavailable says why.
             "cpu_share": self._share_kind(),
             "cpu_share_unavailable": self._share_unavailable(),
+            # The run's memory limit in bytes (harness/memory_limit: memory.max, or v1
+            # memory.limit_in_bytes); None: unlimited, memory_limit_unavailable says why
+            # (a run that exhausts the machine can then get a sibling OOM-killed).
+            "memory_limit": memory.limit if memory is not None else None,
+            "memory_limit_unavailable": self._memory_unavailable(),
+            # Whether the kernel OOM-killed a process of this run at its own limit, and
+            # how many (None: no limit, or its counter could not be read).
+            "memory_limit_reached": None if kills is None else kills > 0,
+            "memory_oom_kills": kills,
             # Every agent starts through the launcher, which drops every capability and
             # refuses to run the agent when the kernel still reports one.
             "agent_capabilities": "none",

@@ -86,9 +86,11 @@ def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def v1_mounts(mountinfo: Path | None = None) -> dict[str, tuple[Path, str]]:
-    """Each v1 controller in :data:`V1_CONTROLLERS` mounted in this mount namespace: its
-    mount point and the hierarchy path the mount shows as its root."""
+def v1_mounts(
+    mountinfo: Path | None = None, controllers: tuple[str, ...] = V1_CONTROLLERS
+) -> dict[str, tuple[Path, str]]:
+    """Each v1 controller in ``controllers`` mounted in this mount namespace: its mount
+    point and the hierarchy path the mount shows as its root."""
     found: dict[str, tuple[Path, str]] = {}
     for line in read_mountinfo(mountinfo):
         head, sep, tail = line.partition(" - ")
@@ -96,7 +98,7 @@ def v1_mounts(mountinfo: Path | None = None) -> dict[str, tuple[Path, str]]:
         if not sep or len(fields) < 5 or len(after) < 3 or after[0] != "cgroup":
             continue
         for option in after[2].split(","):
-            if option in V1_CONTROLLERS and option not in found:
+            if option in controllers and option not in found:
                 found[option] = (Path(unescape_mount(fields[4])), unescape_mount(fields[3]))
     return found
 

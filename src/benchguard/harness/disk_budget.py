@@ -75,6 +75,13 @@ def parse_budget(text: str | int) -> int:
     """``--disk-budget`` as bytes: ``2GiB``, ``512MiB``, ``64M``, or a byte count.
     Anything else, or less than :data:`MIN_DISK_BUDGET`, is bad input naming the
     value."""
+    return parse_size(text, option="--disk-budget", minimum=MIN_DISK_BUDGET, example="2GiB")
+
+
+def parse_size(text: str | int, *, option: str, minimum: int, example: str) -> int:
+    """A size option's value as bytes (a byte count, or with a unit: K, M, G, T, or
+    KiB ... TiB, all powers of 1024); bad input naming ``option`` and the value when it
+    is no size or below ``minimum``."""
     if isinstance(text, int):
         value = text
     else:
@@ -82,14 +89,12 @@ def parse_budget(text: str | int) -> int:
         unit = found.group(2).lower() if found is not None else None
         if found is None or unit not in _UNITS:
             raise BadInputError(
-                f"--disk-budget {text!r}: not a size (write it as bytes or with a unit: "
-                "KiB, MiB, GiB, TiB; for example 2GiB)"
+                f"{option} {text!r}: not a size (write it as bytes or with a unit: "
+                f"KiB, MiB, GiB, TiB; for example {example})"
             )
         value = int(found.group(1)) * _UNITS[unit]
-    if value < MIN_DISK_BUDGET:
-        raise BadInputError(
-            f"--disk-budget {text!r}: below the smallest budget, {size_text(MIN_DISK_BUDGET)}"
-        )
+    if value < minimum:
+        raise BadInputError(f"{option} {text!r}: below the smallest budget, {size_text(minimum)}")
     return value
 
 

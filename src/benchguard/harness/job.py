@@ -64,6 +64,7 @@ from benchguard.harness.home import (
     make_run_home,
 )
 from benchguard.harness.identity import AgentIdentity, hand_over
+from benchguard.harness.memory_limit import default_memory_budget
 from benchguard.harness.model_proxy import ModelProxy, bridge_script, model_endpoint
 from benchguard.harness.process import ChildBaseline, Exit, run_process
 from benchguard.harness.prompt_delivery import (
@@ -135,6 +136,16 @@ class BatchSettings:
     allow_host_network: bool = False
     # What each run's writable space may hold, in bytes (harness.disk_budget).
     disk_budget: int = DEFAULT_DISK_BUDGET
+    # Each run's memory limit in bytes (harness.memory_limit); None: the default for
+    # this batch's -j (a fraction of the machine's memory over the runs at once).
+    memory_budget: int | None = None
+
+    @property
+    def run_memory(self) -> int:
+        """The memory limit each run of this batch gets, in bytes."""
+        if self.memory_budget is not None:
+            return self.memory_budget
+        return default_memory_budget(self.jobs)
 
     @property
     def evidence_sources(self) -> tuple[str, ...]:
@@ -484,6 +495,7 @@ def run_job(
             if settings.sandbox != "bwrap" and settings.confinement.active
             else None,
             host_network=host_network(job, settings),
+            memory=settings.run_memory,
         )
         own_cgroup = containment.cgroup.directory if containment.cgroup is not None else None
         argv, env, state_dirs, proxy = _command(
@@ -576,6 +588,8 @@ def run_job(
         )
         launcher_error = _launcher_failure(finished.returncode, scratch)
         over_budget = _over_budget(finished, scratch, settings.disk_budget)
+        if over_budget is None:
+            over_budget = _over_memory(record.get("containment"))
         if over_budget is None and channel is not None and channel.overflowed:
             over_budget = (
                 "disk budget exceeded: the transcript passed the disk budget of "
@@ -710,6 +724,22 @@ def _over_budget(finished: Exit, scratch: Scratch, budget: int) -> str | None:
         if reason is not None:
             return f"{prefix}{reason} as the agent ended"
     return None
+
+
+def _over_memory(containment: Any) -> str | None:
+    """The record's error when the kernel OOM-killed a process of the run at its own
+    memory limit (harness.memory_limit): that run's failure, never a sibling's; None
+    otherwise."""
+    if not isinstance(containment, dict):
+        return None
+    kills, limit = containment.get("memory_oom_kills"), containment.get("memory_limit")
+    if not isinstance(kills, int) or kills <= 0 or not isinstance(limit, int):
+        return None
+    return (
+        f"memory limit reached: the kernel killed {kills} process"
+        f"{'es' if kills != 1 else ''} of this run at its memory limit of "
+        f"{size_text(limit)} (--memory-budget)"
+    )
 
 
 def _launcher_failure(returncode: int | None, scratch: Scratch) -> str | None:

@@ -60,6 +60,9 @@ class StoredCommand(BaseModel):
     allow_host_network: bool = False
     # --disk-budget as given (harness.disk_budget); None in commands stored before it.
     disk_budget: str | None = None
+    # --memory-budget as given (harness.memory_limit); None: the default (or a command
+    # stored before it).
+    memory_budget: str | None = None
 
 
 def _absolute(path: Path | str | None) -> str | None:

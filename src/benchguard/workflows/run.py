@@ -42,6 +42,7 @@ from benchguard.harness.host_network import host_network_refusal
 from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.job import BatchSettings, Job, SandboxMode, sandbox_read_only
 from benchguard.harness.journal import JournalError
+from benchguard.harness.memory_limit import memory_overcommit
 from benchguard.harness.preflight import PreflightError, preflight, separation_warning
 from benchguard.harness.sandbox import SandboxUnavailable, exposure_problems, probe_bwrap
 from benchguard.harness.tasks import LoadedTasks, Task, load_tasks
@@ -97,6 +98,9 @@ class RunRequest:
     allow_host_network: bool = False
     # What each run's writable space may hold, in bytes (harness.disk_budget).
     disk_budget: int = DEFAULT_DISK_BUDGET
+    # Each run's memory limit in bytes (harness.memory_limit); None: the default for
+    # the -j of the machine that runs it.
+    memory_budget: int | None = None
     # The agent is benchguard's own (audit-tasks' probes): its directory holds task
     # files on purpose (the reference solution it replays), so pre-flight does not
     # search its grants for them by content (harness.grant_content); by name it does.
@@ -172,6 +176,9 @@ def prepare_run(
         )
         if short is not None:
             raise BadInputError(f"pre-flight refused the batch: {short}")
+        crowded = memory_overcommit(request.memory_budget, request.jobs)
+        if crowded is not None:
+            notify("warning", crowded)
     integrity.check_roots_against_home(settings_integrity.inventory_roots, home_dir)
     # A cluster's agents run on its workers: each applies Landlock (and probes how it can
     # make fresh homes) with its own kernel; here only the operator's choice is kept.
@@ -284,6 +291,7 @@ def prepare_run(
         home_settings=home_settings,
         allow_host_network=request.allow_host_network,
         disk_budget=request.disk_budget,
+        memory_budget=request.memory_budget,
     )
     return PreparedRun(
         loaded.tasks,

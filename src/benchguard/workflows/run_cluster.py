@@ -134,6 +134,9 @@ class WorkerBatch:
     # The client's --disk-budget in bytes (harness.disk_budget): each worker checks its
     # own free space against it and enforces it on every run it makes.
     disk_budget: int = DEFAULT_DISK_BUDGET
+    # The client's --memory-budget in bytes (harness.memory_limit); None: each worker's
+    # default, a fraction of its own memory over its own threads.
+    memory_budget: int | None = None
 
 
 @dataclass
@@ -269,6 +272,7 @@ def _prepare_worker(name: str, batch: WorkerBatch, threads: int) -> _WorkerState
         home_settings=home_settings,
         allow_host_network=batch.allow_host_network,
         disk_budget=batch.disk_budget,
+        memory_budget=batch.memory_budget,
     )
     snapshots = integrity.HomeSnapshots(
         home,
@@ -479,6 +483,7 @@ def run_batch_on_cluster(
         keep_home_writes=settings.home_settings.keep_writes,
         allow_host_network=settings.allow_host_network,
         disk_budget=settings.disk_budget,
+        memory_budget=settings.memory_budget,
     )
     # Opened once a worker passed pre-flight: a batch no worker can run leaves no
     # run directory behind.

@@ -22,6 +22,7 @@ from benchguard.harness.batch import BatchResult
 from benchguard.harness.disk_budget import DEFAULT_DISK_BUDGET, parse_budget
 from benchguard.harness.fanotify import require_fanotify
 from benchguard.harness.job import Job
+from benchguard.harness.memory_limit import parse_memory_budget
 from benchguard.records import RunRecord
 from benchguard.workflows.profiles import one_profile_for_run
 from benchguard.workflows.resume import load_command, runs_done, save_command
@@ -73,6 +74,8 @@ class RunOptions:
     discard_home_writes: bool = False
     allow_host_network: bool = False
     disk_budget: str = "2GiB"
+    # None: the default, a fraction of the machine's memory over -j (harness.memory_limit).
+    memory_budget: str | None = None
     resume: Path | None = None
 
 
@@ -164,6 +167,8 @@ def run_request(fields: Mapping[str, Any]) -> tuple[RunRequest, str | None]:
         allow_host_network=bool(fields.get("allow_host_network", False)),
         # A command stored before the option had none: the default budget.
         disk_budget=parse_budget(fields.get("disk_budget") or DEFAULT_DISK_BUDGET),
+        # Likewise none: the default limit of the machine that runs it.
+        memory_budget=parse_memory_budget(fields.get("memory_budget")),
     )
     return request, profile
 
