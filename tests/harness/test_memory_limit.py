@@ -168,3 +168,12 @@ def test_budgets_past_the_machine_are_warned_of(tmp_path: Path) -> None:
         "--memory-budget 3 GiB x -j 2 is more than this machine's memory (4 GiB): runs at "
         "their limits together can still exhaust it"
     )
+
+
+def test_a_memory_budget_below_the_disk_budget_is_warned_of() -> None:
+    assert memory_limit.below_disk_budget(4 * GIB, 2 * GIB) is None
+    assert memory_limit.below_disk_budget(None, 2 * GIB) is None
+    warning = memory_limit.below_disk_budget(128 << 20, 2 * GIB)
+    assert warning is not None and warning.startswith(
+        "--memory-budget 128 MiB is below --disk-budget 2 GiB"
+    )

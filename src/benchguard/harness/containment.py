@@ -4,7 +4,8 @@ with the harness.
 The command a run starts is wrapped, outermost first::
 
     sh -c 'echo 0 > cgroup.procs; exec ...'      join the run's cgroup (harness/cgroup),
-                                                 and its CPU share's (harness/cpu_share)
+                                                 its CPU share's (harness/cpu_share) and
+                                                 its memory limit's (harness/memory_limit)
     setpriv --pdeathsig KILL --                  die when the harness's thread dies
     [strace ...]                                 the strace audit, when it is on
     setpriv --pdeathsig KILL --                  die when strace dies
@@ -87,8 +88,8 @@ from benchguard.harness.launcher_build import native_launcher, native_separation
 
 log = logging.getLogger(__name__)
 
-# Joins every cgroup named before "--" (the run's v2 cgroup, then its v1 CPU share and
-# pids cgroups: harness/cpu_share), then execs the rest; a join that fails is exit 125
+# Joins every cgroup named before "--" (the run's v2 cgroup, then its v1 CPU share, pids
+# and memory cgroups: harness/cpu_share, harness/memory_limit), then execs the rest; a join that fails is exit 125
 # with one line, never the command outside its cgroups. $0 is the name in messages.
 JOIN_SCRIPT = (
     'for f; do [ "$f" = -- ] && break; echo 0 > "$f" || '

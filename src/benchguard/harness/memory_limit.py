@@ -113,6 +113,19 @@ def memory_overcommit(budget: int | None, jobs: int, meminfo: Path = _MEMINFO) -
     )
 
 
+def below_disk_budget(budget: int | None, disk_budget: int) -> str | None:
+    """A warning when the memory budget is below the disk budget: as root the run's
+    scratch is a tmpfs whose pages are charged to the run's own memory cgroup, so a run
+    filling its scratch meets its memory limit first; None otherwise."""
+    if budget is None or budget >= disk_budget:
+        return None
+    return (
+        f"--memory-budget {size_text(budget)} is below --disk-budget "
+        f"{size_text(disk_budget)}: a root run's scratch is memory charged to its own "
+        "limit, so a run that fills its scratch reaches its memory limit first"
+    )
+
+
 def _write(path: Path, text: str) -> None:
     with path.open("w", encoding="ascii") as handle:
         handle.write(text)

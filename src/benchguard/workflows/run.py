@@ -42,7 +42,7 @@ from benchguard.harness.host_network import host_network_refusal
 from benchguard.harness.identity import IdentityError, agent_identity
 from benchguard.harness.job import BatchSettings, Job, SandboxMode, sandbox_read_only
 from benchguard.harness.journal import JournalError
-from benchguard.harness.memory_limit import memory_overcommit
+from benchguard.harness.memory_limit import below_disk_budget, memory_overcommit
 from benchguard.harness.preflight import PreflightError, preflight, separation_warning
 from benchguard.harness.sandbox import SandboxUnavailable, exposure_problems, probe_bwrap
 from benchguard.harness.tasks import LoadedTasks, Task, load_tasks
@@ -176,7 +176,13 @@ def prepare_run(
         )
         if short is not None:
             raise BadInputError(f"pre-flight refused the batch: {short}")
-        crowded = memory_overcommit(request.memory_budget, request.jobs)
+    for crowded in (
+        memory_overcommit(request.memory_budget, request.jobs) if cluster is None else None,
+        # Only a root harness's scratch is a tmpfs (harness.disk_budget).
+        below_disk_budget(request.memory_budget, request.disk_budget)
+        if cluster is None and os.geteuid() == 0
+        else None,
+    ):
         if crowded is not None:
             notify("warning", crowded)
     integrity.check_roots_against_home(settings_integrity.inventory_roots, home_dir)
