@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from benchguard.harness.memory_limit import machine_memory
 from harness.helpers import Operator
 from harness.privileges import (
     ADVERSARIES,
@@ -38,7 +39,9 @@ pytestmark = pytest.mark.slow
 
 BUDGET = "128M"
 BUDGET_BYTES = 128 << 20
-HOG_MIB = 1024
+# Far past the budget, far below the machine: unlimited (an unprivileged harness, or the
+# defence taken out) the hog must not exhaust the machine it tests on.
+HOG_MIB = min(1024, (machine_memory() or 0) // (8 << 20))
 
 
 def test_a_memory_hog_is_killed_within_its_own_run_and_its_sibling_passes(
@@ -48,6 +51,7 @@ def test_a_memory_hog_is_killed_within_its_own_run_and_its_sibling_passes(
     OOM-killed inside its own cgroup (its record: memory limit reached, an error), the
     honest sibling at -j 2 is 1.0 and clean; unprivileged the records say why there is
     no limit, and the honest run still passes."""
+    assert HOG_MIB >= 512, "a machine of at least 4 GiB: the hog must be far past its budget"
     tasks = total_tasks(harness, "hog-tasks", {"a-hog": "HOG. ", "b-honest": ""})
     env = {"ATTACK": "hog", "HOG_MIB": str(HOG_MIB)}
     config = write_agent(

@@ -89,8 +89,9 @@ from benchguard.harness.launcher_build import native_launcher, native_separation
 log = logging.getLogger(__name__)
 
 # Joins every cgroup named before "--" (the run's v2 cgroup, then its v1 CPU share, pids
-# and memory cgroups: harness/cpu_share, harness/memory_limit), then execs the rest; a join that fails is exit 125
-# with one line, never the command outside its cgroups. $0 is the name in messages.
+# and memory cgroups: harness/cpu_share, harness/memory_limit), then execs the rest; a
+# join that fails is exit 125 with one line, never the command outside its cgroups. $0
+# is the name in messages.
 JOIN_SCRIPT = (
     'for f; do [ "$f" = -- ] && break; echo 0 > "$f" || '
     '{ echo "$0: cannot join the run\'s cgroup $f" >&2; exit 125; }; shift; done; '
