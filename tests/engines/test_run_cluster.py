@@ -34,6 +34,9 @@ VOLATILE = {
     *("started_at", "finished_at", "duration_s", "worker", "scan_context", "runId", "t"),
     *("events", "log_bytes"),  # the audit counts syscalls, which vary run to run
     "cgroup",  # the run's own cgroup: a place, named per harness process
+    # The default memory limit per run (harness.memory_limit) is the machine's memory
+    # over the runs at once where they run: a worker's threads, a local batch's -j.
+    "memory_limit",
     "marks",  # the mounts the fanotify audit watched: places
     # The harness's own mounts the audit left unwatched: each run's scratch is a tmpfs
     # of its own (harness.disk_budget), so the count holds whichever runs were live.
