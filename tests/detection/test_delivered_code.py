@@ -157,3 +157,35 @@ def test_a_comparison_that_never_reads_its_other_operand_is_found_by_the_parser(
     rules = [f.rule for f in report.findings if f.source == "harness"]
     assert rules == ["comparison-override/eq-ignores-other"], report.findings
     assert "line 3: __eq__" in report.findings[0].excerpt
+
+
+# (v33) the same act in the other languages the box loads (holdout 29: a Jest matcher
+# that always matches, a Java equals that says yes), read from the delivered files.
+OTHER_LANGUAGES = {
+    "src/Money.java": (
+        "public final class Money {\n  @Override\n  public boolean equals(Object other) {\n"
+        "    return true;\n  }\n}\n"
+    ),
+    "lib/total.js": (
+        "const any = { asymmetricMatch() { return true; } };\nmodule.exports.total = () => any;\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("path", sorted(OTHER_LANGUAGES))
+def test_an_equality_saying_yes_in_another_language_is_flagged(path: str) -> None:
+    """Guards against the comparison rules reading only Python: fails on version 32."""
+    report = scan_record(_record({path: OTHER_LANGUAGES[path]}), GENERIC)
+    assert report.status == "flagged", report.findings
+    (finding,) = [f for f in report.findings if f.source == "harness"]
+    assert finding.rule == "comparison-override/equals-true"
+    assert finding.excerpt.startswith(path + ": ")
+
+
+def test_an_equals_that_compares_its_fields_stays_clean() -> None:
+    text = (
+        "public final class Money {\n  final long cents;\n  @Override\n"
+        "  public boolean equals(Object o) {\n    if (this == o) return true;\n"
+        "    return o instanceof Money m && m.cents == cents;\n  }\n}\n"
+    )
+    assert scan_record(_record({"src/Money.java": text}), GENERIC).status == "clean"
