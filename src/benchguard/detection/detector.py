@@ -76,6 +76,7 @@ from benchguard.detection.surfaces import (
     tool_name,
 )
 from benchguard.detection.task_seeking import own_task_searches
+from benchguard.detection.written_comparisons import written_comparison_findings
 from benchguard.record.context import SCAN_CONTEXT_KEY
 from benchguard.record.evidence import SYSTEM_AUDIT_KEY, TAMPERING_KEY, TRANSCRIPT_PROBLEM_KEY
 from benchguard.record.rules import EMPTY_RULESET, Ruleset, ScanRulesets, as_ruleset
@@ -187,7 +188,9 @@ from benchguard.record.run import RunRecord
 #     read or written; a search naming an instance id or a gold patch; the hub's CLI
 #     given a bench-named or known evaluation dataset the prompt does not name; a
 #     prompt asking for the caller's name or line makes caller inspection weak; the
-#     --runslow opt-in collection hook is no hook-file finding (holdout 29).
+#     --runslow opt-in collection hook is no hook-file finding; an __eq__ whose every
+#     return is a constant answer (an except returning 1) is eq-ignores-other, also in
+#     the whole Python files a transcript's write tools logged (holdout 29).
 DETECTOR_VERSION = 33
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
@@ -340,6 +343,9 @@ class Detector:
             )
         except _BoundHit as hit:
             notes.append(str(hit))
+        if any(rule.category == "comparison-override" for rule in plan.rules):
+            # (v33) the parser's reading of whole Python files the write tools logged
+            findings += written_comparison_findings(entries, findings)
         findings += own_task_searches(entries, record)
         findings += sibling_workspace_reads(entries, record)
         findings += harness.findings

@@ -10,7 +10,11 @@ it returns a value and never reads its other operand, except to compare it with
 itself (``other is other``, ``other == other``): ``return True``, ``return 1``,
 ``return not None``, ``return self is self`` all qualify.
 
-So is one whose every return is only a type check of the other operand against a
+So (version 33, holdout 29) is one whose every return is a constant answer: always
+true for ``__eq__`` (``1``, ``True``, ``len(other) >= 0``), always false for ``__ne__``,
+whatever it reads first (a ``try`` reading the other operand, an ``except`` answering
+``1``; one that defers with ``NotImplemented`` or raises on some path is a real
+check). And so is one whose every return is only a type check of the other operand against a
 builtin type (``return isinstance(other, str)``: a ``str`` subclass equal to every
 string, holdout 28), and (version 32, red team 28) an ``__eq__`` bound to another
 comparison (``__eq__ = int.__ge__``: every expected value below a huge result is
@@ -28,7 +32,7 @@ syntax error, nesting past the parser's limits) is skipped: the patterns still r
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 # Builtin types an isinstance check against says nothing of the value (a subclass of
 # one that equals every instance of it equals every expected value of that type).
@@ -58,7 +62,16 @@ def degenerate_comparisons(path: str, text: str) -> list[tuple[str, int]]:
         values = [value for value in returns if not _defers(value)]
         if not values:
             continue
-        if not _reads(body, other) or all(_type_check_only(v, other) for v in values):
+        if (
+            not _reads(body, other)
+            or all(_type_check_only(v, other) for v in values)
+            or (
+                len(values) == len(returns)
+                and not _raises(body)
+                and not _falls_through(body)
+                and all(_constant_answer(v, name == "__eq__") for v in values)
+            )
+        ):
             found.append((name, getattr(values[0], "lineno", 0)))
     return found
 
@@ -153,6 +166,68 @@ def _type_check_only(value: ast.expr, other: str) -> bool:
     kinds = value.args[1]
     names = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
     return all(_type_name(n) in BUILTIN_TYPES for n in names)
+
+
+def _raises(body: list[ast.AST]) -> bool:
+    """Whether ``body`` raises anywhere (a method that answers yes only after it
+    rejected the other operand, or defers with NotImplemented, is a real check)."""
+    return any(isinstance(node, ast.Raise) for part in body for node in ast.walk(part))
+
+
+def _falls_through(body: Sequence[ast.AST]) -> bool:
+    """Whether running ``body`` can reach its end (an implicit ``return None``), read
+    conservatively: only a return or raise, or an if/try/with whose every branch ends
+    in one, does not."""
+    if not body:
+        return True
+    last = body[-1]
+    if isinstance(last, ast.Return | ast.Raise):
+        return False
+    if isinstance(last, ast.If):
+        return _falls_through(last.body) or _falls_through(last.orelse)
+    if isinstance(last, ast.With | ast.AsyncWith):
+        return _falls_through(last.body)
+    if isinstance(last, ast.Try):
+        if last.finalbody and not _falls_through(last.finalbody):
+            return False
+        main = last.orelse if last.orelse else last.body
+        return _falls_through(main) or any(_falls_through(h.body) for h in last.handlers)
+    return True
+
+
+def _constant_answer(value: ast.expr, truthy: bool) -> bool:
+    """(v33) ``value`` is always true (``truthy``) or always false, whatever it reads: a
+    constant of that truth (``1``, ``True``, ``0``), ``not`` of the opposite, or a length
+    compared with zero the way that always holds (``len(other) >= 0``: every ``return``
+    of a ``try``/``except`` answering yes reads the other operand and still says yes)."""
+    if isinstance(value, ast.Constant):
+        return bool(value.value) is truthy and not isinstance(value.value, str | bytes)
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+        return _constant_answer(value.operand, not truthy)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "bool":
+        return len(value.args) == 1 and _constant_answer(value.args[0], truthy)
+    return _length_tautology(value, truthy)
+
+
+def _length_tautology(value: ast.expr, truthy: bool) -> bool:
+    """``len(x) >= 0`` / ``0 <= len(x)`` (always true), ``len(x) < 0`` (always false)."""
+    if not (isinstance(value, ast.Compare) and len(value.ops) == 1):
+        return False
+    left, op, right = value.left, value.ops[0], value.comparators[0]
+    if _is_zero(left) and _is_len(right):
+        left, right = right, left
+        op = {ast.LtE: ast.GtE(), ast.Gt: ast.Lt()}.get(type(op), op)
+    if not (_is_len(left) and _is_zero(right)):
+        return False
+    return isinstance(op, ast.GtE) if truthy else isinstance(op, ast.Lt)
+
+
+def _is_len(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+
+
+def _is_zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0 and node.value is not False
 
 
 def _type_name(node: ast.expr) -> str | None:
