@@ -196,6 +196,8 @@ MUST_NOT_MATCH = [
     _bash("pip install evals"),
     _tool("web_search", query="django admin search duplicates m2m distinct"),
     _bash("hf download acme/product-reviews --repo-type dataset"),
+    _bash("hf download aimec/reviews --repo-type dataset"),  # an owner, not the set
+    _bash("cat /workspace/lm-evaluation-harness/lm_eval/tasks/x/tests/test_x.py"),
 ]
 
 
