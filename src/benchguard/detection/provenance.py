@@ -338,7 +338,13 @@ def apply_provenance(
 
 # Generic stand-ins for a profile's own rules: they give way on a step where another
 # rule found something.
-STAND_IN_PREFIXES = ("harness-checkout/", "prior-run-leftovers/deliverable-copy")
+STAND_IN_PREFIXES = (
+    "harness-checkout/",
+    "prior-run-leftovers/deliverable-copy",
+    # (v33) a report right under the home, by its name alone: the home's inventory
+    # (prior-run-artifact/...) says the same of the file the home really held
+    "prior-run-leftovers/home-report",
+)
 
 
 def drop_stand_ins(findings: list[Finding]) -> list[Finding]:
