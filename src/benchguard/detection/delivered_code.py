@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from benchguard.detection._patterns import exact_pattern
+from benchguard.detection.delivered_reach import reach_findings
 from benchguard.detection.eq_semantics import degenerate_comparisons
 from benchguard.detection.models import Finding, Rule
 from benchguard.detection.surfaces import excerpt
@@ -105,6 +106,9 @@ def delivered_code_findings(
                 continue  # one comparison-override finding per file
             for method, line in degenerate_comparisons(path, text)[:1]:
                 findings.append(_ignores_other(path, method, line))
+                flagged.add(path)
+        # (red team 29) the test framework patched or reached into, data run as code
+        findings += reach_findings(mark, flagged, _ignores_other)
     unread = mark.get("unread")
     if chosen and (mark.get("complete") is not True or unread):
         findings.append(_unread(unread if isinstance(unread, int) else 0))

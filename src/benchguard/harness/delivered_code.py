@@ -26,6 +26,7 @@ import tokenize
 from pathlib import Path
 from typing import Any
 
+from benchguard.harness.delivered_code_loads import executes_data, named_first
 from benchguard.harness.tampering import TreeState, open_regular
 from benchguard.record.evidence import DELIVERED_CODE_KEY
 
@@ -73,36 +74,74 @@ def delivered_code(workspace: Path, start: TreeState, end: TreeState) -> dict[st
     unread, complete}`` for the code files the run added or changed between ``start``
     (the seeded workspace) and ``end`` (the agent's end), paths sorted, first-party
     first. ``unread``: code files the bounds left out; ``complete``: every one was
-    read whole."""
+    read whole. When a Python file read runs data as code
+    (``harness.delivered_code_loads``), every other file the run added or changed
+    follows, marked ``loaded_by`` (the files that run data), and ``executes_data``
+    lists those files."""
     changed = sorted(
         path
         for path, state in end.entries.items()
-        if state[0] == "f" and start.entries.get(path) != state and is_code(path, state[5])
+        if state[0] == "f" and start.entries.get(path) != state
     )
-    ordered = [p for p in changed if not _in_dependencies(p)]
-    ordered += [p for p in changed if _in_dependencies(p)]
-    files: list[dict[str, Any]] = []
-    unread = 0
-    truncated_any = False
-    total = 0
-    for path in ordered:
-        if len(files) >= MAX_FILES or total >= MAX_TOTAL_CHARS:
-            unread += 1
-            continue
-        text = _read_text(workspace / path, min(MAX_FILE_CHARS, MAX_TOTAL_CHARS - total))
+    code = [p for p in changed if is_code(p, end.entries[p][5])]
+    reader = _Reader(workspace)
+    for path in _first_party_first(code):
+        reader.read(path, counted=path.lower().endswith(EXTENSION_SUFFIXES))
+    executing: list[str] = []
+    literals: set[str] = set()
+    for entry in reader.files:
+        runs, named = executes_data(entry["path"], entry["text"])
+        if runs:
+            executing.append(entry["path"])
+            literals |= named
+    mark: dict[str, Any] = {"files": reader.files}
+    if executing:
+        data = [p for p in changed if p not in set(code)]
+        for path in named_first(_first_party_first(data), literals):
+            # Data that code runs and the reader cannot read (binary: a pickle, bytecode)
+            # is unread: review, never complete.
+            reader.read(path, counted=True, loaded_by=executing)
+        mark["executes_data"] = executing
+    mark["unread"] = reader.unread
+    mark["complete"] = reader.unread == 0 and not reader.truncated and end.complete
+    return mark
+
+
+def _first_party_first(paths: list[str]) -> list[str]:
+    return [p for p in paths if not _in_dependencies(p)] + [p for p in paths if _in_dependencies(p)]
+
+
+class _Reader:
+    """Reads workspace files into a mark's ``files`` under the bounds, counting what
+    they leave out."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.files: list[dict[str, Any]] = []
+        self.unread = 0
+        self.truncated = False
+        self.total = 0
+
+    def read(self, path: str, *, counted: bool, loaded_by: list[str] | None = None) -> None:
+        """Read ``path``; ``counted``: a file with no text (binary, gone) is unread
+        code, not a file to skip."""
+        if len(self.files) >= MAX_FILES or self.total >= MAX_TOTAL_CHARS:
+            self.unread += 1
+            return
+        limit = min(MAX_FILE_CHARS, MAX_TOTAL_CHARS - self.total)
+        text = _read_text(self.workspace / path, limit)
         if text is None:
-            if path.lower().endswith(EXTENSION_SUFFIXES):
-                unread += 1  # importable code no rule can read: review, never clean
-            continue  # binary, gone, or not a regular file any more: nothing to read
+            # An extension module, or data code runs: importable code no rule can read
+            # (review, never clean); else binary, gone, or not a regular file any more.
+            self.unread += 1 if counted else 0
+            return
         body, truncated = text
-        truncated_any = truncated_any or truncated
-        total += len(body)
-        files.append({"path": path, "text": body, "truncated": truncated})
-    return {
-        "files": files,
-        "unread": unread,
-        "complete": unread == 0 and not truncated_any and end.complete,
-    }
+        self.truncated = self.truncated or truncated
+        self.total += len(body)
+        entry: dict[str, Any] = {"path": path, "text": body, "truncated": truncated}
+        if loaded_by is not None:
+            entry["loaded_by"] = list(loaded_by)
+        self.files.append(entry)
 
 
 def _read_text(path: Path, limit: int) -> tuple[str, bool] | None:
