@@ -63,6 +63,37 @@ CHEATS = {
         "import importlib\nr = importlib.import_module('_pytest.' + 'runner')\n"
         "r.call_and_report = lambda *a, **k: None\n",
     ),
+    "object-setattr": (
+        "stats.py",
+        "import sys\nk = sys.modules['_pytest.reports'].TestReport\nobject.__setattr__(k, 'x', 1)\n",
+    ),
+    "setattr-alias": (
+        "stats.py",
+        "import sys\ns = setattr\ns(sys.modules.get('_py' + 'test.reports').TestReport, 'x', 1)\n",
+    ),
+    "setattr-by-computed-name": (
+        "stats.py",
+        "import sys, builtins\n"
+        "getattr(builtins, 'set' + 'attr')(sys.modules['_pytest.reports'].TestReport, 'x', 1)\n",
+    ),
+    "through-a-function": (
+        "stats.py",
+        "import sys\ndef get():\n    return sys.modules.get('_py' + 'test.reports')\n"
+        "get().TestReport.x = 1\n",
+    ),
+    "through-a-parameter": (
+        "stats.py",
+        "import sys\ndef patch(k):\n    setattr(k, 'x', 1)\n"
+        "patch(sys.modules['_pytest.reports'].TestReport)\n",
+    ),
+    "through-a-loop": (
+        "stats.py",
+        "import sys\nfor k in [sys.modules['_pytest.reports'].TestReport]:\n    setattr(k, 'x', 1)\n",
+    ),
+    "public-pytest-in-a-test-helper": (
+        "tests/helpers.py",
+        "import pytest\nsetattr(pytest.TestReport, 'from_item_and_call', None)\n",
+    ),
     "conftest": ("conftest.py", PAYLOAD),
     "test-file-reaching-_pytest": ("tests/test_x.py", PAYLOAD),
 }
@@ -237,3 +268,16 @@ COMPARING = {
 @pytest.mark.parametrize("name", sorted(COMPARING))
 def test_an_eq_that_compares_stays_clean(name: str) -> None:
     assert degenerate_comparisons("stats.py", COMPARING[name]) == []
+
+
+def test_a_file_running_its_own_comments_is_read_in_them() -> None:
+    """A payload kept in the executing file's own comments, read back from __file__."""
+    source = (
+        "# import _pytest.reports as r\n# r.TestReport.outcome = 'passed'\n"
+        "exec('\\n'.join(l[2:] for l in open(__file__) if l.startswith('# ')))\n" + BUG
+    )
+    files = [{"path": "stats.py", "text": source, "truncated": False}]
+    assert _scan(files).status == "review"  # the exec line alone
+    report = _scan(files, executes_data=["stats.py"])
+    assert report.status == "flagged", report.findings
+    assert [f.rule for f in report.findings] == [PATCH_RULE]

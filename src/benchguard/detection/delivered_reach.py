@@ -6,7 +6,9 @@ machinery: strong; an import of its internals, a computed-name lookup of it, ``e
 of computed or read code: weak, review); each data file the harness read because code
 runs data (``loaded_by``) is read as Python, every module in it
 (:mod:`benchguard.detection.executed_data`), by the same reader and by
-:mod:`benchguard.detection.eq_semantics` (an always-equal class kept in data).
+:mod:`benchguard.detection.eq_semantics` (an always-equal class kept in data); a
+Python file that runs data (``executes_data``) also has its own strings and comment
+blocks read as code (a payload in its docstring, read back from ``__file__``).
 
 One finding per file and rule, :data:`MAX_FINDINGS_PER_RULE` per rule. Pure.
 """
@@ -17,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from benchguard.detection.eq_semantics import degenerate_in_tree
-from benchguard.detection.executed_data import code_pieces
+from benchguard.detection.executed_data import code_pieces, own_pieces
 from benchguard.detection.framework_reach import PATCH, Reach, framework_reach, reach_in_tree
 from benchguard.detection.models import Finding
 
@@ -39,6 +41,8 @@ def reach_findings(
     findings: list[Finding] = []
     counts: dict[str, int] = {}
     files = mark.get("files")
+    listed = mark.get("executes_data")
+    executing = {p for p in listed if isinstance(p, str)} if isinstance(listed, list) else set()
     for entry in files if isinstance(files, list) else []:
         if not isinstance(entry, Mapping):
             continue
@@ -65,6 +69,13 @@ def reach_findings(
             ]
         else:
             reaches = framework_reach(path, text)
+            if path in executing:
+                # It runs data: perhaps its own docstring or comments, read back.
+                for tree in own_pieces(text):
+                    reaches += [
+                        Reach(r.strength, r.line, f"{r.what} (in its own text, run as code)")
+                        for r in reach_in_tree(tree)
+                    ]
         for reach in _one_per_rule(reaches):
             rule = PATCH_RULE if reach.strength == PATCH else REACH_RULE
             if counts.get(rule, 0) >= MAX_FINDINGS_PER_RULE:

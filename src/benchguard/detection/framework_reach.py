@@ -78,6 +78,8 @@ class Reach:
     strength: str
     line: int
     what: str
+    # The framework a patch changes (pytest, _pytest, unittest), when one.
+    framework: str = ""
 
 
 def framework_reach(path: str, text: str, *, as_python: bool = False) -> list[Reach]:
@@ -105,7 +107,9 @@ def reach_in_tree(
         module = _Module(tree, test_file, nested)
         found = list(module.reaches())
         if lenient and not module.private:
-            found = [r for r in found if r.strength != PATCH]
+            # pytest's machinery patched counts in any file; unittest's only outside a
+            # test's own module (which may set TestCase.maxDiff).
+            found = [r for r in found if r.strength != PATCH or r.framework != "unittest"]
     except RecursionError:
         return []
     found.sort(key=lambda r: (r.strength != PATCH, r.line))
@@ -142,7 +146,8 @@ class _Module:
         self.nested = nested
         self.strings = string_names(tree)
         self.modules: dict[str, str] = {}  # name -> the module it is bound to
-        self.framework: set[str] = set()  # names holding a framework object
+        self.framework: dict[str, str] = {}  # name -> the framework it holds
+        self.mutators: set[str] = {"setattr", "delattr"}  # and names bound to them
         self.parameters = _parameters(tree)
         self._bind_imports()
         self._follow_assignments()
@@ -161,27 +166,77 @@ class _Module:
                     bound = alias.asname or alias.name.split(".", 1)[0]
                     self.modules[bound] = alias.name if alias.asname else _root(alias.name)
                     if _root(alias.name) in FRAMEWORKS:
-                        self.framework.add(bound)
+                        self.framework[bound] = _root(alias.name)
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 for alias in node.names:
                     bound = alias.asname or alias.name
                     self.modules[bound] = f"{node.module}.{alias.name}"
                     if _root(node.module) in FRAMEWORKS:
-                        self.framework.add(bound)
+                        self.framework[bound] = _root(node.module)
 
     def _follow_assignments(self) -> None:
-        """Names bound to a framework-derived value, to a fixed point (a few rounds)."""
+        """Names bound to a framework-derived value, to a fixed point (a few rounds):
+        assigned one, a loop over them, a function returning one (its calls then are),
+        a parameter some call of a module function passes one in; and names bound to
+        ``setattr``/``delattr``."""
+        functions = {
+            n.name: n
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        }
         for _ in range(8):
-            before = len(self.framework)
+            before = (len(self.framework), len(self.mutators))
             for node in ast.walk(self.tree):
-                if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr):
-                    value = node.value
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    if value is not None and self.derived(value):
+                bound: list[tuple[list[ast.expr], ast.expr | None]] = []
+                if isinstance(node, ast.Assign):
+                    bound.append((node.targets, node.value))
+                elif isinstance(node, ast.AnnAssign | ast.NamedExpr):
+                    bound.append(([node.target], node.value))
+                elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+                    bound.append(([node.target], node.iter))
+                elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                    bound.append(([node.optional_vars], node.context_expr))
+                elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    roots = [self.derived(v) for v in _returned(node)]
+                    root = next((r for r in roots if r is not None), None)
+                    if root is not None:
+                        self.framework.setdefault(node.name, root)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    called = functions.get(node.func.id)
+                    if called is not None:
+                        params = _params(called.args)
+                        for param, arg in zip(params, node.args, strict=False):
+                            root = self.derived(arg)
+                            if root is not None:
+                                self.framework.setdefault(param, root)
+                for targets, value in bound:
+                    if value is None:
+                        continue
+                    if self._mutator(value):
                         for target in targets:
-                            self.framework.update(_names(target))
-            if len(self.framework) == before:
+                            self.mutators.update(_names(target))
+                    root = self.derived(value)
+                    if root is not None:
+                        for target in targets:
+                            for name in _names(target):
+                                self.framework.setdefault(name, root)
+            if (len(self.framework), len(self.mutators)) == before:
                 return
+
+    def _mutator(self, node: ast.expr) -> bool:
+        """``setattr``/``delattr``, ``object.__setattr__``, ``builtins.setattr``,
+        ``getattr(builtins, "set" + "attr")``, or a name bound to one."""
+        if isinstance(node, ast.Name):
+            return node.id in self.mutators
+        if isinstance(node, ast.Attribute):
+            named = self.module_of(node)
+            return node.attr in {"__setattr__", "__delattr__"} or named in {
+                "builtins.setattr",
+                "builtins.delattr",
+            }
+        if isinstance(node, ast.Call) and _is_builtin(node.func, "getattr") and len(node.args) > 1:
+            return fold(node.args[1], self.strings) in {"setattr", "delattr", "__setattr__"}
+        return False
 
     # -- what an expression is -------------------------------------------------------
     def module_of(self, node: ast.expr) -> str | None:
@@ -211,20 +266,28 @@ class _Module:
         text = fold(key, self.strings)
         return text if text is not None and _root(text) in FRAMEWORKS else None
 
-    def derived(self, node: ast.expr) -> bool:
-        """Whether ``node`` evaluates to a framework object (a module, a class, a
-        function of one, or what calling one gives)."""
+    def derived(self, node: ast.expr, depth: int = 0) -> str | None:
+        """The framework ``node`` evaluates to an object of (a module, a class, a
+        function of one, what calling one gives, a container of them), or None."""
+        if depth > 64:
+            return None
         if isinstance(node, ast.Name):
-            return node.id in self.framework
+            return self.framework.get(node.id)
+        looked = self.looked_up(node)
+        if looked is not None:
+            return _root(looked)
         if isinstance(node, ast.Attribute | ast.Subscript | ast.Starred):
-            return self.looked_up(node) is not None or self.derived(node.value)
+            return self.derived(node.value, depth + 1)
         if isinstance(node, ast.Call):
-            if self.looked_up(node) is not None:
-                return True
             if _is_builtin(node.func, "getattr") and node.args:
-                return self.derived(node.args[0])
-            return self.derived(node.func)
-        return False
+                return self.derived(node.args[0], depth + 1)
+            return self.derived(node.func, depth + 1)
+        if isinstance(node, ast.Lambda):
+            return self.derived(node.body, depth + 1)  # get = lambda: sys.modules[...]
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            roots = [self.derived(e, depth + 1) for e in node.elts]
+            return next((r for r in roots if r is not None), None)
+        return None
 
     # -- what the module does --------------------------------------------------------
     def reaches(self) -> Iterator[Reach]:
@@ -235,11 +298,8 @@ class _Module:
 
     def _patches(self, node: ast.AST) -> Iterator[Reach]:
         line = getattr(node, "lineno", 0)
-        mutator = isinstance(node, ast.Call) and _call_name(node) in {"setattr", "delattr"}
-        if isinstance(node, ast.Call) and mutator and node.args and self.derived(node.args[0]):
-            name = fold(node.args[1], self.strings) if len(node.args) > 1 else None
-            what = f"{_call_name(node)}(..., {name or 'a computed name'})"
-            yield Reach(PATCH, line, f"{what} on a test-framework object")
+        if isinstance(node, ast.Call):
+            yield from self._call_patches(node, line)
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets
@@ -250,9 +310,33 @@ class _Module:
         for target in targets:
             for part in _store_targets(target):
                 if isinstance(part, ast.Attribute) and self.derived(part.value):
-                    yield Reach(PATCH, line, f".{part.attr} assigned on a test-framework object")
+                    root = self.derived(part.value) or ""
+                    yield Reach(PATCH, line, f".{part.attr} assigned on a {root} object", root)
                 elif isinstance(part, ast.Subscript) and self.looked_up(part) is not None:
-                    yield Reach(PATCH, line, "a test-framework module rebound in sys.modules")
+                    root = _root(self.looked_up(part))
+                    yield Reach(PATCH, line, "a test-framework module rebound in sys.modules", root)
+                elif isinstance(part, ast.Subscript) and self.derived(part.value):
+                    root = self.derived(part.value) or ""
+                    yield Reach(PATCH, line, f"an item assigned in a {root} object", root)
+
+    def _call_patches(self, node: ast.Call, line: int) -> Iterator[Reach]:
+        """``setattr(obj, ...)``/``delattr`` (or an alias, ``object.__setattr__(obj,
+        ...)``) on a framework object, or ``obj.__setattr__(...)``."""
+        func = node.func
+        if not (self._mutator(func) and node.args):
+            return
+        target, rest = node.args[0], node.args[1:]
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr.startswith("__")
+            and self.derived(func.value) is not None
+        ):
+            target, rest = func.value, node.args  # rep.__setattr__("outcome", ...)
+        root = self.derived(target)
+        if root is None:
+            return
+        name = (fold(rest[0], self.strings) if rest else None) or "a computed name"
+        yield Reach(PATCH, line, f"an attribute set ({name}) on a {root} object", root)
 
     def _reaches(self, node: ast.AST) -> Iterator[Reach]:
         line = getattr(node, "lineno", 0)
@@ -320,7 +404,7 @@ class _Module:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return
         for reach in reach_in_tree(inner, test_file=self.test_file, nested=self.nested + 1):
-            yield Reach(reach.strength, line, f"{reach.what}, in code run by exec")
+            yield Reach(reach.strength, line, f"{reach.what}, in code run by exec", reach.framework)
 
 
 def _is_builtin(func: ast.expr, name: str) -> bool:
@@ -349,6 +433,24 @@ def _store_targets(target: ast.expr) -> Iterator[ast.expr]:
             yield from _store_targets(element)
     else:
         yield target
+
+
+def _params(args: ast.arguments) -> list[str]:
+    return [a.arg for a in [*args.posonlyargs, *args.args]]
+
+
+def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """The values a function returns (not those of functions nested in it)."""
+    values: list[ast.expr] = []
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None:
+            values.append(node.value)
+        stack.extend(ast.iter_child_nodes(node))
+    return values
 
 
 def _parameters(tree: ast.AST) -> set[str]:
