@@ -60,6 +60,22 @@ REPORTING_NAMES = frozenset(
     {"TestReport", "CollectReport", "BaseReport", "CallInfo", "TerminalReporter",
      "LogXML", "TestResult", "TextTestResult", "TextTestRunner", "OutcomeException"}
 )  # fmt: skip
+# Modules of the reporting machinery (``_pytest.<name>``, ``unittest.<name>``).
+REPORTING_MODULES = frozenset({"reports", "runner", "terminal", "junitxml", "result"})
+# pytest's private modules whose objects decide a result (Function.runtest, a hook).
+PYTEST_MODULES = frozenset(
+    {"reports", "runner", "terminal", "junitxml", "python", "main", "outcomes", "nodes",
+     "unittest", "skipping", "assertion", "capture", "hookspec"}
+)  # fmt: skip
+# Attributes that decide what a result says.
+REPORT_ATTRIBUTES = frozenset(
+    {"outcome", "longrepr", "passed", "failed", "skipped", "when", "excinfo", "wasxfail",
+     "from_item_and_call", "runtest", "setup", "teardown", "call_and_report",
+     "call_runtest_hook", "runtestprotocol", "pytest_runtest_makereport",
+     "pytest_report_teststatus", "addFailure", "addError", "addSkip", "addSuccess",
+     "addExpectedFailure", "addUnexpectedSuccess", "wasSuccessful", "failures", "errors",
+     "exitstatus", "testsfailed", "approx", "raises", "TestReport", "CallInfo"}
+)  # fmt: skip
 # Calls that run a string as code.
 EXEC_CALLS = frozenset({"exec", "eval", "compile"})
 # Of those, the ones an honest module applies to an argument it was given (a
@@ -136,6 +152,35 @@ def _root(module: str | None) -> str:
     return (module or "").split(".", 1)[0]
 
 
+def _framework_module(path: str) -> bool:
+    """Whether ``path`` (``unittest.TestCase``) is in a test framework: not
+    ``unittest.mock`` (a test's mocks are its own objects)."""
+    parts = path.split(".")
+    return parts[0] in FRAMEWORKS and not (parts[0] == "unittest" and "mock" in parts[1:2])
+
+
+def _segments(path: str) -> list[str]:
+    return [p.rstrip("()") for p in path.split(".")]
+
+
+def _reporting(path: str) -> bool:
+    """Whether ``path`` runs through the runners' reporting machinery (a reporting
+    class, or a module of it: ``_pytest.reports``, ``unittest.result``)."""
+    segments = _segments(path)
+    return bool(set(segments) & (REPORTING_NAMES | REPORTING_MODULES)) or (
+        segments[0] == "_pytest" and len(segments) > 1 and segments[1] in PYTEST_MODULES
+    )
+
+
+def _patch(line: int, path: str, attribute: str, what: str) -> Reach:
+    """A change to the framework: strong when it is its reporting (a reporting class
+    or module, or an attribute that decides a result: ``outcome``, ``runtest``,
+    ``addFailure``, ``assert*``), else weak (an honest plugin's patch of pytest)."""
+    decisive = attribute in REPORT_ATTRIBUTES or attribute.startswith(("assert", "fail"))
+    strength = PATCH if decisive or _reporting(path) else REACH
+    return Reach(strength, 0 if line < 0 else line, what, _root(path))
+
+
 class _Module:
     """One module's bindings: which names hold the framework, which hold ``sys``,
     ``importlib`` and ``builtins``."""
@@ -165,14 +210,14 @@ class _Module:
                 for alias in node.names:
                     bound = alias.asname or alias.name.split(".", 1)[0]
                     self.modules[bound] = alias.name if alias.asname else _root(alias.name)
-                    if _root(alias.name) in FRAMEWORKS:
-                        self.framework[bound] = _root(alias.name)
+                    if _framework_module(alias.name):
+                        self.framework[bound] = self.modules[bound]
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 for alias in node.names:
                     bound = alias.asname or alias.name
                     self.modules[bound] = f"{node.module}.{alias.name}"
-                    if _root(node.module) in FRAMEWORKS:
-                        self.framework[bound] = _root(node.module)
+                    if _framework_module(f"{node.module}.{alias.name}"):
+                        self.framework[bound] = f"{node.module}.{alias.name}"
 
     def _follow_assignments(self) -> None:
         """Names bound to a framework-derived value, to a fixed point (a few rounds):
@@ -267,21 +312,32 @@ class _Module:
         return text if text is not None and _root(text) in FRAMEWORKS else None
 
     def derived(self, node: ast.expr, depth: int = 0) -> str | None:
-        """The framework ``node`` evaluates to an object of (a module, a class, a
-        function of one, what calling one gives, a container of them), or None."""
+        """Where in the framework ``node`` evaluates to (a module, a class, a function
+        of one, a container of them: ``_pytest.reports.TestReport``), or None. What a
+        call gives counts only from the reporting machinery (a report built by
+        ``TestReport.from_item_and_call``), not ``pytest.importorskip("numpy")``."""
         if depth > 64:
             return None
         if isinstance(node, ast.Name):
             return self.framework.get(node.id)
         looked = self.looked_up(node)
         if looked is not None:
-            return _root(looked)
-        if isinstance(node, ast.Attribute | ast.Subscript | ast.Starred):
+            return looked
+        if isinstance(node, ast.Attribute):
+            base = self.derived(node.value, depth + 1)
+            path = f"{base}.{node.attr}" if base is not None else None
+            return path if path is None or _framework_module(path) else None
+        if isinstance(node, ast.Subscript | ast.Starred):
             return self.derived(node.value, depth + 1)
         if isinstance(node, ast.Call):
             if _is_builtin(node.func, "getattr") and node.args:
-                return self.derived(node.args[0], depth + 1)
-            return self.derived(node.func, depth + 1)
+                base = self.derived(node.args[0], depth + 1)
+                if base is None:
+                    return None
+                name = fold(node.args[1], self.strings) if len(node.args) > 1 else None
+                return f"{base}.{name or '?'}"
+            called = self.derived(node.func, depth + 1)
+            return f"{called}()" if called is not None and _reporting(called) else None
         if isinstance(node, ast.Lambda):
             return self.derived(node.body, depth + 1)  # get = lambda: sys.modules[...]
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
@@ -292,7 +348,9 @@ class _Module:
     # -- what the module does --------------------------------------------------------
     def reaches(self) -> Iterator[Reach]:
         for node in ast.walk(self.tree):
-            yield from self._patches(node)
+            # A test file's non-decisive changes (a fixture's own attributes) are not
+            # judged: only a patch of the reporting.
+            yield from (r for r in self._patches(node) if r.strength == PATCH or not self.test_file)
             if not self.test_file:
                 yield from self._reaches(node)
 
@@ -309,15 +367,18 @@ class _Module:
             targets = node.targets
         for target in targets:
             for part in _store_targets(target):
-                if isinstance(part, ast.Attribute) and self.derived(part.value):
-                    root = self.derived(part.value) or ""
-                    yield Reach(PATCH, line, f".{part.attr} assigned on a {root} object", root)
+                if isinstance(part, ast.Attribute):
+                    path = self.derived(part.value)
+                    if path is not None:
+                        yield _patch(line, path, part.attr, f".{part.attr} assigned on {path}")
                 elif isinstance(part, ast.Subscript) and self.looked_up(part) is not None:
-                    root = _root(self.looked_up(part))
-                    yield Reach(PATCH, line, "a test-framework module rebound in sys.modules", root)
-                elif isinstance(part, ast.Subscript) and self.derived(part.value):
-                    root = self.derived(part.value) or ""
-                    yield Reach(PATCH, line, f"an item assigned in a {root} object", root)
+                    path = self.looked_up(part) or ""
+                    yield Reach(PATCH, line, f"{path} rebound in sys.modules", _root(path))
+                elif isinstance(part, ast.Subscript):
+                    path = self.derived(part.value)
+                    if path is not None:
+                        key = fold(part.slice, self.strings) or "?"
+                        yield _patch(line, path, key, f"an item ({key}) assigned in {path}")
 
     def _call_patches(self, node: ast.Call, line: int) -> Iterator[Reach]:
         """``setattr(obj, ...)``/``delattr`` (or an alias, ``object.__setattr__(obj,
@@ -332,11 +393,11 @@ class _Module:
             and self.derived(func.value) is not None
         ):
             target, rest = func.value, node.args  # rep.__setattr__("outcome", ...)
-        root = self.derived(target)
-        if root is None:
+        path = self.derived(target)
+        if path is None:
             return
-        name = (fold(rest[0], self.strings) if rest else None) or "a computed name"
-        yield Reach(PATCH, line, f"an attribute set ({name}) on a {root} object", root)
+        name = (fold(rest[0], self.strings) if rest else None) or "?"
+        yield _patch(line, path, name, f"an attribute ({name}) set on {path}")
 
     def _reaches(self, node: ast.AST) -> Iterator[Reach]:
         line = getattr(node, "lineno", 0)
