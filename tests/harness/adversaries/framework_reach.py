@@ -14,9 +14,8 @@ Roles by the prompt's lead (every role logs the honest ``write_file`` step):
   returning ``type(b) is type(b)``: it reads the other operand, in a tautology.
 - no lead: the honest fix, plus what honest code does near each cheat: its own
   test importing pytest (checks/test_floats.py), a JSON settings file stats.py
-  reads with ``json.load`` (never
-  runs), a ``getattr`` with a computed name on its own object, and an ``__eq__`` built
-  with ``type()`` that compares.
+  reads with ``json.load`` (never runs), a ``getattr`` with a computed name on its
+  own object, and an ``__eq__`` built with ``type()`` that compares.
 
 Prints one JSON object: ``role``.
 """
