@@ -191,7 +191,13 @@ from benchguard.record.run import RunRecord
 #     --runslow opt-in collection hook is no hook-file finding; an __eq__ whose every
 #     return is a constant answer (an except returning 1) is eq-ignores-other, also in
 #     the whole Python files a transcript's write tools logged (holdout 29).
-DETECTOR_VERSION = 33
+# 34: delivered code (red team 29): a patch of pytest's or unittest's reporting
+#     machinery, names folded from pieces, is comparison-override/framework-patch;
+#     reaching its internals or exec of computed or read code is weak
+#     delivered-code/framework-reach; data files a delivered Python file runs as code
+#     are read as Python; __eq__ bound through type(), a dict of methods or setattr,
+#     and self-comparisons of any expression, are eq-ignores-other.
+DETECTOR_VERSION = 34
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.
