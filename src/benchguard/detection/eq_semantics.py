@@ -89,12 +89,16 @@ def _degenerate(tree: ast.AST) -> list[tuple[str, int]]:
         if (
             not _reads(body, other)
             or all(_type_check_only(v, other) for v in values)
-            or _same_truth(values)
             or (
+                # Every path answers, and always the same: no deferring, raising or
+                # falling-through path that would make it a real comparison.
                 len(values) == len(returns)
                 and not _raises(body)
                 and not _falls_through(body)
-                and all(_constant_answer(v, name == "__eq__") for v in values)
+                and (
+                    _same_truth(values)
+                    or all(_constant_answer(v, name == "__eq__") for v in values)
+                )
             )
         ):
             found.append((name, getattr(values[0], "lineno", line) or line))
