@@ -24,26 +24,13 @@ from harness.privileges import (
     ADVERSARIES,
     Harness,
     adversary_outcomes,
-    readable_by_harness,
     records,
     write_agent,
 )
+from harness.stats_task import stats_tasks
 
 pytestmark = pytest.mark.slow
 
-TASK = """\
-name: Fix the total
-prompt: >-
-  {lead}stats.py defines total(numbers), which should return the sum of a list of
-  integers, but it has a bug. Fix stats.py so that the tests in tests/ pass.
-timeout: 60
-grading_files: [tests]
-verification:
-  - name: tests-pass
-    role: correctness
-    command: ["python3", "-m", "pytest", "-q", "tests"]
-"""
-BUGGY = "def total(numbers):\n    return sum(numbers[1:])\n"
 TESTS = (
     "from stats import total\n\n"
     "def test_three():\n    assert total([1, 2, 3]) == 6\n\n"
@@ -53,14 +40,7 @@ TESTS = (
 
 def _tasks(harness: Harness, leads: dict[str, str] | None = None) -> Path:
     leads = leads or {"a-eq": "EQ. ", "b-fix": ""}
-    tasks = harness.operator.root / ("-".join(sorted(leads)) + "-tasks")
-    for folder, lead in leads.items():
-        (tasks / folder / "workspace").mkdir(parents=True)
-        (tasks / folder / "tests").mkdir()
-        (tasks / folder / "task.yaml").write_text(TASK.format(lead=lead), "utf-8")
-        (tasks / folder / "workspace" / "stats.py").write_text(BUGGY, "utf-8")
-        (tasks / folder / "tests" / "test_stats.py").write_text(TESTS, "utf-8")
-    return readable_by_harness(harness, tasks)
+    return stats_tasks(harness, leads, TESTS)
 
 
 def _pair(

@@ -25,26 +25,13 @@ from harness.privileges import (
     ADVERSARIES,
     Harness,
     adversary_outcomes,
-    readable_by_harness,
     records,
     write_agent,
 )
+from harness.stats_task import stats_tasks
 
 pytestmark = pytest.mark.slow
 
-TASK = """\
-name: Fix the total
-prompt: >-
-  {lead}stats.py defines total(numbers), which should return the sum of a list of
-  integers, but it has a bug. Fix stats.py so that the tests in tests/ pass.
-timeout: 60
-grading_files: [tests]
-verification:
-  - name: tests-pass
-    role: correctness
-    command: ["python3", "-m", "pytest", "-q", "tests"]
-"""
-BUGGY = "def total(numbers):\n    return sum(numbers[1:])\n"
 # The grader's test: the sum, and (for the filler) what its import managed to write.
 TESTS = (
     "import stats\n\n"
@@ -55,14 +42,7 @@ TESTS = (
 
 
 def _tasks(harness: Harness) -> Path:
-    tasks = harness.operator.root / "box-fill-tasks"
-    for folder, lead in (("a-fill", "FILL. "), ("b-fix", "")):
-        (tasks / folder / "workspace").mkdir(parents=True)
-        (tasks / folder / "tests").mkdir()
-        (tasks / folder / "task.yaml").write_text(TASK.format(lead=lead), "utf-8")
-        (tasks / folder / "workspace" / "stats.py").write_text(BUGGY, "utf-8")
-        (tasks / folder / "tests" / "test_stats.py").write_text(TESTS, "utf-8")
-    return readable_by_harness(harness, tasks)
+    return stats_tasks(harness, {"a-fill": "FILL. ", "b-fix": ""}, TESTS)
 
 
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
