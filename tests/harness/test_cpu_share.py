@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchguard.harness import cgroup, cpu_share
+from benchguard.harness.cgroup_controllers import v1_mounts
 from benchguard.harness.containment import JOIN_NAME, JOIN_SCRIPT, SHELL
 from benchguard.harness.launcher_build import native_launcher
 
@@ -34,12 +35,14 @@ def test_the_v1_cpu_and_pids_hierarchies_are_found_by_controller(tmp_path: Path)
     )
     unified = tmp_path / "unified"
     unified.write_text("30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", "utf-8")
-    assert cpu_share.v1_mounts(hybrid) == {
+    assert v1_mounts(cpu_share.V1_CONTROLLERS, hybrid) == {
         "cpu": (Path("/sys/fs/cgroup/cpu"), "/"),
         "pids": (Path("/sys/fs/cgroup/pids"), "/"),
     }
-    assert cpu_share.v1_mounts(combined) == {"cpu": (Path("/sys/fs/cgroup/cpu,cpuacct"), "/lxc")}
-    assert cpu_share.v1_mounts(unified) == {}
+    assert v1_mounts(cpu_share.V1_CONTROLLERS, combined) == {
+        "cpu": (Path("/sys/fs/cgroup/cpu,cpuacct"), "/lxc")
+    }
+    assert v1_mounts(cpu_share.V1_CONTROLLERS, unified) == {}
 
 
 def test_a_v2_host_enables_cpu_down_to_the_batch_and_weighs_every_run_alike(

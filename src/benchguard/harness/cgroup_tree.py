@@ -1,5 +1,5 @@
 """Paths in a mounted cgroup hierarchy (v1 or v2), shared by the run cgroups
-(harness.cgroup) and the CPU share (harness.cpu_share)."""
+(harness.cgroup) and the per-run limits' cgroups (harness.cgroup_controllers)."""
 
 from __future__ import annotations
 

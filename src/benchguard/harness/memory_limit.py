@@ -41,13 +41,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchguard.harness.cgroup_tree import directory_of
-from benchguard.harness.cpu_share import (
-    PARENT_NAME,
-    _rmdir_v1,
-    sweep_stale_v1,
-    v1_cgroup_of,
+from benchguard.harness.cgroup_controllers import (
+    enable_v2,
+    make_v1_batch,
+    make_v1_run,
+    remove_v1,
     v1_mounts,
+    why,
+    write,
 )
 from benchguard.harness.disk_budget import MIB, parse_size, size_text
 
@@ -126,15 +127,6 @@ def below_disk_budget(budget: int | None, disk_budget: int) -> str | None:
     )
 
 
-def _write(path: Path, text: str) -> None:
-    with path.open("w", encoding="ascii") as handle:
-        handle.write(text)
-
-
-def _why(exc: OSError) -> str:
-    return exc.strerror or str(exc)
-
-
 def oom_kills(directory: Path, file_name: str) -> int | None:
     """The ``oom_kill`` count of a memory cgroup (``memory.events`` on v2,
     ``memory.oom_control`` on v1); None when it cannot be read."""
@@ -165,7 +157,7 @@ class RunMemory:
 
     def remove(self) -> None:
         if self.directory is not None:
-            _rmdir_v1(self.directory, kill=False)
+            remove_v1(self.directory, kill=False)
             self.directory = None
 
 
@@ -182,78 +174,54 @@ class BatchMemory:
         :class:`MemoryLimitError` when it cannot be set. Two writes per run."""
         if self.kind == "cgroup2":
             try:
-                _write(v2_run / "memory.max", str(limit))
+                write(v2_run / "memory.max", str(limit))
                 if (v2_run / "memory.swap.max").exists():
-                    _write(v2_run / "memory.swap.max", "0")
+                    write(v2_run / "memory.swap.max", "0")
             except OSError as exc:
-                raise MemoryLimitError(f"{v2_run}: cannot set memory.max ({_why(exc)})") from None
+                raise MemoryLimitError(f"{v2_run}: cannot set memory.max ({why(exc)})") from None
             return RunMemory(limit, (v2_run, "memory.events"))
         assert self.v1_dir is not None
-        directory = self.v1_dir / v2_run.name
         try:
-            directory.mkdir(mode=0o755)
+            directory = make_v1_run(self.v1_dir, v2_run.name)
         except OSError as exc:
             raise MemoryLimitError(
-                f"cannot make the run's v1 memory cgroup ({_why(exc)}: {exc.filename})"
+                f"cannot make the run's v1 memory cgroup ({why(exc)}: {exc.filename})"
             ) from None
         run = RunMemory(
             limit, (directory, "memory.oom_control"), [directory / "cgroup.procs"], directory
         )
         try:
             # The plain limit first: the kernel refuses a memsw limit below it.
-            _write(directory / "memory.limit_in_bytes", str(limit))
+            write(directory / "memory.limit_in_bytes", str(limit))
             if (directory / "memory.memsw.limit_in_bytes").exists():
-                _write(directory / "memory.memsw.limit_in_bytes", str(limit))
+                write(directory / "memory.memsw.limit_in_bytes", str(limit))
         except OSError as exc:
             run.remove()
             raise MemoryLimitError(
-                f"cannot set the run's v1 memory limit ({_why(exc)}: {exc.filename})"
+                f"cannot set the run's v1 memory limit ({why(exc)}: {exc.filename})"
             ) from None
         return run
 
     def close(self) -> None:
         """Remove the batch's v1 directory (every run's own already removed)."""
         if self.v1_dir is not None:
-            _rmdir_v1(self.v1_dir, kill=False)
+            remove_v1(self.v1_dir, kill=False)
 
 
 def _enable_v2(own: Path, parent: Path, batch: Path) -> BatchMemory | str:
-    try:
-        offered = (own / "cgroup.controllers").read_text("ascii").split()
-    except OSError as exc:
-        return f"cannot read {own / 'cgroup.controllers'} ({_why(exc)})"
-    if "memory" not in offered:
-        return f"the cgroup2 hierarchy offers no memory controller in {own}"
-    for directory in (own, parent, batch):
-        control = directory / "cgroup.subtree_control"
-        try:
-            if "memory" not in control.read_text("ascii").split():
-                _write(control, "+memory")
-        except OSError as exc:
-            # EBUSY at the harness's own cgroup: it holds processes (no internal
-            # processes below a cgroup with controllers).
-            return f"cannot enable +memory in {control} ({_why(exc)})"
-    return BatchMemory("cgroup2")
+    enabled = enable_v2(own, parent, batch, "memory")
+    return enabled if isinstance(enabled, str) else BatchMemory("cgroup2")
 
 
 def _open_v1(batch_name: str, stale: Callable[[Path], bool]) -> BatchMemory | str:
-    mounts = v1_mounts(controllers=("memory",))
+    mounts = v1_mounts(("memory",))
     if "memory" not in mounts:
         return "no memory controller: none in the cgroup2 hierarchy, no cgroup v1 memory mount"
-    own_path = v1_cgroup_of("self", "memory")
-    own = None if own_path is None else directory_of(own_path, mounts["memory"])
+    missing = "the harness's own v1 memory cgroup is not found"
     try:
-        if own is None:
-            raise OSError(
-                0, "the harness's own v1 memory cgroup is not found", str(mounts["memory"][0])
-            )
-        parent = own / PARENT_NAME
-        parent.mkdir(mode=0o755, exist_ok=True)
-        sweep_stale_v1(parent, stale)
-        batch = parent / batch_name
-        batch.mkdir(mode=0o755)
+        batch = make_v1_batch("memory", mounts["memory"], batch_name, stale, missing)
     except OSError as exc:
-        return f"cannot create a cgroup v1 memory cgroup ({_why(exc)}: {exc.filename})"
+        return f"cannot create a cgroup v1 memory cgroup ({why(exc)}: {exc.filename})"
     return BatchMemory("cgroup1", batch)
 
 
