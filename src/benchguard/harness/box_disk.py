@@ -32,7 +32,6 @@ from benchguard.harness.disk_budget import (
     WATCH_INTERVAL_S,
     RunDisk,
     size_text,
-    walked_usage,
 )
 
 # Room for the corner's own directories and the reports beside the copy and the budget.
@@ -43,14 +42,14 @@ class OverBudget(Exception):
     """A check's corner passed its budget (watchdog only); the message says by how much."""
 
 
-def open_corner(root: Path, pristine: Path, budget: int) -> RunDisk:
+def open_corner(root: Path, pristine_usage: int | None, budget: int) -> RunDisk:
     """The budget of one check's corner at ``root`` (an empty directory): the size of
-    the copy of ``pristine`` it will hold plus ``budget``, as a tmpfs where the
-    harness can mount one."""
-    start = walked_usage(pristine)
+    the copy of the pristine tree it will hold (``pristine_usage``, measured once when
+    the box was built: ``grading.Box.pristine_usage``) plus ``budget``, as a tmpfs where
+    the harness can mount one."""
     # A copy too large to measure is at most a budget (the run's scratch held it).
-    size = (budget if start is None else start) + budget + SLACK
-    return RunDisk.make(root, size)
+    start = budget if pristine_usage is None else pristine_usage
+    return RunDisk.make(root, start + budget + SLACK)
 
 
 def wait(process: subprocess.Popen[bytes], timeout: float, corner: RunDisk | None) -> int:

@@ -68,7 +68,7 @@ from pathlib import Path
 from benchguard.harness.box_disk import open_corner
 from benchguard.harness.check_programs import GradingPaths, PytestRun, normalise
 from benchguard.harness.deliverable_imports import imported_names
-from benchguard.harness.disk_budget import RunDisk
+from benchguard.harness.disk_budget import RunDisk, walked_usage
 from benchguard.harness.grader_privacy import NONDUMPABLE
 from benchguard.harness.workspace import remove_tree
 
@@ -149,6 +149,10 @@ class Box:
     # Compiled Python files of the workspace (``*.pyc``, ``*.pyo`` outside a cache
     # directory): never copied, so never imported by a check.
     bytecode: frozenset[str] = frozenset()
+    # Bytes ``pristine`` holds (harness.disk_budget.walked_usage), measured once when
+    # the box is built: every check's corner is sized from it (harness.box_disk). None
+    # past the walk's bound.
+    pristine_usage: int | None = None
 
     def remove(self) -> list[str]:
         return remove_tree(self.root)
@@ -219,6 +223,7 @@ def build_box(
             frozenset(exclude),
             frozenset(foreign),
             frozenset(bytecode),
+            walked_usage(pristine),
         )
     except BaseException:
         remove_tree(root)
@@ -231,7 +236,7 @@ def new_check_run(box: Box, index: int, disk_budget: int | None = None) -> Check
     The caller releases it (:meth:`CheckRun.release`) once the check is done."""
     root = box.root / f"run-{index}"
     root.mkdir()
-    disk = None if disk_budget is None else open_corner(root, box.pristine, disk_budget)
+    disk = None if disk_budget is None else open_corner(root, box.pristine_usage, disk_budget)
     run = CheckRun(root, root / "work", root / "reports", root / "home", disk)
     try:
         _, _, links = _copy_tree(box.pristine, run.work)
