@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchguard.harness import box_disk, grading
-from benchguard.harness.disk_budget import MIB, walked_usage
+from benchguard.harness.disk_budget import MIB, RunDisk, walked_usage
 from benchguard.harness.tasks import load_task
 from benchguard.harness.verification import grade
 
@@ -56,8 +56,8 @@ def test_a_task_with_three_checks_walks_its_pristine_tree_once(
 
     opened = box_disk.open_corner
 
-    def sized(root: Path, *args: object) -> box_disk.RunDisk:
-        corner = opened(root, *args)  # type: ignore[arg-type]
+    def sized(root: Path, usage: int | None, budget: int) -> RunDisk:
+        corner = opened(root, usage, budget)
         corners.append(corner.budget)
         return corner
 
