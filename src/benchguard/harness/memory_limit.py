@@ -41,15 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchguard.harness.cgroup_controllers import (
-    enable_v2,
-    make_v1_batch,
-    make_v1_run,
-    remove_v1,
-    v1_mounts,
-    why,
-    write,
-)
+from benchguard.harness import cgroup_controllers as controllers
 from benchguard.harness.disk_budget import MIB, parse_size, size_text
 
 OPTION = "--memory-budget"
@@ -157,7 +149,7 @@ class RunMemory:
 
     def remove(self) -> None:
         if self.directory is not None:
-            remove_v1(self.directory, kill=False)
+            controllers.remove_v1(self.directory, kill=False)
             self.directory = None
 
 
@@ -174,54 +166,56 @@ class BatchMemory:
         :class:`MemoryLimitError` when it cannot be set. Two writes per run."""
         if self.kind == "cgroup2":
             try:
-                write(v2_run / "memory.max", str(limit))
+                controllers.write(v2_run / "memory.max", str(limit))
                 if (v2_run / "memory.swap.max").exists():
-                    write(v2_run / "memory.swap.max", "0")
+                    controllers.write(v2_run / "memory.swap.max", "0")
             except OSError as exc:
-                raise MemoryLimitError(f"{v2_run}: cannot set memory.max ({why(exc)})") from None
+                raise MemoryLimitError(
+                    f"{v2_run}: cannot set memory.max ({controllers.why(exc)})"
+                ) from None
             return RunMemory(limit, (v2_run, "memory.events"))
         assert self.v1_dir is not None
         try:
-            directory = make_v1_run(self.v1_dir, v2_run.name)
+            directory = controllers.make_v1_run(self.v1_dir, v2_run.name)
         except OSError as exc:
             raise MemoryLimitError(
-                f"cannot make the run's v1 memory cgroup ({why(exc)}: {exc.filename})"
+                f"cannot make the run's v1 memory cgroup ({controllers.why(exc)}: {exc.filename})"
             ) from None
         run = RunMemory(
             limit, (directory, "memory.oom_control"), [directory / "cgroup.procs"], directory
         )
         try:
             # The plain limit first: the kernel refuses a memsw limit below it.
-            write(directory / "memory.limit_in_bytes", str(limit))
+            controllers.write(directory / "memory.limit_in_bytes", str(limit))
             if (directory / "memory.memsw.limit_in_bytes").exists():
-                write(directory / "memory.memsw.limit_in_bytes", str(limit))
+                controllers.write(directory / "memory.memsw.limit_in_bytes", str(limit))
         except OSError as exc:
             run.remove()
             raise MemoryLimitError(
-                f"cannot set the run's v1 memory limit ({why(exc)}: {exc.filename})"
+                f"cannot set the run's v1 memory limit ({controllers.why(exc)}: {exc.filename})"
             ) from None
         return run
 
     def close(self) -> None:
         """Remove the batch's v1 directory (every run's own already removed)."""
         if self.v1_dir is not None:
-            remove_v1(self.v1_dir, kill=False)
+            controllers.remove_v1(self.v1_dir, kill=False)
 
 
 def _enable_v2(own: Path, parent: Path, batch: Path) -> BatchMemory | str:
-    enabled = enable_v2(own, parent, batch, "memory")
+    enabled = controllers.enable_v2(own, parent, batch, "memory")
     return enabled if isinstance(enabled, str) else BatchMemory("cgroup2")
 
 
 def _open_v1(batch_name: str, stale: Callable[[Path], bool]) -> BatchMemory | str:
-    mounts = v1_mounts(("memory",))
+    mounts = controllers.v1_mounts(("memory",))
     if "memory" not in mounts:
         return "no memory controller: none in the cgroup2 hierarchy, no cgroup v1 memory mount"
     missing = "the harness's own v1 memory cgroup is not found"
     try:
-        batch = make_v1_batch("memory", mounts["memory"], batch_name, stale, missing)
+        batch = controllers.make_v1_batch("memory", mounts["memory"], batch_name, stale, missing)
     except OSError as exc:
-        return f"cannot create a cgroup v1 memory cgroup ({why(exc)}: {exc.filename})"
+        return f"cannot create a cgroup v1 memory cgroup ({controllers.why(exc)}: {exc.filename})"
     return BatchMemory("cgroup1", batch)
 
 
