@@ -209,3 +209,31 @@ def test_a_surfaces_candidates_keep_every_pattern_its_field_scans(
         scanned = frozenset(i for i, f in enumerate(_NARROW_FIELDS) if surface.field in f)
         assert got & scanned == want & scanned
         assert got <= want
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_FIELD, _NARROW_TEXT), min_size=2, max_size=14),
+    st.sampled_from([16, 60, 1 << 20]),
+)
+def test_each_fields_own_sets_keep_every_pattern_its_field_scans(
+    texts: list[tuple[ScanField, str]], chunk_chars: int
+) -> None:
+    """Guards the per-field Sets (surfaces chunked field by field, each field read by
+    Sets of only the patterns its rules scan) against dropping a pattern that a rule
+    scanning the surface's field carries, or naming one the full Sets would not: among
+    the patterns the field scans, equal to the text-by-text reading."""
+    prefilter = build_prefilter(_NARROW_PATTERNS)
+    own = detector._field_prefilters(prefilter, _NARROW_FIELDS)
+    assert set(own) == {"args", "result", "output"}
+    surfaces = [Surface(field, i, "sh", text) for i, (field, text) in enumerate(texts)]
+    surfaces.append(Surface("output", None, None, texts[-1][1]))
+    expected = _reference_candidates(prefilter, surfaces, chunk_chars)
+    with mock.patch.object(detector, "_PREFILTER_CHUNK_CHARS", chunk_chars):
+        fast = detector._candidates(
+            prefilter, surfaces, detector._Budget(60.0), _NARROW_FIELDS, own
+        )
+    for surface, got, want in zip(surfaces, fast, expected, strict=True):
+        scanned = frozenset(i for i, f in enumerate(_NARROW_FIELDS) if surface.field in f)
+        assert got & scanned == want & scanned
+        assert got <= want
