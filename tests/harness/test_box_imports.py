@@ -83,3 +83,33 @@ def test_the_modules_the_tests_import_are_still_served(tmp_path: Path) -> None:
     grading = grade(task, workspace=workspace, home=home, sandbox=None)
     [check] = [c for c in grading.report if c["name"] == "tests-pass"]
     assert check["passed"] is True, check
+
+
+@pytest.mark.parametrize("layout", ["module", "package"])
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_a_deliverable_split_into_its_own_modules_still_passes(
+    tmp_path: Path, layout: str, sandbox: str
+) -> None:
+    """Red team 30's honest helper: stats.py imports the sum from a module of its own
+    (``sumhelp.py`` or a ``sumhelp/`` package). It passes in the workspace, so it must
+    pass in the box. Fails (ModuleNotFoundError, 0) when only the tests' own imports are
+    served."""
+    task = load_task(FIX_TOTAL / "task.yaml")
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    shutil.copytree(FIX_TOTAL / "workspace", workspace)
+    helper = "def add_all(numbers):\n    return sum(numbers)\n"
+    if layout == "module":
+        (workspace / "sumhelp.py").write_text(helper, "utf-8")
+    else:
+        (workspace / "sumhelp").mkdir()
+        (workspace / "sumhelp" / "__init__.py").write_text("from sumhelp.core import add_all\n")
+        (workspace / "sumhelp" / "core.py").write_text(helper, "utf-8")
+    (workspace / "stats.py").write_text(
+        "from sumhelp import add_all\n\n\ndef total(numbers):\n    return add_all(numbers)\n",
+        "utf-8",
+    )
+    home.mkdir()
+    assert "sumhelp" in imported_names(workspace.parent / "ws", [])
+    grading = grade(task, workspace=workspace, home=home, sandbox=box_sandbox(sandbox, workspace))
+    [check] = [c for c in grading.report if c["name"] == "tests-pass"]
+    assert check["passed"] is True, check

@@ -31,9 +31,30 @@ MAX_DEPTH = 32
 def imported_names(work: Path, operands: Sequence[str]) -> list[str]:
     """The sorted top-level module names the test files under ``operands`` (paths
     relative to ``work``; none: the whole tree, as pytest collects it) import
-    absolutely. A file that does not parse contributes nothing (pytest reports it)."""
+    absolutely, and, transitively, the workspace modules those served modules import.
+
+    Why the closure: an honest deliverable split into modules (``stats.py`` importing
+    its own ``sumhelp.py``) must import in the box as it does in the workspace (red
+    team 30's honest helper scored 0). It grants nothing new: a served module already
+    runs its own code in the test process, and the finder is last on ``sys.meta_path``,
+    so a served name never shadows one the grader's own paths provide. A file that does
+    not parse contributes nothing (pytest reports it)."""
+    names = _imports_of(_test_files(work, operands))
+    frontier = sorted(names)
+    parsed = 0
+    while frontier and parsed < MAX_TEST_FILES:
+        name = frontier.pop()
+        files = list(_workspace_module_files(work, name))[: MAX_TEST_FILES - parsed]
+        parsed += len(files)
+        for found in sorted(_imports_of(iter(files)) - names):
+            names.add(found)
+            frontier.append(found)
+    return sorted(name for name in names if name.isidentifier())
+
+
+def _imports_of(paths: Iterator[Path]) -> set[str]:
     names: set[str] = set()
-    for path in _test_files(work, operands):
+    for path in paths:
         try:
             if path.stat().st_size > MAX_TEST_FILE_BYTES:
                 continue
@@ -45,7 +66,21 @@ def imported_names(work: Path, operands: Sequence[str]) -> list[str]:
                 names.update(alias.name.split(".", 1)[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names.add(node.module.split(".", 1)[0])
-    return sorted(name for name in names if name.isidentifier())
+    return names
+
+
+def _workspace_module_files(work: Path, name: str) -> Iterator[Path]:
+    """The Python files of the workspace's top-level module ``name``: ``name.py``, or
+    the ``.py`` files of the package folder ``name/`` (regular files only)."""
+    if not name.isidentifier():
+        return
+    single = work / f"{name}.py"
+    if single.is_file() and not single.is_symlink():
+        yield single
+        return
+    package = work / name
+    if package.is_dir() and not package.is_symlink():
+        yield from _test_files(package, [])
 
 
 def _test_files(work: Path, operands: Sequence[str]) -> Iterator[Path]:
