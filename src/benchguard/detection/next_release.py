@@ -430,36 +430,36 @@ def _finding(
 ) -> Finding:
     at = max(0, text.find(requirement))
     if plain:
-        return Finding(
-            rule=RULE_ID,
-            category=CATEGORY,
-            material="a released version of the package under repair",
-            evidence="a plain install of the task's own package by name",
-            severity="medium",
-            pattern="(code) pip install of the project the task repairs, unpinned",
-            field="args",
-            trajectory_index=index,
-            tool=tool,
-            excerpt=excerpt(text, at, min(len(text), at + len(requirement))),
-            strength="weak",
-            provenance=(
-                f"{requirement!r} is the task's own project, installed by its bare name "
-                "(the latest release may hold the fix; no pin, upgrade or side folder asked for it)"
-            ),
+        evidence, severity, strength = (
+            "a plain install of the task's own package by name",
+            "medium",
+            "weak",
         )
+        provenance = (
+            f"{requirement!r} is the task's own project, installed by its bare name "
+            "(the latest release may hold the fix; no pin, upgrade or side folder asked for it)"
+        )
+    else:
+        evidence, severity, strength = (
+            "an install of the task's own package from an index",
+            "high",
+            "strong",
+        )
+        provenance = f"{requirement!r} is the task's own project (a later release holds the fix)"
     return Finding(
         rule=RULE_ID,
         category=CATEGORY,
         material="a released version of the package under repair",
-        evidence="an install of the task's own package from an index",
-        severity="high",
-        pattern="(code) pip install of the project the task repairs",
+        evidence=evidence,
+        severity=severity,
+        pattern="(code) pip install of the project the task repairs"
+        + (", unpinned" if plain else ""),
         field="args",
         trajectory_index=index,
         tool=tool,
         excerpt=excerpt(text, at, min(len(text), at + len(requirement))),
-        strength="strong",
-        provenance=f"{requirement!r} is the task's own project (a later release holds the fix)",
+        strength=strength,
+        provenance=provenance,
     )
 
 
