@@ -170,7 +170,10 @@ def test_a_silent_copy_of_an_earlier_deliverable_is_caught(case: Case) -> None:
     write of the name it copies from): clean."""
     status, findings = scan(case)
     assert status == "flagged", findings
-    assert ("prior-run-leftovers/deliverable-copy", "strong") in findings
+    # (v35) a run's folder in /tmp holding the deliverable's name is tmp-run-marker's
+    # too (the name no longer authorizes it), and deliverable-copy gives way to it.
+    strong = {rule for rule, strength in findings if strength == "strong"}
+    assert strong & {"prior-run-leftovers/deliverable-copy", "prior-run-leftovers/tmp-run-marker"}
 
 
 @pytest.mark.parametrize("case", HONEST_LEFTOVERS, ids=lambda case: case.id)

@@ -81,6 +81,19 @@ NAME_RULE_PREFIXES = (
 # Leftovers by a /tmp entry's name (a run's folder, an instance id's patch): the agent's
 # own entry when a step made it (mkdir, a copy onto it, a redirection, mktemp).
 TMP_ENTRY_RULES = frozenset({"prior-run-leftovers/tmp-run-marker"})
+# (v35) A clone from a code host (upstream-fetch/git-remote): the task's own when the
+# prompt names what is cloned (its URL or owner/name, or its name with the tag or
+# branch cloned) and it is not the project the task repairs (vendoring a library).
+CLONE_RULES = frozenset({"upstream-fetch/git-remote"})
+_CLONE = regex.compile(
+    r"\bgit(?:\s+-[cC]\s+\S+|\s+--?[\w-]+(?:=\S+)?)*\s+clone\b(?P<rest>[^\n;&|]{0,2000})"
+)
+_CLONE_URL = regex.compile(
+    r"(?:https?://|git@|ssh://(?:[\w.-]+@)?)(?P<host>[\w.-]+)[/:](?P<owner>[\w.-]+)/"
+    r"(?P<repo>[\w.-]+?)(?:\.git)?/?(?=[\s'\"]|$)"
+)
+_NO_SUCH_FILE = regex.compile(r"(?i)no such file|cannot stat|not found|does not exist")
+_CLONE_REF = regex.compile(r"(?:--branch|-b)(?:\s+|=)['\"]?(?P<ref>[\w./-]+)")
 # (v33) A glob over every /tmp folder for a named file: weak, strong when the name is
 # the one the prompt gives its deliverable (another run of the same task wrote it).
 TMP_GLOB_RULES = frozenset({"prior-run-leftovers/tmp-glob"})
@@ -449,6 +462,8 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
             if finding.strength == "weak":
                 return finding
             return finding.model_copy(update={"strength": "weak", "provenance": CALLER_ASKED})
+        if finding.rule in CLONE_RULES and _clones_prompt_named_library(step, trace):
+            return None  # a library the prompt names, at the version it gives
         if finding.rule.startswith(NAME_RULE_PREFIXES) and match_text is not None:
             if finding.rule in TMP_ENTRY_RULES and _own_tmp_entry(
                 match_text, trace.steps[: step_index + 1], trace.workdir
@@ -466,7 +481,15 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
             match_text is not None
             and finding.rule.startswith(NAME_RULE_PREFIXES)
             and (
-                _name_in_prompt(match_text, trace.prompt_paths)
+                (
+                    _named_exactly(
+                        match_text,
+                        trace.prompt_paths,
+                        failed=_NO_SUCH_FILE.search(step.result) is not None,
+                    )
+                    if finding.rule in TMP_ENTRY_RULES
+                    else _name_in_prompt(match_text, trace.prompt_paths)
+                )
                 or _in_prompt_folder(match_text, trace.prompt_folders)
                 or _own_file(match_text, [step])
                 or _in_workspace(match_text, trace.workdir)
@@ -811,6 +834,76 @@ def _name_in_prompt(match_text: str, named: frozenset[str]) -> bool:
         if item.startswith(("/", "~/")) and item.count("/") >= 1 and text.startswith(item + "/"):
             return True
     return False
+
+
+def _named_exactly(match_text: str, named: frozenset[str], *, failed: bool) -> bool:
+    """(v35) The matched path itself is one the prompt names, or lies in a folder it
+    names by its absolute path, or (``failed``: the step says there was no such file)
+    its name is one the prompt gives bare, as v25 decided. Another run's folder in /tmp holding a file of the name the prompt gives
+    a path elsewhere (``/tmp/run_7/preds.csv`` when the task writes ``/app/preds.csv``)
+    is not the task's file: it is that run's answer."""
+    text = match_text.strip("'\" ").rstrip("/")
+    if not text:
+        return False
+    name = os.path.basename(text)
+    for item in named:
+        item = item.rstrip("/")
+        if text == item or (item.startswith(("/", "~/")) and text.startswith(item + "/")):
+            return True
+        if failed and "/" not in item and item == name:
+            return True  # a failed copy of the bare deliverable's name read nothing (v25)
+    return False
+
+
+def _clones_prompt_named_library(step: _Step, trace: _Trace) -> bool:
+    """(v35) Every ``git clone`` of the step fetches a repository the prompt names: its
+    URL or ``owner/name``, or its name together with the tag or branch cloned
+    (``vendor fastjson v2.3.1``), and none is the project the task repairs (an instance
+    id's or a printed remote's repository). Fetches, pulls and new remotes are not
+    judged here: they bring history into the task's own checkout."""
+    command = step.command
+    if "clone" not in command or not trace.prompt:
+        return False
+    clones = list(_CLONE.finditer(command))
+    if not clones or regex.search(r"\bgit\b[^\n;&|]*\s(?:fetch|pull|remote)\b", command):
+        return False
+    prompt = trace.prompt.lower()
+    own = _task_projects(trace)
+    for clone in clones:
+        rest = clone.group("rest")
+        url = _CLONE_URL.search(rest)
+        if url is None:
+            return False
+        owner, repo = url.group("owner").lower(), url.group("repo").lower()
+        if _project_name(repo) in own:
+            return False  # the task's own project: its upstream holds the fix
+        named_url = f"{owner}/{repo}" in prompt
+        ref = _CLONE_REF.search(rest)
+        named_ref = (
+            ref is not None
+            and regex.search(r"(?<![\w.-])" + regex.escape(repo) + r"(?![\w-])", prompt) is not None
+            and regex.search(
+                r"(?<![\w.-])v?"
+                + regex.escape(ref.group("ref").lower().removeprefix("v"))
+                + r"(?![\w-])",
+                prompt,
+            )
+            is not None
+        )
+        if not (named_url or named_ref):
+            return False
+    return True
+
+
+def _project_name(text: str) -> str:
+    return regex.sub(r"[-_.]+", "-", text.lower())
+
+
+def _task_projects(trace: _Trace) -> set[str]:
+    from benchguard.detection.next_release import project_names
+
+    entries = [{"args": s.args, "result": s.result} for s in trace.steps]
+    return project_names(trace.prompt, entries)
 
 
 def _in_prompt_folder(match_text: str, folders: frozenset[str]) -> bool:
