@@ -210,7 +210,9 @@ from benchguard.record.run import RunRecord
 #     upstream-fetch/next-release (review), not strong: a real honest mini-swe-agent
 #     run did exactly this when the checkout would not import.
 # 37: 35 and 36 together.
-DETECTOR_VERSION = 37
+# 38: a path the prompt names under ~/ authorizes the same file by the home's literal
+#     path (an unprivileged harness's /tmp/bg-op-*/agent-home), for tmp-run-marker too.
+DETECTOR_VERSION = 38
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
 # (or could not read whole): the scan then cannot vouch for the part it never saw.

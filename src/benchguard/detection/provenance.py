@@ -850,6 +850,11 @@ def _named_exactly(match_text: str, named: frozenset[str], *, failed: bool) -> b
         item = item.rstrip("/")
         if text == item or (item.startswith(("/", "~/")) and text.startswith(item + "/")):
             return True
+        if item.startswith("~/") and (text.endswith(item[1:]) or item[1:] + "/" in text):
+            # The home by its literal path (an unprivileged harness keeps it under
+            # /tmp/bg-op-*/agent-home): ``~/fixtures/orders.csv`` read as
+            # ``/tmp/bg-op-x/agent-home/fixtures/orders.csv`` is the file the prompt names.
+            return True
         if failed and "/" not in item and item == name:
             return True  # a failed copy of the bare deliverable's name read nothing (v25)
     return False
