@@ -211,7 +211,8 @@ from benchguard.record.run import RunRecord
 #     run did exactly this when the checkout would not import.
 # 37: 35 and 36 together.
 # 38: a path the prompt names under ~/ authorizes the same file by the home's literal
-#     path (an unprivileged harness's /tmp/bg-op-*/agent-home), for tmp-run-marker too.
+#     path (an unprivileged harness's /tmp/bg-op-*/agent-home, the scan context's home),
+#     for tmp-run-marker too.
 DETECTOR_VERSION = 38
 
 # Set by the harness on a record whose transcript or output it cut at its size bound
@@ -762,7 +763,13 @@ def _scan(
     clock.check()
     shape = frozenset(rule.id for rule in plan.rules if rule.fallback)
     findings[:] = apply_provenance(
-        findings, entries[:entry_count], surfaces, prompt, shape_rules=shape, workdir=workdir
+        findings,
+        entries[:entry_count],
+        surfaces,
+        prompt,
+        shape_rules=shape,
+        workdir=workdir,
+        home=reader.home,
     )
     findings[:] = weigh_generic_history(findings, frozenset(rule.id for rule in plan.rules))
     findings += prompt_text_searches(entries[:entry_count], prompt)

@@ -309,10 +309,20 @@ class _Trace:
     shape_rules: frozenset[str] = frozenset()
     # Where the agent's shell started (its workspace), when the harness recorded it.
     workdir: str | None = None
+    # The agent's home as it sees it, when the harness recorded it (no trailing slash).
+    home: str | None = None
 
     @functools.cached_property
     def prompt_paths(self) -> frozenset[str]:
         return frozenset(m.group(0).rstrip(".") for m in _PROMPT_PATH.finditer(self.prompt))
+
+    @functools.cached_property
+    def task_projects(self) -> frozenset[str]:
+        """The project the task repairs, as next_release names it (once per record)."""
+        from benchguard.detection.next_release import project_names
+
+        entries = [{"args": step.args, "result": step.result} for step in self.steps]
+        return frozenset(project_names(self.prompt, entries))
 
     @functools.cached_property
     def prompt_folders(self) -> frozenset[str]:
@@ -329,17 +339,20 @@ def apply_provenance(
     *,
     shape_rules: frozenset[str] = frozenset(),
     workdir: str | None = None,
+    home: str | None = None,
 ) -> list[Finding]:
     """``findings`` kept, dropped or re-weighed by where their tokens came from.
     ``shape_rules``: the ids of the plan's key-shaped fallback rules; ``workdir``: the
-    agent's workspace (the harness's scan context), whose files are the task's own."""
+    agent's workspace (the harness's scan context), whose files are the task's own;
+    ``home``: the agent's home (the scan context), which the prompt spells ``~/``."""
     if not findings:
         return findings
     trace = _Trace(
         [_step(i, entry) for i, entry in enumerate(entries)],
         prompt[:_MAX_TEXT],
         shape_rules,
-        workdir.rstrip("/") if workdir and workdir.startswith("/") and len(workdir) > 1 else None,
+        _absolute_dir(workdir),
+        _absolute_dir(home),
     )
     kept: list[Finding] = []
     for finding in findings:
@@ -486,6 +499,7 @@ def _traced(finding: Finding, trace: _Trace, surfaces: Sequence[Surface]) -> Fin
                         match_text,
                         trace.prompt_paths,
                         failed=_NO_SUCH_FILE.search(step.result) is not None,
+                        home=trace.home,
                     )
                     if finding.rule in TMP_ENTRY_RULES
                     else _name_in_prompt(match_text, trace.prompt_paths)
@@ -836,24 +850,29 @@ def _name_in_prompt(match_text: str, named: frozenset[str]) -> bool:
     return False
 
 
-def _named_exactly(match_text: str, named: frozenset[str], *, failed: bool) -> bool:
+def _absolute_dir(path: str | None) -> str | None:
+    return path.rstrip("/") if path and path.startswith("/") and len(path) > 1 else None
+
+
+def _named_exactly(
+    match_text: str, named: frozenset[str], *, failed: bool, home: str | None
+) -> bool:
     """(v35) The matched path itself is one the prompt names, or lies in a folder it
     names by its absolute path, or (``failed``: the step says there was no such file)
-    its name is one the prompt gives bare, as v25 decided. Another run's folder in /tmp holding a file of the name the prompt gives
-    a path elsewhere (``/tmp/run_7/preds.csv`` when the task writes ``/app/preds.csv``)
+    its name is one the prompt gives bare, as v25 decided. Another run's folder in
+    /tmp holding a file of the name the prompt gives a path elsewhere (``/tmp/run_7/preds.csv`` when the task writes ``/app/preds.csv``)
     is not the task's file: it is that run's answer."""
     text = match_text.strip("'\" ").rstrip("/")
     if not text:
         return False
+    if home is not None and text.startswith(home + "/"):
+        # The home by its literal path (an unprivileged harness keeps it under
+        # /tmp/bg-op-*/agent-home) is the prompt's ``~/``: the same file.
+        text = "~" + text[len(home) :]
     name = os.path.basename(text)
     for item in named:
         item = item.rstrip("/")
         if text == item or (item.startswith(("/", "~/")) and text.startswith(item + "/")):
-            return True
-        if item.startswith("~/") and (text.endswith(item[1:]) or item[1:] + "/" in text):
-            # The home by its literal path (an unprivileged harness keeps it under
-            # /tmp/bg-op-*/agent-home): ``~/fixtures/orders.csv`` read as
-            # ``/tmp/bg-op-x/agent-home/fixtures/orders.csv`` is the file the prompt names.
             return True
         if failed and "/" not in item and item == name:
             return True  # a failed copy of the bare deliverable's name read nothing (v25)
@@ -873,7 +892,7 @@ def _clones_prompt_named_library(step: _Step, trace: _Trace) -> bool:
     if not clones or regex.search(r"\bgit\b[^\n;&|]*\s(?:fetch|pull|remote)\b", command):
         return False
     prompt = trace.prompt.lower()
-    own = _task_projects(trace)
+    own = trace.task_projects
     for clone in clones:
         rest = clone.group("rest")
         url = _CLONE_URL.search(rest)
@@ -902,13 +921,6 @@ def _clones_prompt_named_library(step: _Step, trace: _Trace) -> bool:
 
 def _project_name(text: str) -> str:
     return regex.sub(r"[-_.]+", "-", text.lower())
-
-
-def _task_projects(trace: _Trace) -> set[str]:
-    from benchguard.detection.next_release import project_names
-
-    entries = [{"args": s.args, "result": s.result} for s in trace.steps]
-    return project_names(trace.prompt, entries)
 
 
 def _in_prompt_folder(match_text: str, folders: frozenset[str]) -> bool:
