@@ -55,6 +55,7 @@ checks that run the deliverable as a subprocess or read its outputs (docs/gradin
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import shutil
@@ -149,10 +150,14 @@ class Box:
     # Compiled Python files of the workspace (``*.pyc``, ``*.pyo`` outside a cache
     # directory): never copied, so never imported by a check.
     bytecode: frozenset[str] = frozenset()
-    # Bytes ``pristine`` holds (harness.disk_budget.walked_usage), measured once when
-    # the box is built: every check's corner is sized from it (harness.box_disk). None
-    # past the walk's bound.
-    pristine_usage: int | None = None
+
+    @functools.cached_property
+    def pristine_usage(self) -> int | None:
+        """Bytes ``pristine`` holds (harness.disk_budget.walked_usage), measured once,
+        when the first check with a disk budget opens its corner (before any check has
+        run): every corner is sized from it (harness.box_disk). None past the walk's
+        bound. A box graded without a disk budget never walks."""
+        return walked_usage(self.pristine)
 
     def remove(self) -> list[str]:
         return remove_tree(self.root)
@@ -223,7 +228,6 @@ def build_box(
             frozenset(exclude),
             frozenset(foreign),
             frozenset(bytecode),
-            walked_usage(pristine),
         )
     except BaseException:
         remove_tree(root)
